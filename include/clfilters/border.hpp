@@ -1,0 +1,25 @@
+// Border modes shared by every neighbourhood filter (SPEC.md, "Borders").
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace clf {
+
+// Values match the BORDER_* defines in src/common/border.cl.
+enum class BorderMode : int { replicate = 0, reflect101 = 1, constant = 2 };
+
+struct Border {
+  BorderMode mode = BorderMode::replicate;
+  int value = 0;  // for constant: the value of every channel outside the image, 0..255
+};
+
+// "replicate", "reflect101", "constant" or "constant=V". Throws std::invalid_argument.
+Border parse_border(std::string_view text);
+std::string to_string(const Border& border);
+
+// Where coordinate i (any integer) of an axis of length n reads from; -1 means "the constant".
+// reflect101 keeps reflecting until the index lands inside, so windows wider than the image work.
+int border_index(int i, int n, BorderMode mode);
+
+}  // namespace clf

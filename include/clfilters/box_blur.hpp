@@ -1,0 +1,59 @@
+// Box blur (SPEC.md "Box blur"; seeds 004 and 003 section 9.1.1).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "clfilters/border.hpp"
+#include "clfilters/device_image.hpp"
+#include "clfilters/image.hpp"
+#include "clfilters/runtime.hpp"
+
+namespace clf {
+
+struct BoxBlurParams {
+  int diameter = 9;  // 1 .. kMaxBoxDiameter, odd or even
+  Border border;
+};
+
+// Sums stay exact in 32 bits up to this diameter (d*d*255 + d*d/2 < 2^32).
+inline constexpr int kMaxBoxDiameter = 4095;
+
+struct VariantInfo {
+  std::string name;
+  std::string summary;  // what it does and which seed step it comes from
+};
+
+// Every box blur variant, in the order the seeds introduce them.
+const std::vector<VariantInfo>& box_blur_variants();
+
+// Why `variant` cannot run for this device, parameters and image, or nullopt if it can.
+std::optional<std::string> box_blur_unsupported(const DeviceInfo& device, std::string_view variant,
+                                                const BoxBlurParams& params, int width, int height, int channels);
+
+// The variant "auto" resolves to (documented rule; the tuner replaces it later).
+std::string box_blur_auto_variant(const DeviceInfo& device, const BoxBlurParams& params, int width, int height,
+                                  int channels);
+
+// Host images: u8 with 1, 2, 3 or 4 channels (2 and 3 are padded to 4 on the device and back).
+// Throws std::invalid_argument for bad parameters or an unsupported variant.
+Image box_blur(Context& ctx, const Image& input, const BoxBlurParams& params, std::string_view variant = "auto",
+               Timing* timing = nullptr);
+
+// Device-resident images with 1 or 4 channels, same size; `output` must not alias `input`.
+// Enqueues the kernels on ctx.queue() and returns their events without waiting.
+std::vector<cl::Event> box_blur(Context& ctx, const DeviceImage& input, DeviceImage& output,
+                                const BoxBlurParams& params, std::string_view variant = "auto");
+
+// Builds (or loads from the cache) the programs a call with these arguments will run, so that the
+// first call's time does not include compilation. Throws like box_blur for bad arguments.
+void box_blur_prepare(Context& ctx, const BoxBlurParams& params, std::string_view variant, int width, int height,
+                      int channels);
+
+// The CPU reference that defines the right answer: exact integer arithmetic, `threads` threads
+// (0 = all cores). 1 or 4 channels.
+Image box_blur_reference(const Image& input, const BoxBlurParams& params, int threads = 0);
+
+}  // namespace clf

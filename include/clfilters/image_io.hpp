@@ -1,0 +1,44 @@
+// Reading and writing images: PNG, JPEG, PGM/PPM (P5/P6) and NumPy .npy.
+#pragma once
+
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+
+#include "clfilters/image.hpp"
+
+namespace clf {
+
+// Any problem with an image file. what() is one line that names the file and the problem,
+// e.g. "photo.png: truncated file (expected 1228800 bytes of pixel data)".
+class ImageIoError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+enum class ImageFormat { png, jpeg, pnm, npy };
+
+struct WriteOptions {
+  int jpeg_quality = 95;  // 1..100
+};
+
+// Format from the file extension (.png, .jpg/.jpeg, .pgm/.ppm/.pnm, .npy), case-insensitive.
+// Throws ImageIoError naming the file if the extension is unknown.
+ImageFormat format_from_extension(const std::filesystem::path& path);
+
+// Reads an image. The format is detected from the file's magic bytes, not its name.
+//  PNG:  8-bit grey, grey+alpha, RGB, RGBA, palette (expanded to RGB/RGBA); 16-bit grey (u16).
+//  JPEG: grey and RGB (CMYK is refused).
+//  PNM:  P5/P6, maxval <= 255 (u8) or <= 65535 (u16, big-endian on disk).
+//  NPY:  uint8, int16 (and uint16), float32; H x W or H x W x C, C order, little or big endian.
+Image read_image(const std::filesystem::path& path);
+
+// Writes an image, choosing the format from the extension. The file is written to a temporary
+// file in the same folder and renamed into place, so a failure never leaves a partial output.
+void write_image(const Image& image, const std::filesystem::path& path, const WriteOptions& options = {});
+
+// Writes `bytes` to `path` atomically: temporary file in the same folder, flush, rename.
+// Throws ImageIoError naming the file on failure; the temporary file is removed.
+void write_file_atomically(const std::filesystem::path& path, const void* bytes, std::size_t size);
+
+}  // namespace clf

@@ -1,0 +1,127 @@
+// The OpenCL runtime: device selection, a context with a profiling queue, and a program cache
+// kept in memory and on disk.
+#pragma once
+
+#include <CL/opencl.hpp>
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace clf {
+
+// The one error type for OpenCL failures: carries the error code, its name, the failing call and,
+// for program builds, the build log.
+class ClError : public std::runtime_error {
+ public:
+  ClError(cl_int code, std::string call, std::string build_log = {});
+  cl_int code() const noexcept { return code_; }
+  const std::string& call() const noexcept { return call_; }
+  const std::string& build_log() const noexcept { return build_log_; }
+
+ private:
+  cl_int code_;
+  std::string call_;
+  std::string build_log_;
+};
+
+// "CL_OUT_OF_RESOURCES" for -5, etc.
+const char* cl_error_name(cl_int code);
+// Throws ClError when `code` is not CL_SUCCESS.
+void check_cl(cl_int code, const char* call);
+
+// No OpenCL platform at all: the tool explains how to install PoCL.
+class NoOpenClError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct DeviceInfo {
+  int platform_index = 0;
+  int device_index = 0;
+  std::string platform_name;
+  std::string platform_version;
+  std::string name;
+  std::string vendor;
+  std::string driver_version;
+  std::string device_version;
+  std::string opencl_c_version;
+  cl_device_type type = 0;
+  unsigned compute_units = 0;
+  std::uint64_t global_mem_bytes = 0;
+  std::uint64_t local_mem_bytes = 0;
+  std::uint64_t max_alloc_bytes = 0;
+  std::size_t max_work_group_size = 0;
+  bool image_support = false;
+  std::size_t image2d_max_width = 0;
+  std::size_t image2d_max_height = 0;
+  std::string extensions;
+
+  bool has_extension(std::string_view ext) const;
+  bool has_fp16() const { return has_extension("cl_khr_fp16"); }
+  bool has_intel_subgroups() const { return has_extension("cl_intel_subgroups"); }
+  std::vector<std::string> subgroup_extensions() const;
+  std::string type_name() const;   // "GPU", "CPU", "accelerator", ...
+  std::string index_name() const;  // "1:0"
+};
+
+struct DeviceHandle {
+  cl::Platform platform;
+  cl::Device device;
+  DeviceInfo info;
+};
+
+// Every device of every platform, in platform order. Throws NoOpenClError if there is no platform.
+std::vector<DeviceHandle> list_devices();
+
+// Picks a device. `selector` is an index ("0" = first device overall, "1:0" = platform 1 device 0)
+// or a case-insensitive substring of the platform or device name ("nvidia", "pocl", "cpu").
+// Empty: $CLFILTERS_DEVICE if set, else the first GPU, else the first CPU, else the first device.
+DeviceHandle select_device(std::string_view selector = {});
+
+// A device with its context, an in-order profiling queue, and cached programs and kernels.
+class Context {
+ public:
+  explicit Context(std::string_view device_selector = {});
+  explicit Context(DeviceHandle device);
+  ~Context();
+  Context(const Context&) = delete;
+  Context& operator=(const Context&) = delete;
+
+  const DeviceInfo& info() const { return device_.info; }
+  const cl::Device& device() const { return device_.device; }
+  cl::Context& context() { return context_; }
+  cl::CommandQueue& queue() { return queue_; }
+
+  // A built program for an embedded kernel file ("box_blur.cl") with build options.
+  // The shared helper file common/border.cl is prepended. Cached in memory and on disk.
+  cl::Program& program(std::string_view kernel_file, const std::string& options);
+  // The same for a source string given by the caller; `name` labels it in errors.
+  cl::Program& program_from_source(std::string_view name, const std::string& source, const std::string& options);
+  // A kernel object from that program, cached so repeated calls skip clCreateKernel.
+  cl::Kernel& kernel(std::string_view kernel_file, const std::string& options, const std::string& name);
+  // Hash of the full source of a kernel file as built (with the shared header), for cache and tuner keys.
+  std::uint64_t source_hash(std::string_view kernel_file) const;
+
+  // Allocates a device buffer; throws ClError naming the size on failure.
+  cl::Buffer buffer(cl_mem_flags flags, std::size_t bytes);
+  // A read-write temporary kept between calls under `name`, grown when too small; filters use it
+  // for intermediates so repeated calls allocate nothing. Valid until the next call with that name.
+  cl::Buffer& scratch_buffer(std::string_view name, std::size_t bytes);
+
+ private:
+  struct Cached;
+  DeviceHandle device_;
+  cl::Context context_;
+  cl::CommandQueue queue_;
+  std::unique_ptr<Cached> cached_;
+};
+
+// Directory for on-disk caches: $XDG_CACHE_HOME/clfilters, else ~/.cache/clfilters.
+std::string cache_directory();
+
+}  // namespace clf

@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Runs every test: installs what is missing, builds the release preset (warnings are errors) and runs
+# the CTest suite (benchmarks excluded), then the same unit tests built with ASan and UBSan.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/install-deps.sh
+for preset in release asan; do
+  echo "== $preset =="
+  scripts/build.sh "$preset"
+  ctest --preset "$preset" -j "$(nproc)"
+done

@@ -1,0 +1,27 @@
+#include "common/parallel.hpp"
+
+#include <algorithm>
+#include <thread>
+#include <vector>
+
+namespace clf {
+
+int resolve_thread_count(int threads) {
+  if (threads > 0) return threads;
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
+void parallel_rows(int rows, int threads, const std::function<void(int, int)>& body) {
+  const int n = std::min(resolve_thread_count(threads), std::max(rows, 1));
+  if (n <= 1) {
+    body(0, rows);
+    return;
+  }
+  std::vector<std::jthread> pool;
+  for (int t = 0; t < n; ++t) {
+    const int y0 = rows * t / n, y1 = rows * (t + 1) / n;
+    pool.emplace_back([&body, y0, y1] { body(y0, y1); });
+  }
+}
+
+}  // namespace clf

@@ -1,0 +1,156 @@
+// Host launcher for the box blur variants (kernels in box_blur.cl).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <stdexcept>
+
+#include "clfilters/box_blur.hpp"
+#include "filters/box_blur/box_blur_internal.hpp"
+#include "runtime/launch.hpp"
+
+namespace clf {
+namespace {
+
+constexpr std::string_view kKernelFile = "box_blur.cl";
+constexpr int kRowSegment = 16;     // pixels per work-item in the row pass
+constexpr int kColumnSegment = 32;  // rows per work-item in the column pass
+
+void check_params(const BoxBlurParams& p) {
+  if (p.diameter < 1 || p.diameter > kMaxBoxDiameter)
+    throw std::invalid_argument(fmt::format("diameter must be 1..{}, got {}", kMaxBoxDiameter, p.diameter));
+  if (p.border.value < 0 || p.border.value > 255)
+    throw std::invalid_argument(fmt::format("border constant must be 0..255, got {}", p.border.value));
+}
+
+void check_size(int width, int height) {
+  // Kernels index with 32-bit ints.
+  if (std::int64_t(width) * height * 4 >= (std::int64_t(1) << 31))
+    throw std::invalid_argument(fmt::format("image {}x{} is too large (at most 2^29 pixels)", width, height));
+}
+
+cl_uint constant_bits(const Border& border, int channels) {
+  const cl_uint v = border.mode == BorderMode::constant ? cl_uint(border.value) : 0u;
+  return channels == 4 ? v | (v << 8) | (v << 16) | (v << 24) : v;
+}
+
+}  // namespace
+
+TileShape box_local_tile_shape(const DeviceInfo& device) {
+  return device.max_work_group_size >= 256 ? TileShape{16, 16} : TileShape{8, 8};
+}
+
+namespace {
+
+// Which kernels a call runs and how they are built, so they can be built before any timing starts.
+struct Plan {
+  std::string variant;
+  std::string options;
+  std::vector<std::string> kernels;
+};
+
+Plan make_plan(const DeviceInfo& device, const BoxBlurParams& params, std::string_view variant_name, int w, int h,
+               int c) {
+  check_params(params);
+  if (c != 1 && c != 4) throw std::invalid_argument("box_blur: device images need 1 or 4 channels");
+  check_size(w, h);
+  Plan plan;
+  plan.variant = variant_name == "auto" ? box_blur_auto_variant(device, params, w, h, c) : std::string(variant_name);
+  if (auto why = box_blur_unsupported(device, plan.variant, params, w, h, c)) throw std::invalid_argument(*why);
+  plan.options = fmt::format("-D CHANNELS={}", c);
+  const std::string& v = plan.variant;
+  if (v == "naive") plan.kernels = {"box_naive"};
+  if (v == "block4x4") {
+    if (c == 4 && device.has_intel_subgroups() && device.max_work_group_size >= 64) {
+      plan.options += " -D USE_INTEL_SUBGROUPS=1";
+      plan.kernels = {"box_block4x4_subgroups"};
+    } else {
+      plan.kernels = {"box_block4x4"};
+    }
+  }
+  if (v == "two_pass") plan.kernels = {"box_pair_sums", "box_from_pair_sums"};
+  if (v == "separable_sliding") {
+    if (params.diameter > 257) plan.options += " -D HSUM_WIDE=1";  // d*255 no longer fits 16 bits
+    plan.kernels = {"box_row_sums", "box_column_sums"};
+  }
+  if (v == "local_tile") plan.kernels = {"box_local_tile"};
+  return plan;
+}
+
+}  // namespace
+
+void box_blur_prepare(Context& ctx, const BoxBlurParams& params, std::string_view variant, int width, int height,
+                      int channels) {
+  const Plan plan = make_plan(ctx.info(), params, variant, width, height, channels);
+  for (const auto& name : plan.kernels) ctx.kernel(kKernelFile, plan.options, name);
+}
+
+std::vector<cl::Event> box_blur(Context& ctx, const DeviceImage& in, DeviceImage& out, const BoxBlurParams& params,
+                                std::string_view variant_name) {
+  if (in.width != out.width || in.height != out.height || in.channels != out.channels)
+    throw std::invalid_argument("box_blur: output must have the input's size and channels");
+  const int w = in.width, h = in.height, c = in.channels, d = params.diameter;
+  const Plan plan = make_plan(ctx.info(), params, variant_name, w, h, c);
+  const int mode = static_cast<int>(params.border.mode);
+  const cl_uint cval = constant_bits(params.border, c);
+  const auto W = std::size_t(w), H = std::size_t(h);
+  auto kernel = [&](std::size_t i) -> cl::Kernel& { return ctx.kernel(kKernelFile, plan.options, plan.kernels[i]); };
+  const std::string& variant = plan.variant;
+
+  if (variant == "naive") {
+    set_kernel_args(kernel(0), in.buffer, out.buffer, w, h, d, mode, cval);
+    return {launch(ctx, kernel(0), cl::NDRange(W, H))};
+  }
+  if (variant == "block4x4") {
+    set_kernel_args(kernel(0), in.buffer, out.buffer, w, h, d, mode, cval);
+    if (plan.kernels[0] == "box_block4x4_subgroups")
+      return {launch(ctx, kernel(0), cl::NDRange(round_up(W, 256) / 4, (H + 3) / 4), cl::NDRange(64, 1))};
+    return {launch(ctx, kernel(0), cl::NDRange((W + 3) / 4, (H + 3) / 4))};
+  }
+  if (variant == "two_pass") {
+    const std::size_t tw = W + d - 2, th = H + d - 2;
+    cl::Buffer& pairs = ctx.scratch_buffer("box_blur.pairs", tw * th * 2 * std::size_t(c));
+    set_kernel_args(kernel(0), in.buffer, pairs, w, h, d, mode, cval);
+    set_kernel_args(kernel(1), pairs, out.buffer, w, h, d);
+    return {launch(ctx, kernel(0), cl::NDRange(tw, th)), launch(ctx, kernel(1), cl::NDRange(W, H))};
+  }
+  if (variant == "separable_sliding") {
+    const std::size_t sum_bytes = d > 257 ? 4 : 2;
+    cl::Buffer& sums = ctx.scratch_buffer("box_blur.row_sums", W * H * std::size_t(c) * sum_bytes);
+    set_kernel_args(kernel(0), in.buffer, sums, w, h, d, mode, cval, kRowSegment);
+    set_kernel_args(kernel(1), sums, out.buffer, w, h, d, mode, cval, kColumnSegment);
+    return {launch(ctx, kernel(0), cl::NDRange((W + kRowSegment - 1) / kRowSegment, H)),
+            launch(ctx, kernel(1), cl::NDRange(W, (H + kColumnSegment - 1) / kColumnSegment))};
+  }
+  // local_tile
+  const auto tile = box_local_tile_shape(ctx.info());
+  const std::size_t tile_bytes = std::size_t(tile.width + d - 1) * std::size_t(tile.height + d - 1) * c;
+  set_kernel_args(kernel(0), in.buffer, out.buffer, w, h, d, mode, cval, cl::Local(tile_bytes));
+  return {launch(ctx, kernel(0), cl::NDRange(round_up(W, tile.width), round_up(H, tile.height)),
+                 cl::NDRange(tile.width, tile.height))};
+}
+
+Image box_blur(Context& ctx, const Image& input, const BoxBlurParams& params, std::string_view variant,
+               Timing* timing) {
+  if (input.type != SampleType::u8)
+    throw std::invalid_argument(fmt::format("box blur needs 8-bit samples, got {}", sample_type_name(input.type)));
+  if (input.channels < 1 || input.channels > 4)
+    throw std::invalid_argument(fmt::format("box blur takes 1 to 4 channels, got {}", input.channels));
+  if (input.width < 1 || input.height < 1) throw std::invalid_argument("box blur needs an image of at least 1x1");
+  // Grey+alpha and RGB travel as RGBA (SPEC: RGB gets alpha 255 on the way in, dropped on the way out).
+  const Image staged = to_filter_layout(input);
+  // Program builds are one-off costs, not part of the call's time (SPEC "Total time").
+  box_blur_prepare(ctx, params, variant, input.width, input.height, staged.channels);
+  const auto start = std::chrono::steady_clock::now();
+  DeviceImage d_in = DeviceImage::upload(ctx, staged);
+  DeviceImage d_out = DeviceImage::allocate(ctx, input.width, input.height, staged.channels);
+  const auto events = box_blur(ctx, d_in, d_out, params, variant);
+  Image result = from_filter_layout(d_out.download(ctx), input.channels);
+  if (timing) {
+    timing->kernel_ms = kernel_milliseconds(events);
+    timing->total_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  }
+  return result;
+}
+
+}  // namespace clf

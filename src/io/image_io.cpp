@@ -1,0 +1,193 @@
+// Format dispatch (magic bytes when reading, extension when writing) and atomic file output.
+#include "clfilters/image_io.hpp"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <climits>
+#include <random>
+#include <system_error>
+
+#include "io/image_io_internal.hpp"
+
+namespace clf {
+namespace io_detail {
+
+void fail(const std::filesystem::path& path, std::string_view problem) {
+  std::string message = fmt::format("{}: {}", path.string(), problem);
+  std::replace_if(
+      message.begin(), message.end(),
+      [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; }, ' ');
+  throw ImageIoError(message);
+}
+
+void check_dimensions(const std::filesystem::path& path, std::uint64_t width, std::uint64_t height,
+                      std::uint64_t channels) {
+  if (width == 0 || height == 0 || channels == 0) {
+    fail(path, fmt::format("empty image ({} x {} x {})", width, height, channels));
+  }
+  // Each side fits in int first, so that the products below cannot overflow 64 bits.
+  if (width > INT_MAX || height > INT_MAX || channels > INT_MAX || width * height > kMaxSamples ||
+      width * height * channels > kMaxSamples) {
+    fail(path,
+         fmt::format("image too large ({} x {} x {} samples, the limit is 2^31)", width, height, channels));
+  }
+}
+
+void swap_bytes(std::uint8_t* data, std::size_t size, std::size_t sample_bytes) {
+  for (std::size_t i = 0; i + sample_bytes <= size; i += sample_bytes) {
+    std::reverse(data + i, data + i + sample_bytes);
+  }
+}
+
+}  // namespace io_detail
+
+namespace {
+
+using namespace io_detail;
+
+std::string errno_message(int err) {
+  return std::error_code(err, std::generic_category()).message();
+}
+
+// Owns a file descriptor.
+struct Fd {
+  int fd = -1;
+  ~Fd() {
+    if (fd >= 0) ::close(fd);
+  }
+};
+
+Bytes read_file(const std::filesystem::path& path) {
+  const Fd file{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
+  if (file.fd < 0) fail(path, "cannot open: " + errno_message(errno));
+  Bytes bytes;
+  struct stat st {};
+  // One spare byte lets a regular file's end be seen without growing the buffer.
+  if (::fstat(file.fd, &st) == 0 && S_ISREG(st.st_mode))
+    bytes.reserve(static_cast<std::size_t>(st.st_size) + 1);
+  for (;;) {
+    const std::size_t used = bytes.size();
+    const std::size_t room =
+        bytes.capacity() > used ? bytes.capacity() - used : std::max<std::size_t>(used, 1 << 16);
+    bytes.resize(used + room);
+    const ssize_t n = ::read(file.fd, bytes.data() + used, bytes.size() - used);
+    const int err = errno;
+    bytes.resize(used + static_cast<std::size_t>(std::max<ssize_t>(n, 0)));
+    if (n == 0) return bytes;
+    if (n < 0 && err != EINTR) fail(path, "cannot read: " + errno_message(err));
+  }
+}
+
+bool starts_with(ByteView file, std::string_view magic) {
+  return file.size() >= magic.size() &&
+         std::equal(magic.begin(), magic.end(), file.begin(),
+                    [](char m, std::uint8_t b) { return std::uint8_t(m) == b; });
+}
+
+bool is_pnm(ByteView file) {
+  // Any Netpbm magic (P1..P7) goes to the PNM decoder, which names the unsupported kinds.
+  return file.size() >= 2 && file[0] == 'P' && file[1] >= '1' && file[1] <= '7' &&
+         (file.size() == 2 || std::isspace(file[2]));
+}
+
+}  // namespace
+
+ImageFormat format_from_extension(const std::filesystem::path& path) {
+  std::string ext = path.extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
+  if (ext == ".png") return ImageFormat::png;
+  if (ext == ".jpg" || ext == ".jpeg") return ImageFormat::jpeg;
+  if (ext == ".pgm" || ext == ".ppm" || ext == ".pnm") return ImageFormat::pnm;
+  if (ext == ".npy") return ImageFormat::npy;
+  fail(path, fmt::format("{} (use .png, .jpg, .jpeg, .pgm, .ppm, .pnm or .npy)",
+                         ext.empty() ? "no file extension to choose the image format"
+                                     : fmt::format("unknown image file extension '{}'", ext)));
+}
+
+Image read_image(const std::filesystem::path& path) {
+  const Bytes file = read_file(path);
+  if (file.empty()) fail(path, "empty file");
+  if (starts_with(file, "\x89PNG")) return decode_png(file, path);
+  if (starts_with(file, "\xFF\xD8\xFF")) return decode_jpeg(file, path);
+  if (starts_with(file, "\x93NUMPY")) return decode_npy(file, path);
+  if (is_pnm(file)) return decode_pnm(file, path);
+  fail(path, "unsupported image format (not PNG, JPEG, PGM/PPM or NPY)");
+}
+
+void write_image(const Image& image, const std::filesystem::path& path, const WriteOptions& options) {
+  const ImageFormat format = format_from_extension(path);
+  if (image.width < 1 || image.height < 1 || image.channels < 1) {
+    fail(path, fmt::format("cannot write an empty image ({} x {} x {})", image.width, image.height,
+                           image.channels));
+  }
+  const std::size_t expected = Image::byte_size_for(image.width, image.height, image.channels, image.type);
+  if (image.data.size() != expected) {
+    fail(path,
+         fmt::format("cannot write: image data holds {} bytes, {} x {} x {} {} needs {}", image.data.size(),
+                     image.width, image.height, image.channels, sample_type_name(image.type), expected));
+  }
+  Bytes bytes;
+  switch (format) {
+    case ImageFormat::png: bytes = encode_png(image, path); break;
+    case ImageFormat::jpeg: bytes = encode_jpeg(image, path, options.jpeg_quality); break;
+    case ImageFormat::pnm: bytes = encode_pnm(image, path); break;
+    case ImageFormat::npy: bytes = encode_npy(image, path); break;
+  }
+  write_file_atomically(path, bytes.data(), bytes.size());
+}
+
+void write_file_atomically(const std::filesystem::path& path, const void* bytes, std::size_t size) {
+  if (!path.has_filename()) fail(path, "cannot write: not a file name");
+  const std::filesystem::path dir = path.parent_path();
+
+  // Our own O_EXCL name rather than mkstemp: the file then gets the usual 0666 & ~umask mode.
+  // The name is cut so that a long target name still leaves room for the suffix.
+  struct TempFile {
+    int fd = -1;
+    std::string name;
+    bool keep = false;
+    ~TempFile() {
+      if (fd >= 0) ::close(fd);
+      if (!keep && !name.empty()) ::unlink(name.c_str());
+    }
+  } temp;
+  std::mt19937 rng(std::random_device{}());
+  for (int attempt = 0; temp.fd < 0; ++attempt) {
+    std::string name =
+        (dir / fmt::format(".{}.tmp-{:06x}", path.filename().string().substr(0, 200), rng() & 0xFFFFFF))
+            .string();
+    const int fd = ::open(name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    const int err = errno;
+    if (fd >= 0) {
+      temp.fd = fd;
+      temp.name = std::move(name);
+    } else if (err != EEXIST || attempt == 100) {
+      fail(path, fmt::format("cannot create a temporary file in {}: {}", dir.empty() ? "." : dir.string(),
+                             errno_message(err)));
+    }
+  }
+
+  const auto* p = static_cast<const std::uint8_t*>(bytes);
+  while (size > 0) {
+    const ssize_t n = ::write(temp.fd, p, std::min<std::size_t>(size, 1 << 30));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) fail(path, "cannot write: " + errno_message(errno));
+    p += n;
+    size -= static_cast<std::size_t>(n);
+  }
+  // fsync so that a crash after the rename cannot leave an empty file; EINVAL: not supported here.
+  if (::fsync(temp.fd) != 0 && errno != EINVAL) fail(path, "cannot write: " + errno_message(errno));
+  const int closed = ::close(temp.fd);
+  temp.fd = -1;
+  if (closed != 0) fail(path, "cannot write: " + errno_message(errno));
+  if (::rename(temp.name.c_str(), path.c_str()) != 0) fail(path, "cannot replace: " + errno_message(errno));
+  temp.keep = true;
+}
+
+}  // namespace clf

@@ -1,0 +1,44 @@
+// Private declarations shared by the image I/O codecs. Decoders work on the whole file in memory;
+// encoders return the file's bytes so that image_io.cpp can write them atomically.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "clfilters/image.hpp"
+#include "clfilters/image_io.hpp"
+
+namespace clf::io_detail {
+
+using Bytes = std::vector<std::uint8_t>;
+using ByteView = std::span<const std::uint8_t>;
+
+// Throws ImageIoError "<path>: <problem>", with any control characters turned into spaces so that
+// the message stays on one line whatever libpng/libjpeg or the file name contain.
+[[noreturn]] void fail(const std::filesystem::path& path, std::string_view problem);
+
+// Refuses empty images and absurd header sizes (more than kMaxSamples samples, or a side that does
+// not fit in int) before anything is allocated.
+inline constexpr std::uint64_t kMaxSamples = std::uint64_t{1} << 31;
+void check_dimensions(const std::filesystem::path& path, std::uint64_t width, std::uint64_t height,
+                      std::uint64_t channels);
+
+// Reverses the byte order of each `sample_bytes`-sized sample in place.
+void swap_bytes(std::uint8_t* data, std::size_t size, std::size_t sample_bytes);
+
+Image decode_png(ByteView file, const std::filesystem::path& path);
+Image decode_jpeg(ByteView file, const std::filesystem::path& path);
+Image decode_pnm(ByteView file, const std::filesystem::path& path);
+Image decode_npy(ByteView file, const std::filesystem::path& path);
+
+// Encoders throw ImageIoError naming `path` when the format cannot hold the image.
+Bytes encode_png(const Image& image, const std::filesystem::path& path);
+Bytes encode_jpeg(const Image& image, const std::filesystem::path& path, int quality);
+Bytes encode_pnm(const Image& image, const std::filesystem::path& path);
+Bytes encode_npy(const Image& image, const std::filesystem::path& path);
+
+}  // namespace clf::io_detail

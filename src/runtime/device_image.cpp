@@ -1,0 +1,65 @@
+#include <fmt/format.h>
+
+#include <stdexcept>
+
+#include "clfilters/device_image.hpp"
+#include "runtime/launch.hpp"
+
+namespace clf {
+
+DeviceImage DeviceImage::allocate(Context& ctx, int width, int height, int channels) {
+  if (width < 1 || height < 1 || (channels != 1 && channels != 4))
+    throw std::invalid_argument(fmt::format("device images are u8 with 1 or 4 channels and a size of at least "
+                                            "1x1 (got {}x{}x{})",
+                                            width, height, channels));
+  DeviceImage img;
+  img.width = width;
+  img.height = height;
+  img.channels = channels;
+  img.buffer = ctx.buffer(CL_MEM_READ_WRITE, img.byte_size());
+  return img;
+}
+
+DeviceImage DeviceImage::upload(Context& ctx, const Image& image) {
+  if (image.type != SampleType::u8)
+    throw std::invalid_argument(fmt::format("device images hold 8-bit samples, not {}", sample_type_name(image.type)));
+  DeviceImage img = allocate(ctx, image.width, image.height, image.channels);
+  check_cl(ctx.queue().enqueueWriteBuffer(img.buffer, CL_TRUE, 0, img.byte_size(), image.data.data()),
+           "clEnqueueWriteBuffer");
+  return img;
+}
+
+Image DeviceImage::download(Context& ctx) const {
+  Image out(width, height, channels);
+  check_cl(ctx.queue().enqueueReadBuffer(buffer, CL_TRUE, 0, byte_size(), out.data.data()), "clEnqueueReadBuffer");
+  return out;
+}
+
+double kernel_milliseconds(const std::vector<cl::Event>& events) {
+  double ms = 0;
+  for (const auto& e : events) {
+    check_cl(e.wait(), "clWaitForEvents");
+    cl_ulong start = 0, end = 0;
+    check_cl(e.getProfilingInfo(CL_PROFILING_COMMAND_START, &start), "clGetEventProfilingInfo");
+    check_cl(e.getProfilingInfo(CL_PROFILING_COMMAND_END, &end), "clGetEventProfilingInfo");
+    ms += double(end - start) * 1e-6;
+  }
+  return ms;
+}
+
+cl::Event launch(Context& ctx, cl::Kernel& kernel, const cl::NDRange& global, const cl::NDRange& local) {
+  cl::Event event;
+  const cl_int err = ctx.queue().enqueueNDRangeKernel(kernel, cl::NullRange, global, local, nullptr, &event);
+  if (err != CL_SUCCESS) {
+    std::string name;
+    kernel.getInfo(CL_KERNEL_FUNCTION_NAME, &name);
+    while (!name.empty() && name.back() == '\0') name.pop_back();
+    std::string sizes;
+    for (std::size_t i = 0; i < global.dimensions(); ++i)
+      sizes += fmt::format("{}{}", i ? "x" : "", global.get()[i]);
+    throw ClError(err, fmt::format("clEnqueueNDRangeKernel({}, global {})", name, sizes));
+  }
+  return event;
+}
+
+}  // namespace clf

@@ -1,0 +1,152 @@
+// Context construction and the program cache (memory and disk).
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
+#include "clfilters/image_io.hpp"
+#include "clfilters/runtime.hpp"
+#include "runtime/kernel_sources.hpp"
+
+namespace clf {
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr std::string_view kSharedHeader = "border.cl";
+
+std::string full_source(std::string_view kernel_file) {
+  return fmt::format("#line 1 \"{}\"\n{}\n#line 1 \"{}\"\n{}\n", kSharedHeader, embedded_kernel_source(kSharedHeader),
+                     kernel_file, embedded_kernel_source(kernel_file));
+}
+
+bool disk_cache_enabled() {
+  const char* off = std::getenv("CLFILTERS_NO_DISK_CACHE");
+  return !(off && *off && std::string_view(off) != "0");
+}
+
+std::string build_log(const cl::Program& program, const cl::Device& device) {
+  std::string log;
+  program.getBuildInfo(device, CL_PROGRAM_BUILD_LOG, &log);
+  while (!log.empty() && (log.back() == '\0' || log.back() == '\n')) log.pop_back();
+  return log;
+}
+
+std::vector<unsigned char> read_bytes(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+}  // namespace
+
+std::string cache_directory() {
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return (fs::path(xdg) / "clfilters").string();
+  if (const char* home = std::getenv("HOME"); home && *home) return (fs::path(home) / ".cache" / "clfilters").string();
+  return (fs::temp_directory_path() / "clfilters-cache").string();
+}
+
+struct Context::Cached {
+  std::map<std::string, cl::Program, std::less<>> programs;
+  std::map<std::string, cl::Kernel, std::less<>> kernels;
+  std::map<std::string, std::pair<cl::Buffer, std::size_t>, std::less<>> scratch;
+};
+
+Context::Context(std::string_view device_selector) : Context(select_device(device_selector)) {}
+
+Context::Context(DeviceHandle device) : device_(std::move(device)), cached_(std::make_unique<Cached>()) {
+  cl_int err = CL_SUCCESS;
+  context_ = cl::Context(device_.device, nullptr, nullptr, nullptr, &err);
+  check_cl(err, "clCreateContext");
+  queue_ = cl::CommandQueue(context_, device_.device, CL_QUEUE_PROFILING_ENABLE, &err);
+  check_cl(err, "clCreateCommandQueue");
+}
+
+Context::~Context() {
+  // Never throws: finishing may fail if the device is lost, and there is nothing to do about it here.
+  if (queue_()) queue_.finish();
+}
+
+std::uint64_t Context::source_hash(std::string_view kernel_file) const { return fnv1a64(full_source(kernel_file)); }
+
+cl::Program& Context::program(std::string_view kernel_file, const std::string& options) {
+  return program_from_source(kernel_file, full_source(kernel_file), options);
+}
+
+cl::Program& Context::program_from_source(std::string_view kernel_file, const std::string& source,
+                                          const std::string& options) {
+  const std::uint64_t text_hash = fnv1a64(source);
+  const std::string key = fmt::format("{}\n{}\n{:016x}", kernel_file, options, text_hash);
+  if (auto it = cached_->programs.find(key); it != cached_->programs.end()) return it->second;
+  const auto& info = device_.info;
+  // Keyed by device, driver, source and options, so a driver update or an edited kernel rebuilds.
+  const std::uint64_t disk_key =
+      fnv1a64(fmt::format("{}\n{}\n{}\n{}\n{:016x}\n{}", info.platform_name, info.name, info.driver_version,
+                          info.device_version, text_hash, options));
+  const fs::path disk_path = fs::path(cache_directory()) / "programs" / fmt::format("{:016x}.bin", disk_key);
+  const std::vector<cl::Device> devices{device_.device};
+  cl_int err = CL_SUCCESS;
+
+  // A cached binary that fails to load or build (driver update, corrupt file) is rebuilt from source.
+  if (disk_cache_enabled()) {
+    std::error_code ec;
+    if (fs::exists(disk_path, ec)) {
+      auto bytes = read_bytes(disk_path);
+      if (!bytes.empty()) {
+        cl::Program::Binaries binaries{std::move(bytes)};
+        cl::Program from_binary(context_, devices, binaries, nullptr, &err);
+        if (err == CL_SUCCESS && from_binary.build(devices, options.c_str()) == CL_SUCCESS)
+          return cached_->programs.emplace(key, std::move(from_binary)).first->second;
+      }
+    }
+  }
+
+  cl::Program program(context_, source, false, &err);
+  check_cl(err, "clCreateProgramWithSource");
+  err = program.build(devices, options.c_str());
+  if (err != CL_SUCCESS)
+    throw ClError(err, fmt::format("clBuildProgram({}, \"{}\")", kernel_file, options), build_log(program, device_.device));
+
+  if (disk_cache_enabled()) {
+    std::vector<std::vector<unsigned char>> binaries;
+    if (program.getInfo(CL_PROGRAM_BINARIES, &binaries) == CL_SUCCESS && binaries.size() == 1 && !binaries[0].empty()) {
+      std::error_code ec;
+      fs::create_directories(disk_path.parent_path(), ec);
+      try {
+        write_file_atomically(disk_path, binaries[0].data(), binaries[0].size());
+      } catch (const std::exception&) {
+        // A read-only cache directory only costs a rebuild next time.
+      }
+    }
+  }
+  return cached_->programs.emplace(key, std::move(program)).first->second;
+}
+
+cl::Kernel& Context::kernel(std::string_view kernel_file, const std::string& options, const std::string& name) {
+  const std::string key = fmt::format("{}\n{}\n{}", kernel_file, options, name);
+  if (auto it = cached_->kernels.find(key); it != cached_->kernels.end()) return it->second;
+  cl_int err = CL_SUCCESS;
+  cl::Kernel k(program(kernel_file, options), name.c_str(), &err);
+  check_cl(err, fmt::format("clCreateKernel({})", name).c_str());
+  return cached_->kernels.emplace(key, std::move(k)).first->second;
+}
+
+cl::Buffer Context::buffer(cl_mem_flags flags, std::size_t bytes) {
+  cl_int err = CL_SUCCESS;
+  cl::Buffer b(context_, flags, bytes == 0 ? 1 : bytes, nullptr, &err);
+  if (err != CL_SUCCESS) throw ClError(err, fmt::format("clCreateBuffer({} bytes)", bytes));
+  return b;
+}
+
+cl::Buffer& Context::scratch_buffer(std::string_view name, std::size_t bytes) {
+  auto it = cached_->scratch.find(name);
+  if (it == cached_->scratch.end()) it = cached_->scratch.emplace(std::string(name), std::pair{cl::Buffer(), 0}).first;
+  if (it->second.second < bytes) {
+    // Commands already enqueued keep the old buffer alive (OpenCL retains it), so replacing is safe.
+    it->second = {buffer(CL_MEM_READ_WRITE, bytes), bytes};
+  }
+  return it->second.first;
+}
+
+}  // namespace clf

@@ -1,0 +1,167 @@
+// Device selection, the program cache and error reporting.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include "clfilters/border.hpp"
+#include "clfilters/runtime.hpp"
+#include "runtime/kernel_sources.hpp"
+
+namespace clf {
+namespace {
+namespace fs = std::filesystem;
+
+// Sets an environment variable for one scope.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old, had_ = true;
+    if (value) ::setenv(name, value, 1); else ::unsetenv(name);
+  }
+  ~ScopedEnv() {
+    if (had_) ::setenv(name_, old_.c_str(), 1); else ::unsetenv(name_);
+  }
+
+ private:
+  const char* name_;
+  std::string old_;
+  bool had_ = false;
+};
+
+TEST(Devices, ListsAtLeastOneWithItsProperties) {
+  const auto all = list_devices();
+  ASSERT_FALSE(all.empty());
+  for (const auto& d : all) {
+    EXPECT_FALSE(d.info.name.empty());
+    EXPECT_GT(d.info.compute_units, 0u);
+    EXPECT_GT(d.info.global_mem_bytes, 0u);
+    EXPECT_GT(d.info.max_work_group_size, 0u);
+    EXPECT_FALSE(d.info.driver_version.empty());
+  }
+}
+
+TEST(Devices, SelectsByIndexNameAndEnvironment) {
+  ScopedEnv clear("CLFILTERS_DEVICE", nullptr);
+  const auto all = list_devices();
+  const auto& last = all.back().info;
+  EXPECT_EQ(select_device(std::to_string(all.size() - 1)).info.name, last.name);
+  EXPECT_EQ(select_device(last.index_name()).info.name, last.name);
+  // A case-insensitive substring of the device name.
+  std::string upper = last.name.substr(0, 6);
+  for (auto& ch : upper) ch = char(std::toupper(static_cast<unsigned char>(ch)));
+  EXPECT_EQ(select_device(upper).info.platform_name, select_device(last.name.substr(0, 6)).info.platform_name);
+  {
+    ScopedEnv env("CLFILTERS_DEVICE", last.index_name().c_str());
+    EXPECT_EQ(select_device().info.index_name(), last.index_name());
+  }
+  // The default prefers a GPU, else a CPU.
+  bool any_gpu = false;
+  for (const auto& d : all) any_gpu = any_gpu || (d.info.type & CL_DEVICE_TYPE_GPU);
+  EXPECT_EQ(bool(select_device().info.type & CL_DEVICE_TYPE_GPU), any_gpu);
+}
+
+TEST(Devices, BadSelectorsExplainThemselves) {
+  try {
+    select_device("no-such-device-anywhere");
+    FAIL() << "expected an error";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("no-such-device-anywhere"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("devices:"), std::string::npos);
+  }
+  EXPECT_THROW(select_device("999"), std::invalid_argument);
+  EXPECT_THROW(select_device("0:999"), std::invalid_argument);
+}
+
+TEST(ProgramCache, BuildsOnceAndWritesTheDiskCache) {
+  const fs::path dir = fs::temp_directory_path() / fmt::format("clf-cache-{}", ::getpid());
+  fs::remove_all(dir);
+  ScopedEnv xdg("XDG_CACHE_HOME", dir.c_str());
+  ScopedEnv on("CLFILTERS_NO_DISK_CACHE", nullptr);
+  Context ctx;
+  const std::string source = "__kernel void add_one(__global int* p) { p[get_global_id(0)] += 1; }";
+  cl::Program& a = ctx.program_from_source("test.cl", source, "");
+  cl::Program& b = ctx.program_from_source("test.cl", source, "");
+  EXPECT_EQ(a(), b());  // the in-memory cache returns the same program
+  ASSERT_TRUE(fs::exists(dir / "clfilters" / "programs"));
+  EXPECT_FALSE(fs::is_empty(dir / "clfilters" / "programs"));
+
+  // A second context loads the binary from disk, and the kernel from it works.
+  Context again;
+  cl::Program& p = again.program_from_source("test.cl", source, "");
+  cl_int err = CL_SUCCESS;
+  cl::Kernel k(p, "add_one", &err);
+  ASSERT_EQ(err, CL_SUCCESS);
+  std::vector<int> host = {5, -7, 1000};
+  cl::Buffer buf(again.context(), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, host.size() * sizeof(int), host.data());
+  k.setArg(0, buf);
+  again.queue().enqueueNDRangeKernel(k, cl::NullRange, cl::NDRange(host.size()));
+  again.queue().enqueueReadBuffer(buf, CL_TRUE, 0, host.size() * sizeof(int), host.data());
+  EXPECT_EQ(host, (std::vector<int>{6, -6, 1001}));
+
+  // A corrupt cached binary is rebuilt from source, not an error.
+  for (const auto& f : fs::directory_iterator(dir / "clfilters" / "programs")) {
+    std::ofstream(f.path(), std::ios::binary | std::ios::trunc) << "garbage";
+  }
+  Context third;
+  EXPECT_NO_THROW(third.program_from_source("test.cl", source, ""));
+  fs::remove_all(dir);
+}
+
+TEST(ProgramCache, BuildFailureCarriesTheLog) {
+  ScopedEnv off("CLFILTERS_NO_DISK_CACHE", "1");
+  Context ctx;
+  try {
+    ctx.program_from_source("broken.cl", "__kernel void k(__global int* p) { p[0] = undeclared_name; }", "");
+    FAIL() << "expected a build error";
+  } catch (const ClError& e) {
+    EXPECT_EQ(e.code(), CL_BUILD_PROGRAM_FAILURE);
+    EXPECT_NE(e.call().find("broken.cl"), std::string::npos);
+    EXPECT_NE(e.build_log().find("undeclared_name"), std::string::npos) << e.build_log();
+    EXPECT_NE(std::string(e.what()).find("CL_BUILD_PROGRAM_FAILURE"), std::string::npos);
+  }
+}
+
+TEST(ClErrors, NameTheErrorAndTheCall) {
+  EXPECT_STREQ(cl_error_name(CL_OUT_OF_RESOURCES), "CL_OUT_OF_RESOURCES");
+  EXPECT_STREQ(cl_error_name(-12345), "CL_UNKNOWN_ERROR");
+  const ClError e(CL_INVALID_WORK_GROUP_SIZE, "clEnqueueNDRangeKernel(box_naive)");
+  EXPECT_EQ(std::string(e.what()), "clEnqueueNDRangeKernel(box_naive) failed: CL_INVALID_WORK_GROUP_SIZE (-54)");
+  EXPECT_THROW(check_cl(CL_INVALID_VALUE, "clFoo"), ClError);
+  EXPECT_NO_THROW(check_cl(CL_SUCCESS, "clFoo"));
+}
+
+TEST(EmbeddedKernels, AreInTheBinary) {
+  EXPECT_NE(embedded_kernel_source("box_blur.cl").find("box_naive"), std::string_view::npos);
+  EXPECT_NE(embedded_kernel_source("border.cl").find("border_index"), std::string_view::npos);
+  EXPECT_THROW(embedded_kernel_source("missing.cl"), std::invalid_argument);
+}
+
+TEST(Borders, IndexMapping) {
+  // reflect101 on n=4, i = -6..5: 0 1 2 3 2 1 | 0 1 2 3 | 2 1 (reflecting again past the far edge).
+  const int expected[] = {0, 1, 2, 3, 2, 1, 0, 1, 2, 3, 2, 1};
+  for (int i = -6; i < 6; ++i) EXPECT_EQ(border_index(i, 4, BorderMode::reflect101), expected[i + 6]) << i;
+  EXPECT_EQ(border_index(-5, 4, BorderMode::replicate), 0);
+  EXPECT_EQ(border_index(9, 4, BorderMode::replicate), 3);
+  EXPECT_EQ(border_index(-1, 4, BorderMode::constant), -1);
+  EXPECT_EQ(border_index(4, 4, BorderMode::constant), -1);
+  EXPECT_EQ(border_index(-7, 1, BorderMode::reflect101), 0);
+  EXPECT_EQ(border_index(2, 4, BorderMode::constant), 2);
+}
+
+TEST(Borders, Parse) {
+  EXPECT_EQ(parse_border("replicate").mode, BorderMode::replicate);
+  EXPECT_EQ(parse_border("reflect101").mode, BorderMode::reflect101);
+  EXPECT_EQ(parse_border("constant").value, 0);
+  EXPECT_EQ(parse_border("constant=200").value, 200);
+  EXPECT_THROW(parse_border("constant=256"), std::invalid_argument);
+  EXPECT_THROW(parse_border("constant=x"), std::invalid_argument);
+  EXPECT_THROW(parse_border("wrap"), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace clf

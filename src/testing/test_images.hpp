@@ -1,0 +1,29 @@
+// Helpers for honest tests: fresh random inputs, poisoned outputs, and comparisons that say
+// how large the difference is, how many samples differ and where the first one is.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <random>
+#include <string>
+
+#include "clfilters/image.hpp"
+
+namespace clf::testing {
+
+// A seed that differs between runs (and is printed on failure via SCOPED_TRACE by callers),
+// so every run draws fresh inputs. CLF_TEST_SEED pins it to reproduce a failure.
+std::uint64_t fresh_seed();
+
+// Uniform random samples over the type's full range (floats in [-1000, 1000]); never all zero.
+Image random_image(int width, int height, int channels, SampleType type, std::uint64_t seed);
+
+// Fills every byte with `value` so that unwritten samples show up in comparisons.
+void poison(Image& image, std::uint8_t value = 0xA5);
+
+// Compares two images sample by sample. On mismatch the result message gives the largest
+// absolute difference, the number of differing samples and the first position (x, y, channel).
+::testing::AssertionResult images_equal(const Image& expected, const Image& actual, double tolerance = 0.0);
+
+}  // namespace clf::testing

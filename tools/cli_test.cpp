@@ -1,0 +1,146 @@
+// The command line as a user meets it: exit codes (0 ok, 1 runtime error, 2 usage error), one-line
+// messages that name the file, correct output, and no partial output files.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "clfilters/box_blur.hpp"
+#include "clfilters/image_io.hpp"
+#include "testing/test_images.hpp"
+
+namespace clf {
+namespace {
+namespace fs = std::filesystem;
+
+struct CliResult {
+  int code;
+  std::string output;  // stdout and stderr together
+};
+
+CliResult run_cli(const std::string& args) {
+  const std::string cmd = fmt::format("'{}' {} 2>&1", CLF_CLI_PATH, args);
+  FILE* pipe = ::popen(cmd.c_str(), "r");
+  if (!pipe) return {-1, "popen failed"};
+  std::string out;
+  std::array<char, 4096> buf;
+  while (std::size_t n = std::fread(buf.data(), 1, buf.size(), pipe)) out.append(buf.data(), n);
+  const int status = ::pclose(pipe);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+class Cli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / fmt::format("clf-cli-{}-{}", ::getpid(), testing::fresh_seed() % 100000);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+  std::vector<std::string> files() const {
+    std::vector<std::string> names;
+    for (const auto& e : fs::directory_iterator(dir_)) names.push_back(e.path().filename().string());
+    std::sort(names.begin(), names.end());
+    return names;
+  }
+  fs::path dir_;
+};
+
+TEST_F(Cli, HelpWorksAtEveryLevel) {
+  for (const char* args : {"--help", "box-blur --help", "devices --help"}) {
+    const CliResult r = run_cli(args);
+    EXPECT_EQ(r.code, 0) << args << "\n" << r.output;
+    EXPECT_NE(r.output.find("Usage"), std::string::npos) << args;
+  }
+  EXPECT_NE(run_cli("box-blur --help").output.find("separable_sliding"), std::string::npos);
+}
+
+TEST_F(Cli, UsageErrorsExitWithTwo) {
+  const std::string in = path("in.png");
+  write_image(testing::random_image(16, 9, 3, SampleType::u8, testing::fresh_seed()), in);
+  const std::string out = path("out.png");
+  for (const std::string& args : std::vector<std::string>{
+           "", "no-such-command", "box-blur " + in, "box-blur " + in + " " + out + " --diameter 0",
+        "box-blur " + in + " " + out + " --diameter abc", "box-blur " + in + " " + out + " --border wrap",
+        "box-blur " + in + " " + out + " --border constant=300", "box-blur " + in + " " + out + " --variant fastest",
+        "box-blur " + in + " " + out + " --diameter 3 --variant two_pass",
+        "box-blur " + in + " " + path("out.tiff"), "box-blur " + in + " " + out + " --device no-such-device"}) {
+    const CliResult r = run_cli(args);
+    EXPECT_EQ(r.code, 2) << args << "\n" << r.output;
+  }
+  EXPECT_FALSE(fs::exists(out));
+}
+
+TEST_F(Cli, BlursCorrectlyWithEveryVariant) {
+  const auto seed = testing::fresh_seed();
+  SCOPED_TRACE(fmt::format("seed={}", seed));
+  const Image input = testing::random_image(37, 29, 4, SampleType::u8, seed);
+  write_image(input, path("in.png"));
+  const BoxBlurParams params{4, {BorderMode::constant, 17}};
+  const Image expected = box_blur_reference(input, params);
+  for (const auto& v : box_blur_variants()) {
+    const std::string out = path(v.name + ".png");
+    const CliResult r = run_cli(fmt::format("box-blur {} {} --diameter 4 --border constant=17 --variant {} --time",
+                                      path("in.png"), out, v.name));
+    ASSERT_EQ(r.code, 0) << r.output;
+    EXPECT_NE(r.output.find("kernel"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find(out), std::string::npos) << r.output;
+    EXPECT_TRUE(testing::images_equal(expected, read_image(out))) << v.name;
+  }
+}
+
+TEST_F(Cli, RgbJpegAndGreyPgmKeepTheirLayout) {
+  const Image grey = testing::random_image(20, 11, 1, SampleType::u8, testing::fresh_seed());
+  write_image(grey, path("g.pgm"));
+  ASSERT_EQ(run_cli(fmt::format("box-blur {} {} -d 3", path("g.pgm"), path("g.npy"))).code, 0);
+  EXPECT_TRUE(testing::images_equal(box_blur_reference(grey, {3, {}}), read_image(path("g.npy"))));
+
+  write_image(testing::random_image(20, 11, 3, SampleType::u8, testing::fresh_seed()), path("c.jpg"));
+  ASSERT_EQ(run_cli(fmt::format("box-blur {} {} -d 5", path("c.jpg"), path("c2.jpg"))).code, 0);
+  EXPECT_EQ(read_image(path("c2.jpg")).channels, 3);
+}
+
+TEST_F(Cli, BadInputFilesExitWithOneAndNameTheFile) {
+  std::ofstream(path("corrupt.png"), std::ios::binary) << "\x89PNG\r\n\x1a\n garbage that is not a png";
+  std::ofstream(path("text.png")) << "hello";
+  const Image f32 = testing::random_image(4, 4, 1, SampleType::f32, testing::fresh_seed());
+  write_image(f32, path("float.npy"));
+  for (const std::string name : {"missing.png", "corrupt.png", "text.png", "float.npy"}) {
+    const CliResult r = run_cli(fmt::format("box-blur {} {}", path(name), path("out.png")));
+    EXPECT_EQ(r.code, 1) << name << "\n" << r.output;
+    EXPECT_NE(r.output.find(name), std::string::npos) << r.output;
+    EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << "one line: " << r.output;
+  }
+  EXPECT_FALSE(fs::exists(path("out.png")));
+}
+
+TEST_F(Cli, FailedRunLeavesNoPartialOutputAndKeepsAnExistingFile) {
+  write_image(testing::random_image(12, 12, 1, SampleType::u8, testing::fresh_seed()), path("in.png"));
+  std::ofstream(path("keep.png")) << "previous contents";
+  // The input is missing: the old output must survive untouched.
+  EXPECT_EQ(run_cli(fmt::format("box-blur {} {}", path("nope.png"), path("keep.png"))).code, 1);
+  std::ifstream kept(path("keep.png"));
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(kept), {}), "previous contents");
+  // The output folder does not exist: nothing is created anywhere.
+  EXPECT_EQ(run_cli(fmt::format("box-blur {} {}", path("in.png"), path("no/dir/out.png"))).code, 1);
+  // RGBA cannot be written as JPEG: refused, and no file appears.
+  write_image(testing::random_image(12, 12, 4, SampleType::u8, testing::fresh_seed()), path("rgba.png"));
+  EXPECT_EQ(run_cli(fmt::format("box-blur {} {}", path("rgba.png"), path("out.jpg"))).code, 1);
+  EXPECT_EQ(files(), (std::vector<std::string>{"in.png", "keep.png", "rgba.png"}));
+}
+
+TEST_F(Cli, DevicesListsTheDefault) {
+  const CliResult r = run_cli("devices");
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("Default device"), std::string::npos);
+  EXPECT_NE(r.output.find("compute units"), std::string::npos);
+  EXPECT_NE(r.output.find("max work-group size"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace clf
