@@ -31,6 +31,20 @@ for dev in ${CLF_GPU_TEST_DEVICES:-nvidia pocl}; do
   echo "tests on $dev: $(grep -E 'tests passed|tests failed' "$out/ctest-$dev.log" | tail -1) ($(( $(date +%s) - start )) s)" >> "$summary"
 done
 
+# Box blur variants on an 8192x8192 RGBA image: median kernel time of 3 CLI calls each.
+CLFILTERS_DEVICE=nvidia bench/box-blur-variants.sh "$cli" 8192x8192 3 "2 3 9 31 63" > "$out/box-blur-variants-nvidia.md" 2>&1
+cat "$out/box-blur-variants-nvidia.md" >> "$summary"
+cat "$summary"; exit 1
+fi
+cli=build/release/tools/clfilters
+$cli devices > "$out/devices.txt" 2>&1
+
+for dev in ${CLF_GPU_TEST_DEVICES:-nvidia pocl}; do
+  start=$(date +%s)
+  CLFILTERS_DEVICE=$dev ctest --preset release -j 8 --timeout 900 > "$out/ctest-$dev.log" 2>&1
+  echo "tests on $dev: $(grep -E 'tests passed|tests failed' "$out/ctest-$dev.log" | tail -1) ($(( $(date +%s) - start )) s)" >> "$summary"
+done
+
 # Box blur variants, one call each on an 8192x8192 RGBA image (kernel time from profiling events).
 if [ -x build/release/tools/clfilters ]; then
   python3 - "$out/big.npy" <<'PY' 2>/dev/null || true

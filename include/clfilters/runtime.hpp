@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -109,6 +110,10 @@ class Context {
 
   // Allocates a device buffer; throws ClError naming the size on failure.
   cl::Buffer buffer(cl_mem_flags flags, std::size_t bytes);
+  // Per-context memo of whether a device feature really works, for features a driver advertises but
+  // cannot build (PoCL 5 lists cl_intel_subgroups yet lacks its block reads). Empty until probed.
+  std::optional<bool>& feature_works(std::string_view feature);
+
   // A read-write temporary kept between calls under `name`, grown when too small; filters use it
   // for intermediates so repeated calls allocate nothing. Valid until the next call with that name.
   cl::Buffer& scratch_buffer(std::string_view name, std::size_t bytes);

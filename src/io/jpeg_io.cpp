@@ -7,6 +7,7 @@
 
 #include <csetjmp>
 #include <cstdio>  // jpeglib.h needs FILE
+#include <cstring>
 
 #include "io/image_io_internal.hpp"
 
@@ -26,8 +27,11 @@ JpegErrors* errors_of(j_common_ptr cinfo) {
 
 [[noreturn]] void on_error(j_common_ptr cinfo) {
   JpegErrors* errors = errors_of(cinfo);
-  errors->truncated = cinfo->err->msg_code == JWRN_JPEG_EOF;
   cinfo->err->format_message(cinfo, errors->message);
+  // Message codes are numbered differently across libjpeg-turbo builds (Debian 12 vs Ubuntu 24.04),
+  // so the text decides too.
+  errors->truncated = cinfo->err->msg_code == JWRN_JPEG_EOF ||
+                      std::strstr(errors->message, "Premature end of JPEG file") != nullptr;
   std::longjmp(errors->jump, 1);
 }
 

@@ -51,6 +51,7 @@ struct Context::Cached {
   std::map<std::string, cl::Program, std::less<>> programs;
   std::map<std::string, cl::Kernel, std::less<>> kernels;
   std::map<std::string, std::pair<cl::Buffer, std::size_t>, std::less<>> scratch;
+  std::map<std::string, std::optional<bool>, std::less<>> features;
 };
 
 Context::Context(std::string_view device_selector) : Context(select_device(device_selector)) {}
@@ -137,6 +138,12 @@ cl::Buffer Context::buffer(cl_mem_flags flags, std::size_t bytes) {
   cl::Buffer b(context_, flags, bytes == 0 ? 1 : bytes, nullptr, &err);
   if (err != CL_SUCCESS) throw ClError(err, fmt::format("clCreateBuffer({} bytes)", bytes));
   return b;
+}
+
+std::optional<bool>& Context::feature_works(std::string_view feature) {
+  auto it = cached_->features.find(feature);
+  if (it == cached_->features.end()) it = cached_->features.emplace(std::string(feature), std::nullopt).first;
+  return it->second;
 }
 
 cl::Buffer& Context::scratch_buffer(std::string_view name, std::size_t bytes) {

@@ -49,8 +49,26 @@ struct Plan {
   std::vector<std::string> kernels;
 };
 
-Plan make_plan(const DeviceInfo& device, const BoxBlurParams& params, std::string_view variant_name, int w, int h,
-               int c) {
+constexpr const char* kSubgroupOptions = " -D USE_INTEL_SUBGROUPS=1";
+
+// Whether the cl_intel_subgroups form of block4x4 builds here. Drivers may list the extension without
+// its block read/write functions (PoCL 5 does); then block4x4 falls back to plain vector loads.
+bool subgroup_block4x4_builds(Context& ctx, const std::string& options) {
+  std::optional<bool>& works = ctx.feature_works("box_blur.intel_subgroup_block_io");
+  if (!works) {
+    try {
+      ctx.kernel(kKernelFile, options + kSubgroupOptions, "box_block4x4_subgroups");
+      works = true;
+    } catch (const ClError& e) {
+      if (e.code() != CL_BUILD_PROGRAM_FAILURE) throw;
+      works = false;
+    }
+  }
+  return *works;
+}
+
+Plan make_plan(Context& ctx, const BoxBlurParams& params, std::string_view variant_name, int w, int h, int c) {
+  const DeviceInfo& device = ctx.info();
   check_params(params);
   if (c != 1 && c != 4) throw std::invalid_argument("box_blur: device images need 1 or 4 channels");
   check_size(w, h);
@@ -61,8 +79,9 @@ Plan make_plan(const DeviceInfo& device, const BoxBlurParams& params, std::strin
   const std::string& v = plan.variant;
   if (v == "naive") plan.kernels = {"box_naive"};
   if (v == "block4x4") {
-    if (c == 4 && device.has_intel_subgroups() && device.max_work_group_size >= 64) {
-      plan.options += " -D USE_INTEL_SUBGROUPS=1";
+    if (c == 4 && device.has_intel_subgroups() && device.max_work_group_size >= 64 &&
+        subgroup_block4x4_builds(ctx, plan.options)) {
+      plan.options += kSubgroupOptions;
       plan.kernels = {"box_block4x4_subgroups"};
     } else {
       plan.kernels = {"box_block4x4"};
@@ -81,7 +100,7 @@ Plan make_plan(const DeviceInfo& device, const BoxBlurParams& params, std::strin
 
 void box_blur_prepare(Context& ctx, const BoxBlurParams& params, std::string_view variant, int width, int height,
                       int channels) {
-  const Plan plan = make_plan(ctx.info(), params, variant, width, height, channels);
+  const Plan plan = make_plan(ctx, params, variant, width, height, channels);
   for (const auto& name : plan.kernels) ctx.kernel(kKernelFile, plan.options, name);
 }
 
@@ -90,7 +109,7 @@ std::vector<cl::Event> box_blur(Context& ctx, const DeviceImage& in, DeviceImage
   if (in.width != out.width || in.height != out.height || in.channels != out.channels)
     throw std::invalid_argument("box_blur: output must have the input's size and channels");
   const int w = in.width, h = in.height, c = in.channels, d = params.diameter;
-  const Plan plan = make_plan(ctx.info(), params, variant_name, w, h, c);
+  const Plan plan = make_plan(ctx, params, variant_name, w, h, c);
   const int mode = static_cast<int>(params.border.mode);
   const cl_uint cval = constant_bits(params.border, c);
   const auto W = std::size_t(w), H = std::size_t(h);

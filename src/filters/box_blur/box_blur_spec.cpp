@@ -51,11 +51,13 @@ std::optional<std::string> box_blur_unsupported(const DeviceInfo& device, std::s
   return fmt::format("unknown box blur variant '{}'", variant);
 }
 
-// The rule until the tuner exists (measured on PoCL, see bench/results/): block4x4 reads each input
-// row once per 4 output rows and wins for small windows; past that the O(1) sliding sums win.
+// The rule until the tuner exists. block4x4 reads each input row once per 4 output rows but still
+// costs O(d^2) per pixel; separable_sliding costs O(1) per pixel plus an intermediate's traffic.
+// Crossovers measured (bench/results/2026-11-22-*.md): PoCL on 2 cores, d <= 3; NVIDIA H200, d <= 9.
 std::string box_blur_auto_variant(const DeviceInfo& device, const BoxBlurParams& params, int width, int height,
                                   int channels) {
-  if (params.diameter <= 3) return "block4x4";
+  const int block_limit = (device.type & CL_DEVICE_TYPE_GPU) ? 9 : 3;
+  if (params.diameter <= block_limit) return "block4x4";
   if (!box_blur_unsupported(device, "separable_sliding", params, width, height, channels))
     return "separable_sliding";
   return "block4x4";
