@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "clfilters/box_blur.hpp"
+#include "clfilters/image_io.hpp"
 #include "testing/test_images.hpp"
 
 namespace clf {
@@ -150,8 +151,29 @@ TEST_P(BoxBlurFullHd, BitExactAgainstReference) {
     check_variant(variant, {1920, 1080}, {kDiameters[i]}, {kBorders[i % 4]}, {1, 4});
 }
 
+// The O(1) variant also takes a window wider than a full-HD frame (the others would need d^2 work).
+TEST(BoxBlurFullHdWide, SeparableSlidingTakesAWindowWiderThanTheImage) {
+  check_variant("separable_sliding", {1920, 1080}, {1923}, {kBorders[1], kBorders[3]}, {4});
+}
+
 INSTANTIATE_TEST_SUITE_P(FullHd, BoxBlurFullHd, ::testing::ValuesIn(variant_names()),
                          [](const auto& info) { return info.param; });
+
+// A real photograph (RGB JPEG) through the host API, every variant, against the reference.
+TEST(BoxBlurPhotograph, EveryVariantMatchesTheReference) {
+  Context& ctx = test_context();
+  const Image photo = read_image(CLF_DATA_DIR "/astronaut.jpg");
+  ASSERT_EQ(photo.channels, 3);
+  for (int d : {4, 9}) {
+    const BoxBlurParams params{d, {BorderMode::reflect101, 0}};
+    const Image expected = from_filter_layout(box_blur_reference(to_filter_layout(photo), params), 3);
+    for (const auto& v : box_blur_variants()) {
+      if (box_blur_unsupported(ctx.info(), v.name, params, photo.width, photo.height, 4)) continue;
+      SCOPED_TRACE(fmt::format("variant={} d={}", v.name, d));
+      EXPECT_TRUE(testing::images_equal(expected, box_blur(ctx, photo, params, v.name)));
+    }
+  }
+}
 
 // ---- host API: channel layouts and parameter checks ----------------------------------------------
 
