@@ -10,6 +10,7 @@
 #include "clfilters/device_image.hpp"
 #include "clfilters/image.hpp"
 #include "clfilters/runtime.hpp"
+#include "clfilters/variant.hpp"
 
 namespace clf {
 
@@ -21,17 +22,14 @@ struct BoxBlurParams {
 // Sums stay exact in 32 bits up to this diameter (d*d*255 + d*d/2 < 2^32).
 inline constexpr int kMaxBoxDiameter = 4095;
 
-struct VariantInfo {
-  std::string name;
-  std::string summary;  // what it does and which seed step it comes from
-};
-
 // Every box blur variant, in the order the seeds introduce them.
 const std::vector<VariantInfo>& box_blur_variants();
 
-// Why `variant` cannot run for this device, parameters and image, or nullopt if it can.
+// Why `variant` (with tunable values `config`) cannot run for this device, parameters and image,
+// or nullopt if it can.
 std::optional<std::string> box_blur_unsupported(const DeviceInfo& device, std::string_view variant,
-                                                const BoxBlurParams& params, int width, int height, int channels);
+                                                const BoxBlurParams& params, int width, int height, int channels,
+                                                const TuningConfig& config = {});
 
 // The variant "auto" resolves to (documented rule; the tuner replaces it later).
 std::string box_blur_auto_variant(const DeviceInfo& device, const BoxBlurParams& params, int width, int height,
@@ -43,14 +41,16 @@ Image box_blur(Context& ctx, const Image& input, const BoxBlurParams& params, st
                Timing* timing = nullptr);
 
 // Device-resident images with 1 or 4 channels, same size; `output` must not alias `input`.
-// Enqueues the kernels on ctx.queue() and returns their events without waiting.
+// Enqueues the kernels on ctx.queue() and returns their events without waiting. `config` sets the
+// variant's tunables (work-group shape, segment lengths, tile size); empty means the defaults.
 std::vector<cl::Event> box_blur(Context& ctx, const DeviceImage& input, DeviceImage& output,
-                                const BoxBlurParams& params, std::string_view variant = "auto");
+                                const BoxBlurParams& params, std::string_view variant = "auto",
+                                const TuningConfig& config = {});
 
 // Builds (or loads from the cache) the programs a call with these arguments will run, so that the
 // first call's time does not include compilation. Throws like box_blur for bad arguments.
 void box_blur_prepare(Context& ctx, const BoxBlurParams& params, std::string_view variant, int width, int height,
-                      int channels);
+                      int channels, const TuningConfig& config = {});
 
 // The CPU reference that defines the right answer: exact integer arithmetic, `threads` threads
 // (0 = all cores). 1 or 4 channels.

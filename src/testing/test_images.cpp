@@ -1,9 +1,10 @@
 #include "testing/test_images.hpp"
 
+#include "common/image_compare.hpp"
+
 #include <fmt/format.h>
 
 #include <chrono>
-#include <cmath>
 #include <cstdlib>
 #include <cstring>
 
@@ -44,45 +45,9 @@ Image random_image(int width, int height, int channels, SampleType type, std::ui
 
 void poison(Image& image, std::uint8_t value) { std::memset(image.data.data(), value, image.data.size()); }
 
-namespace {
-double sample_at(const Image& img, std::size_t i) {
-  switch (img.type) {
-    case SampleType::u8: return img.samples<std::uint8_t>()[i];
-    case SampleType::u16: return img.samples<std::uint16_t>()[i];
-    case SampleType::i16: return img.samples<std::int16_t>()[i];
-    case SampleType::f32: return img.samples<float>()[i];
-  }
-  return 0;
-}
-}  // namespace
-
 ::testing::AssertionResult images_equal(const Image& expected, const Image& actual, double tolerance) {
-  if (expected.width != actual.width || expected.height != actual.height ||
-      expected.channels != actual.channels || expected.type != actual.type) {
-    return ::testing::AssertionFailure() << fmt::format(
-               "shape differs: expected {}x{}x{} {}, got {}x{}x{} {}", expected.width, expected.height,
-               expected.channels, sample_type_name(expected.type), actual.width, actual.height,
-               actual.channels, sample_type_name(actual.type));
-  }
-  const std::size_t n = expected.data.size() / sample_size(expected.type);
-  std::size_t differing = 0, first = 0;
-  double largest = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    const double a = sample_at(expected, i), b = sample_at(actual, i);
-    const double diff = std::isnan(a) != std::isnan(b) ? INFINITY : std::fabs(a - b);
-    if (diff > tolerance) {
-      if (differing++ == 0) first = i;
-      if (diff > largest) largest = diff;
-    }
-  }
-  if (differing == 0) return ::testing::AssertionSuccess();
-  const std::size_t c = static_cast<std::size_t>(expected.channels);
-  const std::size_t px = first / c;
-  return ::testing::AssertionFailure() << fmt::format(
-             "{} of {} samples differ (tolerance {}); largest difference {}; first at x={} y={} channel={}: "
-             "expected {}, got {}",
-             differing, n, tolerance, largest, px % expected.width, px / expected.width, first % c,
-             sample_at(expected, first), sample_at(actual, first));
+  if (auto diff = compare_images(expected, actual, tolerance)) return ::testing::AssertionFailure() << *diff;
+  return ::testing::AssertionSuccess();
 }
 
 }  // namespace clf::testing

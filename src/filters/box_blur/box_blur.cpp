@@ -13,8 +13,6 @@ namespace clf {
 namespace {
 
 constexpr std::string_view kKernelFile = "box_blur.cl";
-constexpr int kRowSegment = 16;     // pixels per work-item in the row pass
-constexpr int kColumnSegment = 32;  // rows per work-item in the column pass
 
 void check_params(const BoxBlurParams& p) {
   if (p.diameter < 1 || p.diameter > kMaxBoxDiameter)
@@ -35,10 +33,6 @@ cl_uint constant_bits(const Border& border, int channels) {
 }
 
 }  // namespace
-
-TileShape box_local_tile_shape(const DeviceInfo& device) {
-  return device.max_work_group_size >= 256 ? TileShape{16, 16} : TileShape{8, 8};
-}
 
 namespace {
 
@@ -67,14 +61,16 @@ bool subgroup_block4x4_builds(Context& ctx, const std::string& options) {
   return *works;
 }
 
-Plan make_plan(Context& ctx, const BoxBlurParams& params, std::string_view variant_name, int w, int h, int c) {
+Plan make_plan(Context& ctx, const BoxBlurParams& params, std::string_view variant_name, int w, int h, int c,
+               const TuningConfig& config) {
   const DeviceInfo& device = ctx.info();
   check_params(params);
   if (c != 1 && c != 4) throw std::invalid_argument("box_blur: device images need 1 or 4 channels");
   check_size(w, h);
   Plan plan;
   plan.variant = variant_name == "auto" ? box_blur_auto_variant(device, params, w, h, c) : std::string(variant_name);
-  if (auto why = box_blur_unsupported(device, plan.variant, params, w, h, c)) throw std::invalid_argument(*why);
+  if (auto why = box_blur_unsupported(device, plan.variant, params, w, h, c, config))
+    throw std::invalid_argument(*why);
   plan.options = fmt::format("-D CHANNELS={}", c);
   const std::string& v = plan.variant;
   if (v == "naive") plan.kernels = {"box_naive"};
@@ -96,20 +92,29 @@ Plan make_plan(Context& ctx, const BoxBlurParams& params, std::string_view varia
   return plan;
 }
 
+// Global and local range of a one-pixel-per-work-item pass over `width` x `height` items.
+std::pair<cl::NDRange, cl::NDRange> ranges(const VariantInfo& variant, const TuningConfig& config, std::size_t width,
+                                           std::size_t height) {
+  const int lx = tunable_value(config, variant, "local_x"), ly = tunable_value(config, variant, "local_y");
+  if (lx <= 0) return {cl::NDRange(width, height), cl::NullRange};
+  return {cl::NDRange(round_up(width, lx), round_up(height, ly)), cl::NDRange(lx, ly)};
+}
+
 }  // namespace
 
 void box_blur_prepare(Context& ctx, const BoxBlurParams& params, std::string_view variant, int width, int height,
-                      int channels) {
-  const Plan plan = make_plan(ctx, params, variant, width, height, channels);
+                      int channels, const TuningConfig& config) {
+  const Plan plan = make_plan(ctx, params, variant, width, height, channels, config);
   for (const auto& name : plan.kernels) ctx.kernel(kKernelFile, plan.options, name);
 }
 
 std::vector<cl::Event> box_blur(Context& ctx, const DeviceImage& in, DeviceImage& out, const BoxBlurParams& params,
-                                std::string_view variant_name) {
+                                std::string_view variant_name, const TuningConfig& config) {
   if (in.width != out.width || in.height != out.height || in.channels != out.channels)
     throw std::invalid_argument("box_blur: output must have the input's size and channels");
   const int w = in.width, h = in.height, c = in.channels, d = params.diameter;
-  const Plan plan = make_plan(ctx, params, variant_name, w, h, c);
+  const Plan plan = make_plan(ctx, params, variant_name, w, h, c, config);
+  const VariantInfo& info = *find_variant(box_blur_variants(), plan.variant);
   const int mode = static_cast<int>(params.border.mode);
   const cl_uint cval = constant_bits(params.border, c);
   const auto W = std::size_t(w), H = std::size_t(h);
@@ -118,31 +123,36 @@ std::vector<cl::Event> box_blur(Context& ctx, const DeviceImage& in, DeviceImage
 
   if (variant == "naive") {
     set_kernel_args(kernel(0), in.buffer, out.buffer, w, h, d, mode, cval);
-    return {launch(ctx, kernel(0), cl::NDRange(W, H))};
+    const auto [global, local] = ranges(info, config, W, H);
+    return {launch(ctx, kernel(0), global, local)};
   }
   if (variant == "block4x4") {
     set_kernel_args(kernel(0), in.buffer, out.buffer, w, h, d, mode, cval);
     if (plan.kernels[0] == "box_block4x4_subgroups")
       return {launch(ctx, kernel(0), cl::NDRange(round_up(W, 256) / 4, (H + 3) / 4), cl::NDRange(64, 1))};
-    return {launch(ctx, kernel(0), cl::NDRange((W + 3) / 4, (H + 3) / 4))};
+    const auto [global, local] = ranges(info, config, (W + 3) / 4, (H + 3) / 4);
+    return {launch(ctx, kernel(0), global, local)};
   }
   if (variant == "two_pass") {
     const std::size_t tw = W + d - 2, th = H + d - 2;
     cl::Buffer& pairs = ctx.scratch_buffer("box_blur.pairs", tw * th * 2 * std::size_t(c));
     set_kernel_args(kernel(0), in.buffer, pairs, w, h, d, mode, cval);
     set_kernel_args(kernel(1), pairs, out.buffer, w, h, d);
-    return {launch(ctx, kernel(0), cl::NDRange(tw, th)), launch(ctx, kernel(1), cl::NDRange(W, H))};
+    const auto [global, local] = ranges(info, config, W, H);
+    return {launch(ctx, kernel(0), cl::NDRange(tw, th)), launch(ctx, kernel(1), global, local)};
   }
   if (variant == "separable_sliding") {
+    const int row_segment = tunable_value(config, info, "row_segment");
+    const int column_segment = tunable_value(config, info, "column_segment");
     const std::size_t sum_bytes = d > 257 ? 4 : 2;
     cl::Buffer& sums = ctx.scratch_buffer("box_blur.row_sums", W * H * std::size_t(c) * sum_bytes);
-    set_kernel_args(kernel(0), in.buffer, sums, w, h, d, mode, cval, kRowSegment);
-    set_kernel_args(kernel(1), sums, out.buffer, w, h, d, mode, cval, kColumnSegment);
-    return {launch(ctx, kernel(0), cl::NDRange((W + kRowSegment - 1) / kRowSegment, H)),
-            launch(ctx, kernel(1), cl::NDRange(W, (H + kColumnSegment - 1) / kColumnSegment))};
+    set_kernel_args(kernel(0), in.buffer, sums, w, h, d, mode, cval, row_segment);
+    set_kernel_args(kernel(1), sums, out.buffer, w, h, d, mode, cval, column_segment);
+    return {launch(ctx, kernel(0), cl::NDRange((W + row_segment - 1) / row_segment, H)),
+            launch(ctx, kernel(1), cl::NDRange(W, (H + column_segment - 1) / column_segment))};
   }
   // local_tile
-  const auto tile = box_local_tile_shape(ctx.info());
+  const auto tile = box_local_tile_shape(ctx.info(), config);
   const std::size_t tile_bytes = std::size_t(tile.width + d - 1) * std::size_t(tile.height + d - 1) * c;
   set_kernel_args(kernel(0), in.buffer, out.buffer, w, h, d, mode, cval, cl::Local(tile_bytes));
   return {launch(ctx, kernel(0), cl::NDRange(round_up(W, tile.width), round_up(H, tile.height)),

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "clfilters/runtime.hpp"
+#include "clfilters/variant.hpp"
 
 namespace clf {
 
@@ -9,7 +10,7 @@ struct TileShape {
   int height;
 };
 
-// Work-group shape of the local_tile variant on this device.
-TileShape box_local_tile_shape(const DeviceInfo& device);
+// Work-group (tile) shape of the local_tile variant on this device for these tunables.
+TileShape box_local_tile_shape(const DeviceInfo& device, const TuningConfig& config);
 
 }  // namespace clf

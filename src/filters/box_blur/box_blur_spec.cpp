@@ -1,59 +1,93 @@
-// The box blur's description: its variants, what each needs from the device, and the auto rule.
-// Tests, the CLI (and later the benchmark and tuner) iterate over this.
+// The box blur's description: its variants and tunables, what each needs from the device, the auto
+// rule, and the FilterSpec that tests, benchmark, tuner and command line iterate over.
 #include <fmt/format.h>
 
+#include <chrono>
+
 #include "clfilters/box_blur.hpp"
+#include "common/image_compare.hpp"
+#include "common/synthetic_image.hpp"
 #include "filters/box_blur/box_blur_internal.hpp"
+#include "filters/filter_spec.hpp"
 
 namespace clf {
+namespace {
+
+// Work-group shape of a one-pixel-per-work-item pass; local_x = 0 lets the driver choose.
+const std::vector<Tunable> kLocalSize = {
+    {"local_x", {0, 8, 16, 32, 64}, "work-group width (0: the driver chooses)"},
+    {"local_y", {1, 2, 4, 8, 16}, "work-group height"},
+};
+
+}  // namespace
 
 const std::vector<VariantInfo>& box_blur_variants() {
   static const std::vector<VariantInfo> all = {
-      {"naive", "one pixel per work-item, d*d packed loads (seed 004 baseline)"},
+      {"naive", "one pixel per work-item, d*d packed loads (seed 004 baseline)", kLocalSize},
       {"block4x4",
        "16 pixels per work-item in a 4x4 block with uint4 vector loads; cl_intel_subgroups block reads "
-       "and writes where offered (seed 004)"},
-      {"two_pass", "even d only: 2x2 sums into an integer temporary, then (d/2)^2 samples (seed 003 9.1.1)"},
-      {"separable_sliding", "row pass and coalesced column pass with running sums: O(1) per pixel for any d"},
-      {"local_tile", "tile plus halo loaded once into local memory per work-group"},
+       "and writes where they build (seed 004)",
+       kLocalSize},
+      {"two_pass", "even d only: 2x2 sums into an integer temporary, then (d/2)^2 samples (seed 003 9.1.1)",
+       kLocalSize},
+      {"separable_sliding",
+       "row pass and coalesced column pass with running sums: O(1) per pixel for any d",
+       {{"row_segment", {16, 8, 32, 64}, "pixels per work-item in the row pass"},
+        {"column_segment", {32, 16, 64, 128}, "rows per work-item in the column pass"}}},
+      {"local_tile",
+       "tile plus halo loaded once into local memory per work-group",
+       {{"tile_x", {16, 8, 32}, "work-group (tile) width"}, {"tile_y", {16, 8, 4}, "work-group (tile) height"}}},
   };
   return all;
 }
 
+TileShape box_local_tile_shape(const DeviceInfo& device, const TuningConfig& config) {
+  const VariantInfo& v = *find_variant(box_blur_variants(), "local_tile");
+  TileShape tile{tunable_value(config, v, "tile_x"), tunable_value(config, v, "tile_y")};
+  // The default 16x16 needs 256 work-items; smaller devices get 8x8.
+  if (config.empty() && device.max_work_group_size < 256) tile = {8, 8};
+  return tile;
+}
+
 std::optional<std::string> box_blur_unsupported(const DeviceInfo& device, std::string_view variant,
-                                                const BoxBlurParams& params, int width, int height, int channels) {
+                                                const BoxBlurParams& params, int width, int height, int channels,
+                                                const TuningConfig& config) {
+  const VariantInfo* info = find_variant(box_blur_variants(), std::string(variant));
+  if (!info) return fmt::format("unknown box blur variant '{}'", variant);
   const int d = params.diameter;
   const std::size_t pixel_bytes = channels == 4 ? 4 : 1;
-  if (variant == "naive" || variant == "block4x4") return std::nullopt;
+  const int lx = tunable_value(config, *info, "local_x"), ly = tunable_value(config, *info, "local_y");
+  if (lx > 0 && std::size_t(lx) * std::size_t(ly) > device.max_work_group_size)
+    return fmt::format("work-group {}x{} exceeds the device's {} work-items", lx, ly, device.max_work_group_size);
   if (variant == "two_pass") {
     if (d % 2 != 0) return fmt::format("two_pass needs an even diameter (got {})", d);
     const std::size_t bytes = std::size_t(width + d - 2) * std::size_t(height + d - 2) * 2 * pixel_bytes;
     if (bytes > device.max_alloc_bytes)
       return fmt::format("two_pass needs a {} MiB temporary, above the device's {} MiB allocation limit",
                          bytes >> 20, device.max_alloc_bytes >> 20);
-    return std::nullopt;
   }
   if (variant == "separable_sliding") {
     const std::size_t bytes = std::size_t(width) * height * pixel_bytes * (d > 257 ? 4 : 2);
     if (bytes > device.max_alloc_bytes)
       return fmt::format("separable_sliding needs a {} MiB temporary, above the device's {} MiB allocation limit",
                          bytes >> 20, device.max_alloc_bytes >> 20);
-    return std::nullopt;
   }
   if (variant == "local_tile") {
-    const auto tile = box_local_tile_shape(device);
+    const auto tile = box_local_tile_shape(device, config);
+    if (std::size_t(tile.width) * std::size_t(tile.height) > device.max_work_group_size)
+      return fmt::format("tile {}x{} exceeds the device's {} work-items", tile.width, tile.height,
+                         device.max_work_group_size);
     const std::size_t bytes = std::size_t(tile.width + d - 1) * std::size_t(tile.height + d - 1) * pixel_bytes;
     if (bytes > device.local_mem_bytes)
       return fmt::format("local_tile needs {} bytes of local memory for d={}, the device has {}", bytes, d,
                          device.local_mem_bytes);
-    return std::nullopt;
   }
-  return fmt::format("unknown box blur variant '{}'", variant);
+  return std::nullopt;
 }
 
-// The rule until the tuner exists. block4x4 reads each input row once per 4 output rows but still
-// costs O(d^2) per pixel; separable_sliding costs O(1) per pixel plus an intermediate's traffic.
-// Crossovers measured (bench/results/2026-11-22-*.md): PoCL on 2 cores, d <= 3; NVIDIA H200, d <= 9.
+// The rule until the tuner has measured this device. block4x4 reads each input row once per 4 output
+// rows but still costs O(d^2) per pixel; separable_sliding costs O(1) per pixel plus an intermediate's
+// traffic. Crossovers measured (bench/results/2026-11-22-*.md): PoCL on 2 cores, d <= 3; H200, d <= 9.
 std::string box_blur_auto_variant(const DeviceInfo& device, const BoxBlurParams& params, int width, int height,
                                   int channels) {
   const int block_limit = (device.type & CL_DEVICE_TYPE_GPU) ? 9 : 3;
@@ -61,6 +95,78 @@ std::string box_blur_auto_variant(const DeviceInfo& device, const BoxBlurParams&
   if (!box_blur_unsupported(device, "separable_sliding", params, width, height, channels))
     return "separable_sliding";
   return "block4x4";
+}
+
+// ---- FilterSpec -----------------------------------------------------------------------------------
+namespace {
+
+class BoxBlurInstance : public FilterInstance {
+ public:
+  BoxBlurInstance(Context& ctx, Image input, BoxBlurParams params)
+      : ctx_(ctx),
+        input_(std::move(input)),
+        params_(params),
+        d_in_(DeviceImage::upload(ctx, input_)),
+        d_out_(DeviceImage::allocate(ctx, input_.width, input_.height, input_.channels)) {}
+
+  std::optional<std::string> unsupported(const std::string& variant, const TuningConfig& config) const override {
+    return box_blur_unsupported(ctx_.info(), variant, params_, input_.width, input_.height, input_.channels, config);
+  }
+  std::vector<cl::Event> enqueue(const std::string& variant, const TuningConfig& config) override {
+    return box_blur(ctx_, d_in_, d_out_, params_, variant, config);
+  }
+  double run_host_to_host(const std::string& variant, const TuningConfig& config) override {
+    box_blur_prepare(ctx_, params_, variant, input_.width, input_.height, input_.channels, config);
+    const auto start = std::chrono::steady_clock::now();
+    DeviceImage in = DeviceImage::upload(ctx_, input_);
+    box_blur(ctx_, in, d_out_, params_, variant, config);
+    Image out = d_out_.download(ctx_);
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  }
+  std::optional<std::string> check_output() override {
+    if (expected_.empty()) expected_ = box_blur_reference(input_, params_);
+    return compare_images(expected_, d_out_.download(ctx_));
+  }
+  void run_reference(int threads) override { box_blur_reference(input_, params_, threads); }
+  std::uint64_t bytes_moved() const override { return 2 * input_.byte_size(); }
+  std::uint64_t pixels() const override { return input_.pixel_count(); }
+
+ private:
+  Context& ctx_;
+  Image input_;
+  BoxBlurParams params_;
+  DeviceImage d_in_, d_out_;
+  Image expected_;
+};
+
+class BoxBlurSpec : public FilterSpec {
+ public:
+  std::string name() const override { return "box-blur"; }
+  std::string kernel_file() const override { return "box_blur.cl"; }
+  const std::vector<VariantInfo>& variants() const override { return box_blur_variants(); }
+  // Keys: diameter (9), channels (4), border (replicate | reflect101 | constant[=V]).
+  std::vector<ParamMap> bench_cases() const override {
+    std::vector<ParamMap> cases;
+    for (const char* d : {"9", "3", "11", "31", "63"}) cases.push_back({{"diameter", d}, {"channels", "4"}});
+    return cases;
+  }
+  std::unique_ptr<FilterInstance> instantiate(Context& ctx, int width, int height, const ParamMap& params,
+                                              std::uint64_t seed) const override {
+    for (const auto& [key, value] : params)
+      if (key != "diameter" && key != "channels" && key != "border")
+        throw std::invalid_argument(fmt::format("box-blur has no parameter '{}'", key));
+    const BoxBlurParams p{param_int(params, "diameter", 9), parse_border(param_text(params, "border", "replicate"))};
+    const int channels = param_int(params, "channels", 4);
+    if (channels != 1 && channels != 4) throw std::invalid_argument("box-blur channels must be 1 or 4");
+    return std::make_unique<BoxBlurInstance>(ctx, synthetic_photo(width, height, channels, seed), p);
+  }
+};
+
+}  // namespace
+
+const FilterSpec& box_blur_filter_spec() {
+  static const BoxBlurSpec spec;
+  return spec;
 }
 
 }  // namespace clf

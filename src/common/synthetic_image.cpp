@@ -1,0 +1,55 @@
+#include "common/synthetic_image.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "common/parallel.hpp"
+
+namespace clf {
+
+Image synthetic_photo(int width, int height, int channels, std::uint64_t seed) {
+  Image img(width, height, channels);
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  struct Shape {
+    double cx, cy, rx, ry;
+    bool ellipse;
+    double value[4];
+  };
+  std::vector<Shape> shapes(12);
+  for (auto& s : shapes) {
+    s = {unit(rng) * width, unit(rng) * height, (0.03 + 0.2 * unit(rng)) * width,
+         (0.03 + 0.2 * unit(rng)) * height, unit(rng) < 0.5, {}};
+    for (double& v : s.value) v = 255 * unit(rng);
+  }
+  double phase[4], tilt[4];
+  for (int c = 0; c < 4; ++c) phase[c] = 6.28 * unit(rng), tilt[c] = unit(rng);
+  const std::uint64_t noise_seed = rng();
+  auto px = img.samples<std::uint8_t>();
+  parallel_rows(height, 0, [&](int y0, int y1) {
+    std::mt19937_64 noise(noise_seed + static_cast<std::uint64_t>(y0));
+    std::normal_distribution<double> gauss(0.0, 6.0);
+    for (int y = y0; y < y1; ++y)
+      for (int x = 0; x < width; ++x) {
+        const double u = double(x) / std::max(width - 1, 1), v = double(y) / std::max(height - 1, 1);
+        const Shape* top = nullptr;
+        for (const auto& s : shapes) {
+          const double dx = (x - s.cx) / s.rx, dy = (y - s.cy) / s.ry;
+          if (s.ellipse ? dx * dx + dy * dy <= 1 : std::abs(dx) <= 1 && std::abs(dy) <= 1) top = &s;
+        }
+        for (int c = 0; c < channels; ++c) {
+          double value = top ? top->value[c % 4]
+                             : 40 + 170 * (tilt[c % 4] * u + (1 - tilt[c % 4]) * v);  // gradient background
+          value += 18 * std::sin(0.35 * x + 0.21 * y + phase[c % 4]);                   // fine texture
+          value += gauss(noise);                                                        // sensor noise
+          px[(static_cast<std::size_t>(y) * width + x) * channels + c] =
+              static_cast<std::uint8_t>(std::clamp(std::lround(value), 0L, 255L));
+        }
+      }
+  });
+  return img;
+}
+
+}  // namespace clf

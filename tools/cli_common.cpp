@@ -1,0 +1,70 @@
+#include "cli_common.hpp"
+
+#include <fmt/format.h>
+
+#include "clfilters/image_io.hpp"
+
+namespace clf::cli {
+
+std::vector<std::pair<int, CommandFactory>>& command_factories() {
+  static std::vector<std::pair<int, CommandFactory>> all;
+  return all;
+}
+
+CommandRegistrar::CommandRegistrar(int order, CommandFactory factory) {
+  command_factories().emplace_back(order, factory);
+}
+
+void add_image_options(CLI::App* cmd, ImageCommandOptions& o, const std::vector<VariantInfo>& variants,
+                       bool with_border) {
+  cmd->add_option("IN", o.input, "input image (PNG, JPEG, PGM/PPM, .npy)")->required();
+  cmd->add_option("OUT", o.output, "output image; the format follows the extension")->required();
+  if (with_border)
+    cmd->add_option("--border", o.border, "replicate | reflect101 | constant[=V]")->capture_default_str();
+  std::string help = "auto (the tuned or built-in choice) or one of:";
+  for (const auto& v : variants) help += fmt::format("\n  {}: {}", v.name, v.summary);
+  cmd->add_option("--variant", o.variant, help)->capture_default_str();
+  cmd->add_option("--device", o.device,
+                  "OpenCL device: index (0, 1:0) or part of its platform/device name (nvidia, pocl, cpu); "
+                  "default $CLFILTERS_DEVICE, else the first GPU, else the first CPU");
+  cmd->add_flag("--time", o.time, "print kernel time (profiling events) and total time (upload to download)");
+  cmd->add_option("--quality", o.jpeg_quality, "JPEG quality of the output, 1-100")->check(CLI::Range(1, 100));
+}
+
+Border parse_border_option(const std::string& text) {
+  try {
+    return parse_border(text);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+}
+
+void check_variant_name(const std::string& variant, const std::vector<VariantInfo>& variants) {
+  if (variant == "auto" || find_variant(variants, variant)) return;
+  std::string names;
+  for (const auto& v : variants) names += (names.empty() ? "" : ", ") + v.name;
+  throw UsageError(fmt::format("unknown variant '{}' (expected auto, {})", variant, names));
+}
+
+void check_output_extension(const std::string& path) {
+  try {
+    format_from_extension(path);
+  } catch (const ImageIoError& e) {
+    throw UsageError(e.what());
+  }
+}
+
+Image read_input(const std::string& path) { return read_image(path); }
+
+void write_output(const Image& image, const ImageCommandOptions& options) {
+  write_image(image, options.output, {.jpeg_quality = options.jpeg_quality});
+}
+
+void print_result(const std::string& description, const Context& ctx, const Image& input,
+                  const ImageCommandOptions& options, const Timing& timing) {
+  fmt::print("{} on {} ({}): {}x{}x{} -> {}\n", description, ctx.info().name, ctx.info().platform_name, input.width,
+             input.height, input.channels, options.output);
+  if (options.time) fmt::print("kernel {:.3f} ms, total {:.3f} ms\n", timing.kernel_ms, timing.total_ms);
+}
+
+}  // namespace clf::cli

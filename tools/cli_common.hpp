@@ -1,0 +1,69 @@
+// Shared pieces of the clfilters command line: the command registry, the options every image filter
+// takes, and the error conventions (exit 0 success, 1 runtime error, 2 usage error).
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "clfilters/border.hpp"
+#include "clfilters/device_image.hpp"
+#include "clfilters/image.hpp"
+#include "clfilters/runtime.hpp"
+#include "clfilters/variant.hpp"
+
+namespace clf::cli {
+
+constexpr int kRuntimeError = 1;
+constexpr int kUsageError = 2;
+
+// A problem with the command's arguments found after parsing; main prints it and exits 2.
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// A subcommand. Each registers itself with a CommandRegistrar in its own .cpp file.
+class Command {
+ public:
+  virtual ~Command() = default;
+  virtual CLI::App* add_to(CLI::App& app) = 0;  // declares the subcommand and its options
+  virtual int run() = 0;                        // runs it after parsing; returns the exit code
+};
+
+using CommandFactory = std::unique_ptr<Command> (*)();
+// `order` sorts the subcommands in --help (devices 0, filters 100+, tools 900+).
+struct CommandRegistrar {
+  CommandRegistrar(int order, CommandFactory factory);
+};
+std::vector<std::pair<int, CommandFactory>>& command_factories();
+
+// What every image filter command takes: IN OUT [--border] [--variant] [--device] [--time] [--quality].
+struct ImageCommandOptions {
+  std::string input;
+  std::string output;
+  std::string device;
+  std::string variant = "auto";
+  std::string border = "replicate";
+  bool time = false;
+  int jpeg_quality = 95;
+};
+void add_image_options(CLI::App* cmd, ImageCommandOptions& options, const std::vector<VariantInfo>& variants,
+                       bool with_border = true);
+
+// Checks done before any work, each throwing UsageError with one line.
+Border parse_border_option(const std::string& text);
+void check_variant_name(const std::string& variant, const std::vector<VariantInfo>& variants);
+void check_output_extension(const std::string& path);
+
+// Reads IN; a runtime error (exit 1) names the file if it cannot be read.
+Image read_input(const std::string& path);
+// Writes OUT atomically with the JPEG quality option.
+void write_output(const Image& image, const ImageCommandOptions& options);
+// "box-blur d=9 ... on DEVICE (PLATFORM): WxHxC -> OUT" and, with --time, the timings.
+void print_result(const std::string& description, const Context& ctx, const Image& input,
+                  const ImageCommandOptions& options, const Timing& timing);
+
+}  // namespace clf::cli
