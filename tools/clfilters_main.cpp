@@ -9,6 +9,7 @@
 
 int main(int argc, char** argv) {
   using namespace clf::cli;
+  for (int i = 0; i < argc; ++i) invocation() += (i ? " " : "") + std::string(i ? argv[i] : "clfilters");
   CLI::App app{"clfilters: classic image filters on any OpenCL device (GPU, or CPU through PoCL)"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "clfilters 0.1.0");

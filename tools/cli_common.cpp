@@ -11,6 +11,11 @@ std::vector<std::pair<int, CommandFactory>>& command_factories() {
   return all;
 }
 
+std::string& invocation() {
+  static std::string text;
+  return text;
+}
+
 CommandRegistrar::CommandRegistrar(int order, CommandFactory factory) {
   command_factories().emplace_back(order, factory);
 }

@@ -40,6 +40,9 @@ struct CommandRegistrar {
 };
 std::vector<std::pair<int, CommandFactory>>& command_factories();
 
+// The command line as typed ("clfilters bench box-blur --sizes ..."), for result files.
+std::string& invocation();
+
 // What every image filter command takes: IN OUT [--border] [--variant] [--device] [--time] [--quality].
 struct ImageCommandOptions {
   std::string input;

@@ -31,9 +31,19 @@ std::optional<std::string> box_blur_unsupported(const DeviceInfo& device, std::s
                                                 const BoxBlurParams& params, int width, int height, int channels,
                                                 const TuningConfig& config = {});
 
-// The variant "auto" resolves to (documented rule; the tuner replaces it later).
+// The built-in rule for "auto" when the tuning database has nothing for this device.
 std::string box_blur_auto_variant(const DeviceInfo& device, const BoxBlurParams& params, int width, int height,
                                   int channels);
+
+// The tuning database's parameter class of a call ("c4 d<=3", ...): diameters that favour different
+// variants are tuned separately.
+std::string box_blur_param_class(const BoxBlurParams& params, int channels);
+
+// What a call with `variant` runs: a named variant as given; "auto" the tuned choice for this device,
+// size class and parameter class (`clfilters tune`), else the built-in rule. `config`, when not empty,
+// overrides the tunables.
+VariantChoice box_blur_choose(Context& ctx, const BoxBlurParams& params, std::string_view variant, int width,
+                              int height, int channels, const TuningConfig& config = {});
 
 // Host images: u8 with 1, 2, 3 or 4 channels (2 and 3 are padded to 4 on the device and back).
 // Throws std::invalid_argument for bad parameters or an unsupported variant.

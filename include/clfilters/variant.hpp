@@ -24,6 +24,14 @@ struct VariantInfo {
 // Chosen tunable values by name; a missing name means the tunable's default (first value).
 using TuningConfig = std::map<std::string, int>;
 
+// What a call runs: the variant, its tunables, and why ("requested", "tuned" from the tuning
+// database, or "rule", the filter's built-in default).
+struct VariantChoice {
+  std::string variant;
+  TuningConfig config;
+  std::string reason;
+};
+
 // The value of `name` in `config`, else the variant's default for it, else `fallback`.
 int tunable_value(const TuningConfig& config, const VariantInfo& variant, const std::string& name, int fallback = 0);
 
@@ -31,6 +39,9 @@ int tunable_value(const TuningConfig& config, const VariantInfo& variant, const 
 std::string to_string(const TuningConfig& config);
 // Parses the form above; throws std::invalid_argument.
 TuningConfig parse_tuning_config(const std::string& text);
+
+// "separable_sliding[column_segment=64,row_segment=8]", or just the name with default tunables.
+std::string describe(const VariantChoice& choice);
 
 // Every combination of a variant's tunable values (the default config alone if it has none).
 std::vector<TuningConfig> all_configs(const VariantInfo& variant);

@@ -37,6 +37,10 @@ TuningConfig parse_tuning_config(const std::string& text) {
   return config;
 }
 
+std::string describe(const VariantChoice& choice) {
+  return choice.config.empty() ? choice.variant : choice.variant + "[" + to_string(choice.config) + "]";
+}
+
 std::vector<TuningConfig> all_configs(const VariantInfo& variant) {
   std::vector<TuningConfig> configs{{}};
   for (const auto& t : variant.tunables) {

@@ -36,6 +36,8 @@ class FilterInstance {
   // Effective bytes of one call: each input byte read once, each output byte written once.
   virtual std::uint64_t bytes_moved() const = 0;
   virtual std::uint64_t pixels() const = 0;
+  // What "auto" resolves to for this problem on this device (tuned choice or built-in rule).
+  virtual std::string auto_variant() const { return "auto"; }
 };
 
 class FilterSpec {
@@ -47,6 +49,9 @@ class FilterSpec {
   // Parameter sets the benchmark runs by default, e.g. {{"diameter","9"},{"channels","4"}}; the first
   // is the one the tuner tunes.
   virtual std::vector<ParamMap> bench_cases() const = 0;
+  // The tuning database keeps one winner per parameter class: parameters that change which variant
+  // wins (box blur's diameter) map to different classes. "" when one class fits all.
+  virtual std::string param_class(const ParamMap& params) const { return (void)params, ""; }
   // Sets up a problem with a fresh synthetic input drawn from `seed`. Throws std::invalid_argument for
   // unknown or bad parameters.
   virtual std::unique_ptr<FilterInstance> instantiate(Context& ctx, int width, int height, const ParamMap& params,

@@ -52,6 +52,7 @@ struct Context::Cached {
   std::map<std::string, cl::Kernel, std::less<>> kernels;
   std::map<std::string, std::pair<cl::Buffer, std::size_t>, std::less<>> scratch;
   std::map<std::string, std::optional<bool>, std::less<>> features;
+  std::map<std::string, std::uint64_t, std::less<>> source_hashes;
 };
 
 Context::Context(std::string_view device_selector) : Context(select_device(device_selector)) {}
@@ -69,7 +70,13 @@ Context::~Context() {
   if (queue_()) queue_.finish();
 }
 
-std::uint64_t Context::source_hash(std::string_view kernel_file) const { return fnv1a64(full_source(kernel_file)); }
+std::uint64_t Context::source_hash(std::string_view kernel_file) const {
+  // Memoised: `auto` looks the tuning database up with it on every call.
+  auto it = cached_->source_hashes.find(kernel_file);
+  if (it == cached_->source_hashes.end())
+    it = cached_->source_hashes.emplace(std::string(kernel_file), fnv1a64(full_source(kernel_file))).first;
+  return it->second;
+}
 
 cl::Program& Context::program(std::string_view kernel_file, const std::string& options) {
   return program_from_source(kernel_file, full_source(kernel_file), options);

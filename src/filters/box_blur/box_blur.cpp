@@ -39,6 +39,7 @@ namespace {
 // Which kernels a call runs and how they are built, so they can be built before any timing starts.
 struct Plan {
   std::string variant;
+  TuningConfig config;
   std::string options;
   std::vector<std::string> kernels;
 };
@@ -68,8 +69,10 @@ Plan make_plan(Context& ctx, const BoxBlurParams& params, std::string_view varia
   if (c != 1 && c != 4) throw std::invalid_argument("box_blur: device images need 1 or 4 channels");
   check_size(w, h);
   Plan plan;
-  plan.variant = variant_name == "auto" ? box_blur_auto_variant(device, params, w, h, c) : std::string(variant_name);
-  if (auto why = box_blur_unsupported(device, plan.variant, params, w, h, c, config))
+  VariantChoice choice = box_blur_choose(ctx, params, variant_name, w, h, c, config);
+  plan.variant = std::move(choice.variant);
+  plan.config = std::move(choice.config);
+  if (auto why = box_blur_unsupported(device, plan.variant, params, w, h, c, plan.config))
     throw std::invalid_argument(*why);
   plan.options = fmt::format("-D CHANNELS={}", c);
   const std::string& v = plan.variant;
@@ -115,6 +118,7 @@ std::vector<cl::Event> box_blur(Context& ctx, const DeviceImage& in, DeviceImage
   const int w = in.width, h = in.height, c = in.channels, d = params.diameter;
   const Plan plan = make_plan(ctx, params, variant_name, w, h, c, config);
   const VariantInfo& info = *find_variant(box_blur_variants(), plan.variant);
+  const TuningConfig& tunables = plan.config;
   const int mode = static_cast<int>(params.border.mode);
   const cl_uint cval = constant_bits(params.border, c);
   const auto W = std::size_t(w), H = std::size_t(h);
@@ -123,14 +127,14 @@ std::vector<cl::Event> box_blur(Context& ctx, const DeviceImage& in, DeviceImage
 
   if (variant == "naive") {
     set_kernel_args(kernel(0), in.buffer, out.buffer, w, h, d, mode, cval);
-    const auto [global, local] = ranges(info, config, W, H);
+    const auto [global, local] = ranges(info, tunables, W, H);
     return {launch(ctx, kernel(0), global, local)};
   }
   if (variant == "block4x4") {
     set_kernel_args(kernel(0), in.buffer, out.buffer, w, h, d, mode, cval);
     if (plan.kernels[0] == "box_block4x4_subgroups")
       return {launch(ctx, kernel(0), cl::NDRange(round_up(W, 256) / 4, (H + 3) / 4), cl::NDRange(64, 1))};
-    const auto [global, local] = ranges(info, config, (W + 3) / 4, (H + 3) / 4);
+    const auto [global, local] = ranges(info, tunables, (W + 3) / 4, (H + 3) / 4);
     return {launch(ctx, kernel(0), global, local)};
   }
   if (variant == "two_pass") {
@@ -138,12 +142,12 @@ std::vector<cl::Event> box_blur(Context& ctx, const DeviceImage& in, DeviceImage
     cl::Buffer& pairs = ctx.scratch_buffer("box_blur.pairs", tw * th * 2 * std::size_t(c));
     set_kernel_args(kernel(0), in.buffer, pairs, w, h, d, mode, cval);
     set_kernel_args(kernel(1), pairs, out.buffer, w, h, d);
-    const auto [global, local] = ranges(info, config, W, H);
+    const auto [global, local] = ranges(info, tunables, W, H);
     return {launch(ctx, kernel(0), cl::NDRange(tw, th)), launch(ctx, kernel(1), global, local)};
   }
   if (variant == "separable_sliding") {
-    const int row_segment = tunable_value(config, info, "row_segment");
-    const int column_segment = tunable_value(config, info, "column_segment");
+    const int row_segment = tunable_value(tunables, info, "row_segment");
+    const int column_segment = tunable_value(tunables, info, "column_segment");
     const std::size_t sum_bytes = d > 257 ? 4 : 2;
     cl::Buffer& sums = ctx.scratch_buffer("box_blur.row_sums", W * H * std::size_t(c) * sum_bytes);
     set_kernel_args(kernel(0), in.buffer, sums, w, h, d, mode, cval, row_segment);
@@ -152,7 +156,7 @@ std::vector<cl::Event> box_blur(Context& ctx, const DeviceImage& in, DeviceImage
             launch(ctx, kernel(1), cl::NDRange(W, (H + column_segment - 1) / column_segment))};
   }
   // local_tile
-  const auto tile = box_local_tile_shape(ctx.info(), config);
+  const auto tile = box_local_tile_shape(ctx.info(), tunables);
   const std::size_t tile_bytes = std::size_t(tile.width + d - 1) * std::size_t(tile.height + d - 1) * c;
   set_kernel_args(kernel(0), in.buffer, out.buffer, w, h, d, mode, cval, cl::Local(tile_bytes));
   return {launch(ctx, kernel(0), cl::NDRange(round_up(W, tile.width), round_up(H, tile.height)),

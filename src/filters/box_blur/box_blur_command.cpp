@@ -29,16 +29,16 @@ class BoxBlurCommand : public Command {
                                            options_.input, input.channels, sample_type_name(input.type)));
     Context ctx(options_.device);
     const int device_channels = input.channels == 1 ? 1 : 4;
-    const std::string variant =
-        options_.variant == "auto"
-            ? box_blur_auto_variant(ctx.info(), params_, input.width, input.height, device_channels)
-            : options_.variant;
-    if (auto why = box_blur_unsupported(ctx.info(), variant, params_, input.width, input.height, device_channels))
+    const VariantChoice choice =
+        box_blur_choose(ctx, params_, options_.variant, input.width, input.height, device_channels);
+    if (auto why = box_blur_unsupported(ctx.info(), choice.variant, params_, input.width, input.height,
+                                        device_channels, choice.config))
       throw UsageError(*why);
     Timing timing;
-    const Image out = box_blur(ctx, input, params_, variant, &timing);
+    const Image out = box_blur(ctx, input, params_, options_.variant, &timing);
     write_output(out, options_);
-    print_result(fmt::format("box-blur d={} border={} variant={}", params_.diameter, to_string(params_.border), variant),
+    print_result(fmt::format("box-blur d={} border={} variant={} ({})", params_.diameter, to_string(params_.border),
+                             describe(choice), choice.reason),
                  ctx, input, options_, timing);
     return 0;
   }

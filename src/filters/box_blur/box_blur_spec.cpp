@@ -9,6 +9,7 @@
 #include "common/synthetic_image.hpp"
 #include "filters/box_blur/box_blur_internal.hpp"
 #include "filters/filter_spec.hpp"
+#include "tuning/tuning_db.hpp"
 
 namespace clf {
 namespace {
@@ -97,6 +98,22 @@ std::string box_blur_auto_variant(const DeviceInfo& device, const BoxBlurParams&
   return "block4x4";
 }
 
+std::string box_blur_param_class(const BoxBlurParams& params, int channels) {
+  const int d = params.diameter;
+  return fmt::format("c{} {}", channels, d <= 3 ? "d<=3" : d <= 11 ? "d<=11" : "d>11");
+}
+
+VariantChoice box_blur_choose(Context& ctx, const BoxBlurParams& params, std::string_view variant, int width,
+                              int height, int channels, const TuningConfig& config) {
+  if (variant != "auto") return {std::string(variant), config, "requested"};
+  if (auto tuned = tuned_choice(ctx, "box-blur", "box_blur.cl", box_blur_param_class(params, channels), width, height)) {
+    const TuningConfig& c = config.empty() ? tuned->config : config;
+    if (!box_blur_unsupported(ctx.info(), tuned->variant, params, width, height, channels, c))
+      return {tuned->variant, c, "tuned"};
+  }
+  return {box_blur_auto_variant(ctx.info(), params, width, height, channels), config, "rule"};
+}
+
 // ---- FilterSpec -----------------------------------------------------------------------------------
 namespace {
 
@@ -128,6 +145,9 @@ class BoxBlurInstance : public FilterInstance {
     return compare_images(expected_, d_out_.download(ctx_));
   }
   void run_reference(int threads) override { box_blur_reference(input_, params_, threads); }
+  std::string auto_variant() const override {
+    return describe(box_blur_choose(ctx_, params_, "auto", input_.width, input_.height, input_.channels));
+  }
   std::uint64_t bytes_moved() const override { return 2 * input_.byte_size(); }
   std::uint64_t pixels() const override { return input_.pixel_count(); }
 
@@ -149,6 +169,9 @@ class BoxBlurSpec : public FilterSpec {
     std::vector<ParamMap> cases;
     for (const char* d : {"9", "3", "11", "31", "63"}) cases.push_back({{"diameter", d}, {"channels", "4"}});
     return cases;
+  }
+  std::string param_class(const ParamMap& params) const override {
+    return box_blur_param_class({param_int(params, "diameter", 9), {}}, param_int(params, "channels", 4));
   }
   std::unique_ptr<FilterInstance> instantiate(Context& ctx, int width, int height, const ParamMap& params,
                                               std::uint64_t seed) const override {

@@ -1,0 +1,314 @@
+#include "bench/bench.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <ctime>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <thread>
+
+#include "clfilters/device_image.hpp"
+#include "runtime/launch.hpp"
+
+namespace clf {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
+
+std::string params_text(const ParamMap& p) {
+  std::string out;
+  for (const auto& [k, v] : p) out += (out.empty() ? "" : " ") + k + "=" + v;
+  return out;
+}
+
+std::string today() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  return fmt::format("{:04}-{:02}-{:02} {:02}:{:02} UTC", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
+                     tm.tm_min);
+}
+
+std::vector<std::string> selected_variants(const FilterSpec& spec, const std::string& which) {
+  std::vector<std::string> out;
+  if (which == "auto") return {"auto"};
+  if (which == "all") {
+    for (const auto& v : spec.variants()) out.push_back(v.name);
+    out.push_back("auto");
+    return out;
+  }
+  std::size_t start = 0;
+  while (start <= which.size()) {
+    const auto comma = which.find(',', start);
+    const std::string name = which.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (name == "auto" || find_variant(spec.variants(), name)) out.push_back(name);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
+Stats stats_of(std::vector<double> v) {
+  if (v.empty()) return {};
+  std::sort(v.begin(), v.end());
+  const auto at = [&](double q) { return v[std::min(v.size() - 1, std::size_t(std::ceil(q * double(v.size()))) - 1)]; };
+  return {v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]), v.front(), at(0.9)};
+}
+
+double measure_copy_bandwidth(Context& ctx) {
+  const std::size_t bytes = std::size_t(std::min<std::uint64_t>(
+      {std::uint64_t(1) << 30, ctx.info().max_alloc_bytes / 2, ctx.info().global_mem_bytes / 8}));
+  cl::Buffer a = ctx.buffer(CL_MEM_READ_WRITE, bytes), b = ctx.buffer(CL_MEM_READ_WRITE, bytes);
+  const cl_uint pattern = 0x5A5A5A5A;
+  check_cl(ctx.queue().enqueueFillBuffer(a, pattern, 0, bytes), "clEnqueueFillBuffer");
+  std::vector<double> gbs;
+  for (int i = 0; i < 6; ++i) {
+    cl::Event e;
+    check_cl(ctx.queue().enqueueCopyBuffer(a, b, 0, 0, bytes, nullptr, &e), "clEnqueueCopyBuffer");
+    const double ms = kernel_milliseconds({e});
+    if (i > 0) gbs.push_back(2.0 * double(bytes) / (ms * 1e-3) / 1e9);  // first one warms up
+  }
+  return stats_of(gbs).median;
+}
+
+BenchReport run_bench(Context& ctx, const BenchOptions& options,
+                      const std::function<void(const std::string&)>& progress) {
+  BenchReport report;
+  report.device = ctx.info().name;
+  report.platform = ctx.info().platform_name;
+  report.driver = ctx.info().driver_version;
+  report.date = today();
+  report.copy_gb_per_s = measure_copy_bandwidth(ctx);
+  report.cpu_threads = int(std::max(1u, std::thread::hardware_concurrency()));
+  std::mt19937_64 seeds(std::random_device{}());
+
+  for (const FilterSpec* spec : options.filters.empty() ? all_filter_specs() : options.filters) {
+    const auto cases = options.cases.empty() ? spec->bench_cases() : options.cases;
+    for (const auto& params : cases)
+      for (const auto& [w, h] : options.sizes) {
+        auto instance = spec->instantiate(ctx, w, h, params, seeds());
+        // The CPU reference at 4 threads and at all threads (seed 001's table).
+        std::optional<double> cpu4, cpu_all;
+        if (options.cpu_runs > 0) {
+          if (progress) progress(fmt::format("{} {} {}x{}: CPU reference", spec->name(), params_text(params), w, h));
+          for (int threads : {4, report.cpu_threads}) {
+            std::vector<double> t;
+            for (int i = 0; i < options.cpu_runs; ++i) {
+              const auto s = Clock::now();
+              instance->run_reference(threads);
+              t.push_back(ms_since(s));
+            }
+            (threads == 4 ? cpu4 : cpu_all) = stats_of(t).median;
+          }
+        }
+        std::optional<double> naive_ms;
+        for (const auto& variant : selected_variants(*spec, options.variants)) {
+          BenchRow row;
+          row.filter = spec->name();
+          row.params = params_text(params);
+          row.width = w;
+          row.height = h;
+          row.variant = row.resolved = variant;
+          if (variant == "auto") row.resolved = instance->auto_variant();
+          row.cpu4_ms = cpu4;
+          row.cpu_all_ms = cpu_all;
+          if (progress) progress(fmt::format("{} {} {}x{}: {}", spec->name(), row.params, w, h, variant));
+          try {
+            if (auto why = variant == "auto" ? std::nullopt : instance->unsupported(variant, {})) {
+              row.status = "skipped: " + *why;
+              report.rows.push_back(row);
+              continue;
+            }
+            kernel_milliseconds(instance->enqueue(variant, {}));
+            if (auto diff = instance->check_output()) {
+              row.status = "WRONG: " + *diff;
+              report.rows.push_back(row);
+              continue;
+            }
+            const auto row_start = Clock::now();
+            const double cap_ms = options.max_seconds_per_row * 1e3;
+            for (int i = 0; i < options.warmup && ms_since(row_start) < cap_ms / 4; ++i)
+              kernel_milliseconds(instance->enqueue(variant, {}));
+            std::vector<double> kernel, total;
+            for (int i = 0; i < options.runs && (i < 3 || ms_since(row_start) < cap_ms); ++i)
+              kernel.push_back(kernel_milliseconds(instance->enqueue(variant, {})));
+            for (int i = 0; i < options.total_runs && (i < 3 || ms_since(row_start) < cap_ms); ++i)
+              total.push_back(instance->run_host_to_host(variant, {}));
+            row.kernel_ms = stats_of(kernel);
+            row.total_ms = stats_of(total);
+            row.kernel_runs = int(kernel.size());
+            row.total_runs = int(total.size());
+            row.status = "ok";
+          } catch (const std::exception& e) {
+            std::string what = e.what();
+            if (auto nl = what.find('\n'); nl != std::string::npos) what.resize(nl);
+            row.status = "failed: " + what;
+            report.rows.push_back(row);
+            continue;
+          }
+          const double s = row.kernel_ms.median * 1e-3;
+          row.gpix_per_s = double(instance->pixels()) / s / 1e9;
+          row.gb_per_s = double(instance->bytes_moved()) / s / 1e9;
+          row.bandwidth_fraction = report.copy_gb_per_s > 0 ? row.gb_per_s / report.copy_gb_per_s : 0;
+          // The first variant of every spec is its baseline (the seeds' "naive").
+          if (variant == spec->variants().front().name) naive_ms = row.kernel_ms.median;
+          if (naive_ms) row.speedup_vs_naive = *naive_ms / row.kernel_ms.median;
+          if (cpu4) row.speedup_vs_cpu4 = *cpu4 / row.kernel_ms.median;
+          if (cpu_all) row.speedup_vs_cpu_all = *cpu_all / row.kernel_ms.median;
+          report.rows.push_back(row);
+        }
+      }
+  }
+  return report;
+}
+
+namespace {
+std::string opt(const std::optional<double>& v, const char* fmt_spec = "{:.2f}") {
+  return v ? fmt::format(fmt::runtime(fmt_spec), *v) : "-";
+}
+}  // namespace
+
+std::string format_table(const BenchReport& r) {
+  std::string out = fmt::format("Device: {} ({}, driver {}); copy bandwidth {:.1f} GB/s; CPU reference threads: 4 and {}\n",
+                                r.device, r.platform, r.driver, r.copy_gb_per_s, r.cpu_threads);
+  out += fmt::format("{:<12} {:<28} {:>11} {:<26} {:>10} {:>10} {:>10} {:>10} {:>8} {:>8} {:>6} {:>8} {:>8} {:>8}\n",
+                     "filter", "params", "size", "variant", "kern med", "kern min", "kern p90", "total med", "Gpix/s",
+                     "GB/s", "%bw", "x naive", "x cpu4", "x cpuN");
+  for (const auto& row : r.rows) {
+    const std::string variant = row.variant == "auto" ? "auto=" + row.resolved : row.variant;
+    const std::string size = fmt::format("{}x{}", row.width, row.height);
+    if (row.status != "ok") {
+      out += fmt::format("{:<12} {:<28} {:>11} {:<26} {}\n", row.filter, row.params, size, variant, row.status);
+      continue;
+    }
+    out += fmt::format(
+        "{:<12} {:<28} {:>11} {:<26} {:>10.3f} {:>10.3f} {:>10.3f} {:>10.3f} {:>8.2f} {:>8.1f} {:>5.0f}% {:>8} {:>8} {:>8}\n",
+        row.filter, row.params, size, variant, row.kernel_ms.median, row.kernel_ms.min, row.kernel_ms.p90,
+        row.total_ms.median, row.gpix_per_s, row.gb_per_s, 100 * row.bandwidth_fraction, opt(row.speedup_vs_naive),
+        opt(row.speedup_vs_cpu4), opt(row.speedup_vs_cpu_all));
+  }
+  return out;
+}
+
+std::string format_csv(const BenchReport& r) {
+  std::string out =
+      "device,filter,params,width,height,variant,resolved,status,kernel_median_ms,kernel_min_ms,kernel_p90_ms,"
+      "total_median_ms,total_min_ms,total_p90_ms,gpix_per_s,gb_per_s,bandwidth_fraction,copy_gb_per_s,"
+      "speedup_vs_naive,cpu4_ms,cpu_all_ms,speedup_vs_cpu4,speedup_vs_cpu_all,kernel_runs,total_runs\n";
+  auto quoted = [](const std::string& s) {
+    std::string q(1, '"');
+    for (char c : s) q.append(c == '"' ? 2 : 1, c);  // CSV doubles embedded quotes
+    q.push_back('"');
+    return q;
+  };
+  for (const auto& row : r.rows) {
+    out += fmt::format("{},{},{},{},{},{},{},{},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{:.4f},{:.3f},{:.4f},{:.1f},{},{},{},{},{},{},{}\n",
+                       quoted(r.device), row.filter, quoted(row.params), row.width, row.height, row.variant,
+                       quoted(row.resolved), quoted(row.status), row.kernel_ms.median, row.kernel_ms.min,
+                       row.kernel_ms.p90, row.total_ms.median, row.total_ms.min, row.total_ms.p90, row.gpix_per_s,
+                       row.gb_per_s, row.bandwidth_fraction, r.copy_gb_per_s, opt(row.speedup_vs_naive, "{:.4f}"),
+                       opt(row.cpu4_ms, "{:.4f}"), opt(row.cpu_all_ms, "{:.4f}"), opt(row.speedup_vs_cpu4, "{:.4f}"),
+                       opt(row.speedup_vs_cpu_all, "{:.4f}"), row.kernel_runs, row.total_runs);
+  }
+  return out;
+}
+
+std::string format_json(const BenchReport& r) {
+  using json = nlohmann::json;
+  auto optional = [](const std::optional<double>& v) { return v ? json(*v) : json(nullptr); };
+  auto stats = [](const Stats& s) { return json{{"median", s.median}, {"min", s.min}, {"p90", s.p90}}; };
+  json rows = json::array();
+  for (const auto& row : r.rows)
+    rows.push_back({{"filter", row.filter},
+                    {"params", row.params},
+                    {"width", row.width},
+                    {"height", row.height},
+                    {"variant", row.variant},
+                    {"resolved", row.resolved},
+                    {"status", row.status},
+                    {"kernel_ms", stats(row.kernel_ms)},
+                    {"total_ms", stats(row.total_ms)},
+                    {"kernel_runs", row.kernel_runs},
+                    {"total_runs", row.total_runs},
+                    {"gpix_per_s", row.gpix_per_s},
+                    {"gb_per_s", row.gb_per_s},
+                    {"bandwidth_fraction", row.bandwidth_fraction},
+                    {"speedup_vs_naive", optional(row.speedup_vs_naive)},
+                    {"cpu4_ms", optional(row.cpu4_ms)},
+                    {"cpu_all_ms", optional(row.cpu_all_ms)},
+                    {"speedup_vs_cpu4", optional(row.speedup_vs_cpu4)},
+                    {"speedup_vs_cpu_all", optional(row.speedup_vs_cpu_all)}});
+  return json{{"device", r.device},       {"platform", r.platform}, {"driver", r.driver},
+              {"date", r.date},           {"command", r.command},   {"copy_gb_per_s", r.copy_gb_per_s},
+              {"cpu_threads", r.cpu_threads}, {"rows", rows}}
+             .dump(1) +
+         "\n";
+}
+
+std::string plot_svg(const BenchReport& r) {
+  // Groups in report order; bars are the variants with a speedup (auto excluded: it repeats one).
+  struct Group {
+    std::string filter, detail;
+    std::vector<std::pair<std::string, double>> bars;
+  };
+  std::vector<Group> groups;
+  double top = 1;
+  for (const auto& row : r.rows) {
+    if (row.status != "ok" || !row.speedup_vs_naive || row.variant == "auto") continue;
+    const std::string detail = fmt::format("{} {}x{}", row.params, row.width, row.height);
+    if (groups.empty() || groups.back().filter != row.filter || groups.back().detail != detail)
+      groups.push_back({row.filter, detail, {}});
+    groups.back().bars.emplace_back(row.variant, *row.speedup_vs_naive);
+    top = std::max(top, *row.speedup_vs_naive);
+  }
+  const double log_top = std::ceil(std::log10(top) + 1e-9);  // log scale from 0.1x to the next power of 10
+  const double bar_w = 22, gap = 48, left = 60, plot_h = 300, base_y = 50 + plot_h;
+  const std::string title = fmt::format("Speedup over naive (kernel time, log scale), {}", r.device);
+  double width = left + 20;
+  for (const auto& g : groups) width += std::max(double(g.bars.size()) * bar_w, 6.0 * double(g.detail.size())) + gap;
+  width = std::max(width, 7.5 * double(title.size()) + left);
+  auto y_of = [&](double v) { return base_y - plot_h * (std::log10(std::max(v, 0.1)) + 1) / (log_top + 1); };
+  const char* colours[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
+                           "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"};
+  std::string svg = fmt::format(
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{:.0f}\" height=\"{:.0f}\" font-family=\"sans-serif\" "
+      "font-size=\"11\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
+      "<text x=\"{}\" y=\"24\" font-size=\"14\">{}</text>\n",
+      width, base_y + 170, left, title);
+  for (int e = -1; e <= int(log_top); ++e) {
+    const double v = std::pow(10.0, e), y = y_of(v);
+    svg += fmt::format("<line x1=\"{}\" x2=\"{:.0f}\" y1=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"{}\"/><text x=\"{}\" "
+                       "y=\"{:.1f}\" text-anchor=\"end\">{}x</text>\n",
+                       left, width, y, y, e == 0 ? "#888" : "#ddd", left - 5, y + 4, v < 1 ? "0.1" : fmt::format("{:g}", v));
+  }
+  double x = left + 10;
+  for (const auto& g : groups) {
+    const double group_start = x;
+    for (std::size_t i = 0; i < g.bars.size(); ++i) {
+      const double y = y_of(g.bars[i].second), y1 = y_of(1.0);
+      svg += fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{}\" height=\"{:.1f}\" fill=\"{}\"><title>{} {} {}: "
+                         "{:.2f}x</title></rect>\n",
+                         x, std::min(y, y1), bar_w - 3, std::max(1.0, std::abs(y1 - y)), colours[i % 10], g.filter,
+                         g.detail, g.bars[i].first, g.bars[i].second);
+      svg += fmt::format("<text transform=\"translate({:.1f},{:.1f}) rotate(55)\">{}</text>\n", x + 5, base_y + 6,
+                         g.bars[i].first);
+      x += bar_w;
+    }
+    svg += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" font-weight=\"bold\">{}</text>\n", group_start,
+                       base_y + 135, g.filter);
+    svg += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"10\">{}</text>\n", group_start, base_y + 150,
+                       g.detail);
+    x = std::max(x, group_start + 6.0 * double(g.detail.size())) + gap;
+  }
+  return svg + "</svg>\n";
+}
+
+}  // namespace clf

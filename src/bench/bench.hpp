@@ -1,0 +1,69 @@
+// The benchmark harness (seed 001's method, SPEC.md "Timing"): warm-up runs, then timed runs; kernel
+// time from profiling events (the sum over every kernel of a call) and total time from host input to
+// host output, each as median, min and p90; throughput, effective bandwidth against the device's
+// measured copy bandwidth, and speedups over the filter's first (naive) variant and the CPU reference.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "filters/filter_spec.hpp"
+
+namespace clf {
+
+struct BenchOptions {
+  std::vector<const FilterSpec*> filters;       // empty: all
+  std::vector<std::pair<int, int>> sizes = {{1920, 1080}};
+  std::string variants = "all";                 // all | auto | comma-separated names
+  std::vector<ParamMap> cases;                  // empty: each filter's bench_cases()
+  int warmup = 10;
+  int runs = 50;
+  int total_runs = 10;                          // host-to-host runs for the total time
+  int cpu_runs = 3;                             // reference runs per thread count; 0 skips the CPU columns
+  // A variant whose calls are slow (naive on a CPU) stops its warm-up and timed runs after this many
+  // seconds, with at least 3 timed runs; the row records how many ran.
+  double max_seconds_per_row = 20;
+};
+
+struct Stats {
+  double median = 0, min = 0, p90 = 0;
+};
+
+struct BenchRow {
+  std::string filter;
+  std::string params;  // "channels=4 diameter=9"
+  int width = 0, height = 0;
+  std::string variant;  // "auto" rows show what it resolved to in `resolved`
+  std::string resolved;
+  std::string status;   // "ok", "skipped: ...", "WRONG: ...", "failed: ..."
+  Stats kernel_ms, total_ms;
+  int kernel_runs = 0, total_runs = 0;
+  double gpix_per_s = 0, gb_per_s = 0, bandwidth_fraction = 0;
+  std::optional<double> speedup_vs_naive, speedup_vs_cpu4, speedup_vs_cpu_all;
+  std::optional<double> cpu4_ms, cpu_all_ms;
+};
+
+struct BenchReport {
+  std::string device, platform, driver, date, command;
+  double copy_gb_per_s = 0;  // clEnqueueCopyBuffer, bytes read + written per second
+  int cpu_threads = 0;       // "all threads" for the CPU reference
+  std::vector<BenchRow> rows;
+};
+
+// clEnqueueCopyBuffer of a large buffer (up to 1 GiB, within the device's limits); median of 5.
+double measure_copy_bandwidth(Context& ctx);
+
+Stats stats_of(std::vector<double> samples);
+
+BenchReport run_bench(Context& ctx, const BenchOptions& options,
+                      const std::function<void(const std::string&)>& progress = {});
+
+std::string format_table(const BenchReport& report);
+std::string format_csv(const BenchReport& report);
+std::string format_json(const BenchReport& report);
+// Bar chart of speedup over the naive variant: one group per filter, case and size, a bar per variant.
+std::string plot_svg(const BenchReport& report);
+
+}  // namespace clf

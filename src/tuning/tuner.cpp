@@ -1,0 +1,152 @@
+#include "tuning/tuner.hpp"
+
+#include "clfilters/device_image.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <ctime>
+#include <map>
+#include <random>
+
+namespace clf {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+std::string today() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  return fmt::format("{:04}-{:02}-{:02}", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday);
+}
+
+// Runs one candidate: first call (builds the program) checked against the reference, then warm-up and
+// timed calls. Candidates whose first call is already far slower than the best so far are not timed
+// further: they cannot win, and on a CPU they can take seconds each.
+void run_candidate(FilterInstance& instance, CandidateResult& c, const TuneOptions& options,
+                   std::optional<double> best_ms) {
+  try {
+    const double first = kernel_milliseconds(instance.enqueue(c.variant, c.config));
+    if (auto diff = instance.check_output()) {
+      c.problem = "wrong result: " + *diff;
+      return;
+    }
+    if (best_ms && first > 10 * *best_ms) {
+      c.problem = fmt::format("first run {:.3f} ms, over 10x the best so far; not timed further", first);
+      return;
+    }
+    for (int i = 0; i < options.warmup; ++i) kernel_milliseconds(instance.enqueue(c.variant, c.config));
+    std::vector<double> times;
+    for (int i = 0; i < std::max(options.timed_runs, 5); ++i)
+      times.push_back(kernel_milliseconds(instance.enqueue(c.variant, c.config)));
+    c.kernel_ms = median(times);
+  } catch (const ClError& e) {
+    c.problem = fmt::format("failed: {}", e.what());
+    if (auto nl = c.problem.find('\n'); nl != std::string::npos) c.problem.resize(nl);  // keep the build log out
+  } catch (const std::exception& e) {
+    c.problem = fmt::format("failed: {}", e.what());
+  }
+}
+
+}  // namespace
+
+std::vector<TuneReport> tune(Context& ctx, const std::vector<const FilterSpec*>& filters, const TuneOptions& options,
+                             TuningDb& db, const std::function<void(const TuneProgress&)>& progress) {
+  struct Unit {
+    const FilterSpec* spec;
+    ParamMap params;
+    std::string param_class;
+  };
+  std::vector<Unit> units;
+  for (const FilterSpec* spec : filters.empty() ? all_filter_specs() : filters) {
+    std::vector<std::string> seen;
+    for (const auto& params : spec->bench_cases()) {
+      const std::string cls = spec->param_class(params);
+      if (std::find(seen.begin(), seen.end(), cls) != seen.end()) continue;  // first case of each class
+      seen.push_back(cls);
+      units.push_back({spec, params, cls});
+    }
+  }
+
+  const auto start = Clock::now();
+  std::vector<TuneReport> reports;
+  std::mt19937_64 rng(std::random_device{}());
+  for (std::size_t u = 0; u < units.size(); ++u) {
+    const Unit& unit = units[u];
+    TuneReport report{unit.spec->name(), unit.param_class, unit.params, true, {}, std::nullopt};
+    // Each unit gets an even share of what is left of the budget.
+    const double unit_budget = (options.budget_seconds - seconds_since(start)) / double(units.size() - u);
+    const auto unit_start = Clock::now();
+    auto instance = unit.spec->instantiate(ctx, options.width, options.height, unit.params, rng());
+
+    std::vector<CandidateResult> candidates;
+    std::map<std::string, TuningConfig> defaults;  // each variant's first config: all tunables at default
+    for (const auto& v : unit.spec->variants()) {
+      const auto configs = all_configs(v);
+      defaults[v.name] = configs.front();
+      for (const auto& config : configs) candidates.push_back({v.name, config, std::nullopt, ""});
+    }
+    std::vector<CandidateResult*> runnable;
+    for (auto& c : candidates) {
+      if (auto why = instance->unsupported(c.variant, c.config))
+        c.problem = "unsupported: " + *why;
+      else
+        runnable.push_back(&c);
+    }
+    if (runnable.size() > options.exhaustive_limit) {
+      // Too many to try them all: random order, defaults of every variant first so each is represented.
+      std::shuffle(runnable.begin(), runnable.end(), rng);
+      std::stable_partition(runnable.begin(), runnable.end(),
+                            [&](const CandidateResult* c) { return c->config == defaults[c->variant]; });
+    }
+    std::optional<double> best_ms;
+    for (std::size_t i = 0; i < runnable.size(); ++i) {
+      CandidateResult& c = *runnable[i];
+      const double used = seconds_since(unit_start);
+      if (used > unit_budget && best_ms) {
+        for (std::size_t j = i; j < runnable.size(); ++j) runnable[j]->problem = "not tried: budget spent";
+        report.exhaustive = false;
+        break;
+      }
+      if (progress) progress({fmt::format("{} {}", unit.spec->name(), unit.param_class), i, runnable.size(),
+                              std::max(0.0, options.budget_seconds - seconds_since(start))});
+      run_candidate(*instance, c, options, best_ms);
+      if (c.kernel_ms && (!best_ms || *c.kernel_ms < *best_ms)) best_ms = c.kernel_ms;
+    }
+
+    std::vector<const CandidateResult*> timed;
+    for (const auto& c : candidates)
+      if (c.kernel_ms) timed.push_back(&c);
+    std::sort(timed.begin(), timed.end(), [](auto* a, auto* b) { return *a->kernel_ms < *b->kernel_ms; });
+    if (!timed.empty()) {
+      const DeviceInfo& d = ctx.info();
+      TuningEntry entry{d.vendor,
+                        d.name,
+                        d.driver_version,
+                        unit.spec->name(),
+                        unit.param_class,
+                        fmt::format("{:016x}", ctx.source_hash(unit.spec->kernel_file())),
+                        size_class(options.width, options.height),
+                        {timed[0]->variant, timed[0]->config, *timed[0]->kernel_ms},
+                        std::nullopt,
+                        today()};
+      if (timed.size() > 1) entry.runner_up = TunedChoice{timed[1]->variant, timed[1]->config, *timed[1]->kernel_ms};
+      db.put(entry);
+      report.entry = entry;
+    }
+    report.candidates = std::move(candidates);
+    reports.push_back(std::move(report));
+  }
+  return reports;
+}
+
+}  // namespace clf

@@ -1,0 +1,51 @@
+// The tuner: for each filter and parameter class, search the variants and their tunables (as each
+// filter's spec states them), check every candidate against the CPU reference on a fresh input,
+// time the correct ones, and store the fastest in the tuning database.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "filters/filter_spec.hpp"
+#include "tuning/tuning_db.hpp"
+
+namespace clf {
+
+struct TuneOptions {
+  int width = 1920;
+  int height = 1080;
+  double budget_seconds = 90;  // for the whole run, shared evenly by the (filter, class) units
+  int warmup = 2;
+  int timed_runs = 5;          // the time of a candidate is the median of these
+  std::size_t exhaustive_limit = 64;  // search every candidate when there are at most this many
+};
+
+struct CandidateResult {
+  std::string variant;
+  TuningConfig config;
+  std::optional<double> kernel_ms;  // set when it ran, was correct and was timed
+  std::string problem;              // why not: unsupported, build/launch failure, wrong result, budget
+};
+
+struct TuneReport {
+  std::string filter;
+  std::string param_class;
+  ParamMap params;
+  bool exhaustive = true;
+  std::vector<CandidateResult> candidates;
+  std::optional<TuningEntry> entry;  // what was stored
+};
+
+struct TuneProgress {
+  std::string unit;  // "box-blur c4 d<=11"
+  std::size_t done = 0, total = 0;
+  double seconds_left = 0;
+};
+
+// Tunes `filters` (all when empty) on ctx's device and stores the winners in `db` (not saved).
+std::vector<TuneReport> tune(Context& ctx, const std::vector<const FilterSpec*>& filters, const TuneOptions& options,
+                             TuningDb& db, const std::function<void(const TuneProgress&)>& progress = {});
+
+}  // namespace clf

@@ -1,0 +1,152 @@
+#include "tuning/tuning_db.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <nlohmann/json.hpp>
+
+#include "clfilters/image_io.hpp"
+
+namespace clf {
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+namespace {
+
+constexpr int kFormatVersion = 1;
+const char* const kSizeClasses[] = {"<=0.3MP", "<=1MP", "<=4MP", "<=16MP", ">16MP"};
+
+json to_json(const TunedChoice& c) {
+  return {{"variant", c.variant}, {"config", to_string(c.config)}, {"kernel_ms", c.kernel_ms}};
+}
+TunedChoice choice_from_json(const json& j) {
+  return {j.at("variant").get<std::string>(), parse_tuning_config(j.at("config").get<std::string>()),
+          j.at("kernel_ms").get<double>()};
+}
+
+bool same_key(const TuningEntry& a, const TuningEntry& b) {
+  return a.vendor == b.vendor && a.device == b.device && a.driver == b.driver && a.filter == b.filter &&
+         a.param_class == b.param_class && a.size_class == b.size_class;
+}
+
+}  // namespace
+
+std::string size_class(int width, int height) {
+  const double mp = double(width) * double(height) / 1e6;
+  if (mp <= 0.3) return kSizeClasses[0];
+  if (mp <= 1.0) return kSizeClasses[1];
+  if (mp <= 4.0) return kSizeClasses[2];
+  if (mp <= 16.0) return kSizeClasses[3];
+  return kSizeClasses[4];
+}
+
+int size_class_rank(const std::string& size_class) {
+  for (int i = 0; i < 5; ++i)
+    if (size_class == kSizeClasses[i]) return i;
+  return -100;
+}
+
+std::string tuning_db_path() {
+  if (const char* p = std::getenv("CLFILTERS_TUNING_DB"); p && *p) return p;
+  return (fs::path(cache_directory()) / "tuning.json").string();
+}
+
+TuningDb TuningDb::load(const std::string& path) {
+  TuningDb db;
+  db.path_ = path;
+  std::ifstream in(path);
+  if (!in) return db;
+  try {
+    const json j = json::parse(in);
+    if (j.value("format_version", 0) != kFormatVersion) throw std::runtime_error("old or unknown format version");
+    for (const auto& e : j.at("entries")) {
+      TuningEntry t{e.at("vendor"), e.at("device"), e.at("driver"), e.at("filter"), e.at("param_class"),
+                    e.at("source_hash"), e.at("size_class"), choice_from_json(e.at("best")), std::nullopt,
+                    e.value("tuned_at", "")};
+      if (e.contains("runner_up") && !e.at("runner_up").is_null()) t.runner_up = choice_from_json(e.at("runner_up"));
+      db.entries_.push_back(std::move(t));
+    }
+  } catch (const std::exception& e) {
+    std::error_code ec;
+    fs::rename(path, path + ".corrupt", ec);
+    fmt::print(stderr, "clfilters: warning: tuning database {} unreadable ({}); set aside as {}.corrupt and rebuilt\n",
+               path, e.what(), path);
+    db.entries_.clear();
+  }
+  return db;
+}
+
+void TuningDb::save() const {
+  json entries = json::array();
+  for (const auto& e : entries_) {
+    entries.push_back({{"vendor", e.vendor},
+                       {"device", e.device},
+                       {"driver", e.driver},
+                       {"filter", e.filter},
+                       {"param_class", e.param_class},
+                       {"source_hash", e.source_hash},
+                       {"size_class", e.size_class},
+                       {"best", to_json(e.best)},
+                       {"runner_up", e.runner_up ? to_json(*e.runner_up) : json(nullptr)},
+                       {"tuned_at", e.tuned_at}});
+  }
+  const std::string text = json{{"format_version", kFormatVersion}, {"entries", entries}}.dump(1) + "\n";
+  std::error_code ec;
+  fs::create_directories(fs::path(path_).parent_path(), ec);
+  write_file_atomically(path_, text.data(), text.size());
+}
+
+void TuningDb::reset() { entries_.clear(); }
+
+void TuningDb::put(const TuningEntry& entry) {
+  for (auto& e : entries_)
+    if (same_key(e, entry)) {
+      e = entry;
+      return;
+    }
+  entries_.push_back(entry);
+}
+
+std::optional<TunedChoice> TuningDb::lookup(const DeviceInfo& device, const std::string& filter,
+                                            const std::string& param_class, const std::string& source_hash,
+                                            const std::string& size) const {
+  const int want = size_class_rank(size);
+  const TuningEntry* best = nullptr;
+  int best_score = 1 << 30;
+  for (const auto& e : entries_) {
+    if (e.filter != filter || e.param_class != param_class || e.source_hash != source_hash) continue;
+    if (e.vendor != device.vendor) continue;
+    const bool same_device = e.device == device.name && e.driver == device.driver_version;
+    // Exact device first, then the nearest size class, then another device of this vendor.
+    const int score = (same_device ? 0 : 1000) + std::abs(size_class_rank(e.size_class) - want);
+    if (score < best_score) best = &e, best_score = score;
+  }
+  if (!best) return std::nullopt;
+  return best->best;
+}
+
+namespace {
+std::mutex db_mutex;
+std::optional<TuningDb> process_db;
+}  // namespace
+
+void reload_tuning_db() {
+  std::lock_guard lock(db_mutex);
+  process_db.reset();
+}
+
+std::optional<TunedChoice> tuned_choice(Context& ctx, const std::string& filter, const std::string& kernel_file,
+                                        const std::string& param_class, int width, int height) {
+  if (const char* off = std::getenv("CLFILTERS_NO_TUNING"); off && *off && std::string_view(off) != "0")
+    return std::nullopt;
+  std::lock_guard lock(db_mutex);
+  if (!process_db) process_db = TuningDb::load();
+  return process_db->lookup(ctx.info(), filter, param_class, fmt::format("{:016x}", ctx.source_hash(kernel_file)),
+                            size_class(width, height));
+}
+
+}  // namespace clf

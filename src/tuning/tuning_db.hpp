@@ -1,0 +1,69 @@
+// The per-device tuning database: which variant and tunables won for a filter, a parameter class and
+// a size class on a device. A JSON file in the cache directory; lookups fall back from the exact
+// device and size class to the nearest size class, then to another device of the same vendor.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "clfilters/runtime.hpp"
+#include "clfilters/variant.hpp"
+
+namespace clf {
+
+struct TunedChoice {
+  std::string variant;
+  TuningConfig config;
+  double kernel_ms = 0;
+};
+
+struct TuningEntry {
+  std::string vendor;
+  std::string device;
+  std::string driver;
+  std::string filter;       // "box-blur"
+  std::string param_class;  // the filter's parameter class, e.g. "d<=3"; "" when one class fits all
+  std::string source_hash;  // hex hash of the kernel source the timing was taken with
+  std::string size_class;   // see size_class()
+  TunedChoice best;
+  std::optional<TunedChoice> runner_up;
+  std::string tuned_at;  // ISO date
+};
+
+// "<=0.3MP", "<=1MP", "<=4MP", "<=16MP", ">16MP", ordered by size_class_rank.
+std::string size_class(int width, int height);
+int size_class_rank(const std::string& size_class);
+
+// $XDG_CACHE_HOME/clfilters/tuning.json, or $CLFILTERS_TUNING_DB if set.
+std::string tuning_db_path();
+
+class TuningDb {
+ public:
+  // Loads `path`. A missing file is an empty database; a corrupt or old-format one is set aside with a
+  // warning on stderr (renamed to *.corrupt) and rebuilt, never an error.
+  static TuningDb load(const std::string& path = tuning_db_path());
+  void save() const;  // atomic: temporary file + rename
+  void reset();       // forgets every entry of this database
+
+  void put(const TuningEntry& entry);  // replaces the entry with the same key
+  const std::vector<TuningEntry>& entries() const { return entries_; }
+
+  // Lookup order: this device + size class; this device, nearest size class; same vendor, nearest
+  // size class. Entries whose source hash differs from `source_hash` (the kernel changed) are ignored.
+  std::optional<TunedChoice> lookup(const DeviceInfo& device, const std::string& filter, const std::string& param_class,
+                                    const std::string& source_hash, const std::string& size_class) const;
+
+ private:
+  std::string path_;
+  std::vector<TuningEntry> entries_;
+};
+
+// What `auto` uses: the process-wide database (loaded once) looked up for this context's device.
+// Filters call this before their built-in rule. CLFILTERS_NO_TUNING=1 turns it off.
+std::optional<TunedChoice> tuned_choice(Context& ctx, const std::string& filter, const std::string& kernel_file,
+                                        const std::string& param_class, int width, int height);
+// Makes the next tuned_choice() re-read the file (after `clfilters tune` wrote it).
+void reload_tuning_db();
+
+}  // namespace clf

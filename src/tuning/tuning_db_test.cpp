@@ -1,0 +1,132 @@
+// The tuning database: lookups and their fallbacks, atomic saves, corrupt files rebuilt with a warning.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "testing/test_images.hpp"
+#include "tuning/tuner.hpp"
+#include "tuning/tuning_db.hpp"
+
+namespace clf {
+namespace {
+namespace fs = std::filesystem;
+
+DeviceInfo device(const std::string& vendor, const std::string& name) {
+  DeviceInfo d;
+  d.vendor = vendor;
+  d.name = name;
+  d.driver_version = "1.0";
+  return d;
+}
+
+TuningEntry entry(const DeviceInfo& d, const std::string& size, const std::string& variant, double ms) {
+  return {d.vendor, d.name, d.driver_version, "box-blur", "c4 d<=11", "abc", size, {variant, {{"local_x", 16}}, ms},
+          std::nullopt, "2026-11-22"};
+}
+
+class TuningDbTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("clf-tuning-" + std::to_string(testing::fresh_seed() % 1000000));
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  fs::path dir_;
+};
+
+TEST_F(TuningDbTest, SizeClassesAreOrdered) {
+  EXPECT_EQ(size_class(320, 240), "<=0.3MP");
+  EXPECT_EQ(size_class(640, 480), "<=1MP");
+  EXPECT_EQ(size_class(1920, 1080), "<=4MP");
+  EXPECT_EQ(size_class(8192, 8192), ">16MP");
+  EXPECT_LT(size_class_rank(size_class(640, 480)), size_class_rank(size_class(3264, 2448)));
+}
+
+TEST_F(TuningDbTest, LookupFallsBackFromExactToNearestSizeToVendor) {
+  const auto h200 = device("NVIDIA", "H200"), h100 = device("NVIDIA", "H100"), amd = device("AMD", "MI300");
+  TuningDb db = TuningDb::load((dir_ / "db.json").string());
+  db.put(entry(h200, "<=4MP", "block4x4", 1.0));
+  db.put(entry(h200, ">16MP", "separable_sliding", 2.0));
+  db.put(entry(h100, "<=1MP", "naive", 3.0));
+  auto hit = [&](const DeviceInfo& d, const std::string& size) {
+    auto c = db.lookup(d, "box-blur", "c4 d<=11", "abc", size);
+    return c ? c->variant : std::string("none");
+  };
+  EXPECT_EQ(hit(h200, "<=4MP"), "block4x4");           // exact
+  EXPECT_EQ(hit(h200, "<=16MP"), "block4x4");          // nearest size class of this device (tie: first)
+  EXPECT_EQ(hit(h200, ">16MP"), "separable_sliding");  // exact
+  EXPECT_EQ(hit(h100, "<=0.3MP"), "naive");            // this device's nearest
+  EXPECT_EQ(hit(device("NVIDIA", "A100"), "<=4MP"), "block4x4");  // vendor default, nearest size
+  EXPECT_EQ(hit(amd, "<=4MP"), "none");                // nothing for this vendor: built-in rule
+  EXPECT_FALSE(db.lookup(h200, "box-blur", "c4 d<=11", "other-source", "<=4MP"));  // kernel changed
+  EXPECT_FALSE(db.lookup(h200, "box-blur", "c1 d<=3", "abc", "<=4MP"));            // other parameter class
+  db.put(entry(h200, "<=4MP", "two_pass", 0.5));  // same key: replaced
+  EXPECT_EQ(hit(h200, "<=4MP"), "two_pass");
+  EXPECT_EQ(db.entries().size(), 3u);
+}
+
+TEST_F(TuningDbTest, SavesAtomicallyAndReloads) {
+  const auto path = (dir_ / "sub" / "db.json").string();
+  TuningDb db = TuningDb::load(path);
+  auto e = entry(device("Intel", "Arc"), "<=1MP", "block4x4", 1.25);
+  e.runner_up = TunedChoice{"naive", {}, 9.5};
+  db.put(e);
+  db.save();
+  const TuningDb again = TuningDb::load(path);
+  ASSERT_EQ(again.entries().size(), 1u);
+  EXPECT_EQ(again.entries()[0].best.config.at("local_x"), 16);
+  EXPECT_DOUBLE_EQ(again.entries()[0].runner_up->kernel_ms, 9.5);
+  for (const auto& f : fs::directory_iterator(dir_ / "sub")) EXPECT_EQ(f.path().filename(), "db.json");  // no temp files
+}
+
+TEST_F(TuningDbTest, CorruptOrOldFilesAreRebuiltNotFatal) {
+  for (const std::string text : {"{not json", R"({"format_version": 0, "entries": []})",
+                                 R"({"format_version": 1, "entries": [{"vendor": 3}]})"}) {
+    const auto path = (dir_ / "db.json").string();
+    std::ofstream(path) << text;
+    ::testing::internal::CaptureStderr();
+    TuningDb db = TuningDb::load(path);
+    const std::string warning = ::testing::internal::GetCapturedStderr();
+    EXPECT_TRUE(db.entries().empty());
+    EXPECT_NE(warning.find("warning"), std::string::npos) << text;
+    EXPECT_TRUE(fs::exists(path + ".corrupt"));
+    db.put(entry(device("NVIDIA", "H200"), "<=4MP", "naive", 1));
+    db.save();
+    EXPECT_EQ(TuningDb::load(path).entries().size(), 1u);
+    fs::remove(path + ".corrupt");
+  }
+}
+
+TEST_F(TuningDbTest, TunerStoresTheFastestCorrectCandidateAndAutoUsesIt) {
+  const auto path = (dir_ / "tuned.json").string();
+  ::setenv("CLFILTERS_TUNING_DB", path.c_str(), 1);
+  Context ctx;
+  const FilterSpec* box = find_filter_spec("box-blur");
+  ASSERT_NE(box, nullptr);
+  TuningDb db = TuningDb::load(path);
+  TuneOptions options;
+  options.width = 48;
+  options.height = 32;
+  options.budget_seconds = 30;
+  const auto reports = tune(ctx, {box}, options, db);
+  ASSERT_FALSE(reports.empty());
+  for (const auto& r : reports) {
+    ASSERT_TRUE(r.entry) << r.param_class;
+    // The stored winner is the fastest of the timed candidates, and every timed one was checked.
+    for (const auto& c : r.candidates)
+      if (c.kernel_ms) {
+        EXPECT_LE(r.entry->best.kernel_ms, *c.kernel_ms);
+      }
+  }
+  db.save();
+  reload_tuning_db();
+  auto instance = box->instantiate(ctx, 48, 32, box->bench_cases().front(), 1);
+  const auto& first = reports.front().entry->best;
+  EXPECT_EQ(instance->auto_variant(), describe({first.variant, first.config, ""}));
+  ::unsetenv("CLFILTERS_TUNING_DB");
+  reload_tuning_db();
+}
+
+}  // namespace
+}  // namespace clf
