@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # One call on the GPU machine: register NVIDIA's OpenCL driver, build, run every test on the NVIDIA
-# device and on PoCL there, and time the box blur variants. Full logs go to OUT_DIR; a short table
-# is printed last.   Usage: bench/run-gpu.sh OUT_DIR
+# device and on PoCL there, tune the NVIDIA device, and benchmark both. Full logs and result files go
+# to OUT_DIR (results/ there is laid out like bench/results/ in the repo); a short summary is printed
+# last.   Usage: bench/run-gpu.sh OUT_DIR [STEPS]   STEPS: any of build,test,tune,bench,peers (default all)
 set -uo pipefail
-out="${1:?usage: bench/run-gpu.sh OUT_DIR}"
-mkdir -p "$out"
+out="${1:?usage: bench/run-gpu.sh OUT_DIR [STEPS]}"
+steps="${2:-build,test,tune,bench,peers}"
+mkdir -p "$out/results"
 cd "$(dirname "$0")/.."
 if [ ! -f /etc/OpenCL/vendors/nvidia.icd ] && [ -e /usr/lib/libnvidia-opencl.so.1 ]; then
   mkdir -p /etc/OpenCL/vendors && echo /usr/lib/libnvidia-opencl.so.1 > /etc/OpenCL/vendors/nvidia.icd
@@ -12,54 +14,63 @@ fi
 export XDG_CACHE_HOME="$out/cache"
 summary="$out/summary.txt"
 : > "$summary"
+step() { [[ ",$steps," == *",$1,"* ]]; }
+elapsed() { echo "$(( $(date +%s) - $1 )) s"; }
+today=$(date -u +%Y-%m-%d)
+cli=build/release/tools/clfilters
 
-{ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader; } > "$out/gpu.txt" 2>&1
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader > "$out/gpu.txt" 2>&1
 echo "gpu: $(head -1 "$out/gpu.txt")" >> "$summary"
+gpu_slug=$(head -1 "$out/gpu.txt" | cut -d, -f1 | tr 'A-Z ' 'a-z-')
 
-start=$(date +%s)
-if cmake --preset release > "$out/configure.log" 2>&1 && cmake --build --preset release -j "$(nproc)" > "$out/build.log" 2>&1; then
-  echo "build: ok ($(( $(date +%s) - start )) s)" >> "$summary"
-else
-  echo "build: FAILED (see build.log)" >> "$summary"; tail -30 "$out/build.log"; cat "$summary"; exit 1
+if step build; then
+  start=$(date +%s)
+  if cmake --preset release > "$out/configure.log" 2>&1 && cmake --build --preset release -j "$(nproc)" > "$out/build.log" 2>&1; then
+    echo "build: ok ($(elapsed $start))" >> "$summary"
+  else
+    echo "build: FAILED (see build.log)" >> "$summary"; tail -30 "$out/build.log"; cat "$summary"; exit 1
+  fi
 fi
-cli=build/release/tools/clfilters
 $cli devices > "$out/devices.txt" 2>&1
 
-for dev in ${CLF_GPU_TEST_DEVICES:-nvidia pocl}; do
-  start=$(date +%s)
-  CLFILTERS_DEVICE=$dev ctest --preset release -j 8 --timeout 900 > "$out/ctest-$dev.log" 2>&1
-  echo "tests on $dev: $(grep -E 'tests passed|tests failed' "$out/ctest-$dev.log" | tail -1) ($(( $(date +%s) - start )) s)" >> "$summary"
-done
-
-# Box blur variants on an 8192x8192 RGBA image: median kernel time of 3 CLI calls each.
-CLFILTERS_DEVICE=nvidia bench/box-blur-variants.sh "$cli" 8192x8192 3 "2 3 9 31 63" > "$out/box-blur-variants-nvidia.md" 2>&1
-cat "$out/box-blur-variants-nvidia.md" >> "$summary"
-cat "$summary"; exit 1
-fi
-cli=build/release/tools/clfilters
-$cli devices > "$out/devices.txt" 2>&1
-
-for dev in ${CLF_GPU_TEST_DEVICES:-nvidia pocl}; do
-  start=$(date +%s)
-  CLFILTERS_DEVICE=$dev ctest --preset release -j 8 --timeout 900 > "$out/ctest-$dev.log" 2>&1
-  echo "tests on $dev: $(grep -E 'tests passed|tests failed' "$out/ctest-$dev.log" | tail -1) ($(( $(date +%s) - start )) s)" >> "$summary"
-done
-
-# Box blur variants, one call each on an 8192x8192 RGBA image (kernel time from profiling events).
-if [ -x build/release/tools/clfilters ]; then
-  python3 - "$out/big.npy" <<'PY' 2>/dev/null || true
-import sys, numpy as np
-rng = np.random.default_rng(1)
-y, x = np.mgrid[0:8192, 0:8192]
-img = ((x * 255 // 8191)[..., None] + rng.integers(0, 40, (8192, 8192, 4))).clip(0, 255).astype(np.uint8)
-np.save(sys.argv[1], img)
-PY
-  for d in 3 9 31; do
-    for v in naive block4x4 two_pass separable_sliding local_tile; do
-      line=$(CLFILTERS_DEVICE=nvidia $cli box-blur "$out/big.npy" "$out/blur.npy" -d $d --variant $v --time 2>&1 | tail -1)
-      echo "box-blur 8192x8192x4 d=$d $v: $line" >> "$summary"
-    done
+if step test; then
+  for dev in nvidia pocl; do
+    start=$(date +%s)
+    CLFILTERS_DEVICE=$dev ctest --preset release -j 8 --timeout 900 > "$out/ctest-$dev.log" 2>&1
+    echo "tests on $dev: $(grep -E 'tests passed|tests failed' "$out/ctest-$dev.log" | tail -1) ($(elapsed $start))" >> "$summary"
+    grep -E '\*\*\*Failed|\(Failed\)|Timeout' "$out/ctest-$dev.log" | head -20 >> "$summary"
   done
-  rm -f "$out/big.npy" "$out/blur.npy"
+fi
+
+if step tune; then
+  start=$(date +%s)
+  CLFILTERS_DEVICE=nvidia $cli tune --size 8192x8192 --budget 110 > "$out/tune-nvidia.log" 2>&1
+  CLFILTERS_DEVICE=nvidia $cli tune --show >> "$out/tune-nvidia.log" 2>&1
+  echo "tune on nvidia: $(elapsed $start)" >> "$summary"
+  cp "$XDG_CACHE_HOME/clfilters/tuning.json" "$out/results/$today-$gpu_slug-tuning.json" 2>/dev/null
+fi
+
+# Results named after the device and the date; each Markdown file records the command that made it.
+bench() {  # bench NAME DEVICE ARGS...
+  local name=$1 dev=$2; shift 2
+  local base="$out/results/$today-$name"
+  local start=$(date +%s)
+  CLFILTERS_DEVICE=$dev $cli bench "$@" --format json --out "$base.json" --plot "$base.svg" > "$base.txt" 2>&1
+  { echo "# clfilters bench on $name ($today)"; echo
+    echo "Command (run by \`bench/run-gpu.sh\` through the device tool): \`CLFILTERS_DEVICE=$dev clfilters bench $*\`"; echo
+    echo '```'; cat "$base.txt"; echo '```'; } > "$base.md"
+  echo "bench $name: $(elapsed $start)" >> "$summary"
+}
+if step bench; then
+  bench "$gpu_slug-1080p" nvidia --sizes 1920x1080 --cpu-runs 1
+  bench "$gpu_slug-8k" nvidia --sizes 8192x8192 --cpu-runs 0 --total-runs 3
+  bench "pocl-16core-1080p" pocl --sizes 1920x1080 --warmup 2 --runs 10 --total-runs 2 --cpu-runs 1 --max-seconds-per-row 5
+fi
+
+if step peers && [ -f bench/peers.py ]; then
+  start=$(date +%s)
+  python3 bench/peers.py --cli "$cli" --out "$out/results/$today-$gpu_slug-peers" > "$out/peers.log" 2>&1
+  echo "peers: $(elapsed $start)" >> "$summary"
+  tail -40 "$out/peers.log" >> "$summary"
 fi
 cat "$summary"

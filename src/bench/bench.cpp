@@ -138,8 +138,15 @@ BenchReport run_bench(Context& ctx, const BenchOptions& options,
             for (int i = 0; i < options.warmup && ms_since(row_start) < cap_ms / 4; ++i)
               kernel_milliseconds(instance->enqueue(variant, {}));
             std::vector<double> kernel, total;
-            for (int i = 0; i < options.runs && (i < 3 || ms_since(row_start) < cap_ms); ++i)
-              kernel.push_back(kernel_milliseconds(instance->enqueue(variant, {})));
+            std::vector<double> call;
+            for (int i = 0; i < options.runs && (i < 3 || ms_since(row_start) < cap_ms); ++i) {
+              const auto call_start = Clock::now();
+              const auto events = instance->enqueue(variant, {});
+              check_cl(ctx.queue().finish(), "clFinish");
+              call.push_back(ms_since(call_start));
+              kernel.push_back(kernel_milliseconds(events));
+            }
+            row.call_ms = stats_of(call);
             for (int i = 0; i < options.total_runs && (i < 3 || ms_since(row_start) < cap_ms); ++i)
               total.push_back(instance->run_host_to_host(variant, {}));
             row.kernel_ms = stats_of(kernel);
@@ -201,7 +208,7 @@ std::string format_table(const BenchReport& r) {
 std::string format_csv(const BenchReport& r) {
   std::string out =
       "device,filter,params,width,height,variant,resolved,status,kernel_median_ms,kernel_min_ms,kernel_p90_ms,"
-      "total_median_ms,total_min_ms,total_p90_ms,gpix_per_s,gb_per_s,bandwidth_fraction,copy_gb_per_s,"
+      "total_median_ms,total_min_ms,total_p90_ms,call_median_ms,gpix_per_s,gb_per_s,bandwidth_fraction,copy_gb_per_s,"
       "speedup_vs_naive,cpu4_ms,cpu_all_ms,speedup_vs_cpu4,speedup_vs_cpu_all,kernel_runs,total_runs\n";
   auto quoted = [](const std::string& s) {
     std::string q(1, '"');
@@ -210,10 +217,10 @@ std::string format_csv(const BenchReport& r) {
     return q;
   };
   for (const auto& row : r.rows) {
-    out += fmt::format("{},{},{},{},{},{},{},{},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{:.4f},{:.3f},{:.4f},{:.1f},{},{},{},{},{},{},{}\n",
+    out += fmt::format("{},{},{},{},{},{},{},{},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{:.4f},{:.3f},{:.4f},{:.1f},{},{},{},{},{},{},{}\n",
                        quoted(r.device), row.filter, quoted(row.params), row.width, row.height, row.variant,
                        quoted(row.resolved), quoted(row.status), row.kernel_ms.median, row.kernel_ms.min,
-                       row.kernel_ms.p90, row.total_ms.median, row.total_ms.min, row.total_ms.p90, row.gpix_per_s,
+                       row.kernel_ms.p90, row.total_ms.median, row.total_ms.min, row.total_ms.p90, row.call_ms.median, row.gpix_per_s,
                        row.gb_per_s, row.bandwidth_fraction, r.copy_gb_per_s, opt(row.speedup_vs_naive, "{:.4f}"),
                        opt(row.cpu4_ms, "{:.4f}"), opt(row.cpu_all_ms, "{:.4f}"), opt(row.speedup_vs_cpu4, "{:.4f}"),
                        opt(row.speedup_vs_cpu_all, "{:.4f}"), row.kernel_runs, row.total_runs);
@@ -236,6 +243,7 @@ std::string format_json(const BenchReport& r) {
                     {"status", row.status},
                     {"kernel_ms", stats(row.kernel_ms)},
                     {"total_ms", stats(row.total_ms)},
+                    {"call_ms", stats(row.call_ms)},
                     {"kernel_runs", row.kernel_runs},
                     {"total_runs", row.total_runs},
                     {"gpix_per_s", row.gpix_per_s},

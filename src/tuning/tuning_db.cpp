@@ -149,4 +149,17 @@ std::optional<TunedChoice> tuned_choice(Context& ctx, const std::string& filter,
                             size_class(width, height));
 }
 
+VariantChoice choose_variant(Context& ctx, std::string_view requested, const TuningConfig& config,
+                             const std::string& filter, const std::string& kernel_file, const std::string& param_class,
+                             int width, int height,
+                             const std::function<bool(const std::string&, const TuningConfig&)>& supported,
+                             const std::function<std::string()>& rule) {
+  if (requested != "auto") return {std::string(requested), config, "requested"};
+  if (auto tuned = tuned_choice(ctx, filter, kernel_file, param_class, width, height)) {
+    const TuningConfig& c = config.empty() ? tuned->config : config;
+    if (supported(tuned->variant, c)) return {tuned->variant, c, "tuned"};
+  }
+  return {rule(), config, "rule"};
+}
+
 }  // namespace clf

@@ -3,6 +3,7 @@
 // device and size class to the nearest size class, then to another device of the same vendor.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -63,6 +64,15 @@ class TuningDb {
 // Filters call this before their built-in rule. CLFILTERS_NO_TUNING=1 turns it off.
 std::optional<TunedChoice> tuned_choice(Context& ctx, const std::string& filter, const std::string& kernel_file,
                                         const std::string& param_class, int width, int height);
+// How every filter resolves a requested variant: a named variant as given ("requested"); "auto" the
+// tuned choice if there is one and `supported` accepts it ("tuned"), else `rule()` ("rule"). A non-empty
+// `config` overrides the tunables.
+VariantChoice choose_variant(Context& ctx, std::string_view requested, const TuningConfig& config,
+                             const std::string& filter, const std::string& kernel_file, const std::string& param_class,
+                             int width, int height,
+                             const std::function<bool(const std::string&, const TuningConfig&)>& supported,
+                             const std::function<std::string()>& rule);
+
 // Makes the next tuned_choice() re-read the file (after `clfilters tune` wrote it).
 void reload_tuning_db();
 

@@ -57,6 +57,10 @@ class BenchCommand : public Command {
     cmd->add_option("--cpu-runs", options_.cpu_runs, "CPU reference runs per thread count (0: skip)")
         ->capture_default_str()
         ->check(CLI::NonNegativeNumber);
+    cmd->add_option("--max-seconds-per-row", options_.max_seconds_per_row,
+                    "stop a slow variant's runs after this long (at least 3 timed runs)")
+        ->capture_default_str()
+        ->check(CLI::PositiveNumber);
     cmd->add_option("--format", format_, "table | json | csv")->check(CLI::IsMember({"table", "json", "csv"}))->capture_default_str();
     cmd->add_option("--out", out_, "write the results in --format to FILE (the table still goes to stdout)");
     cmd->add_option("--plot", plot_, "write an SVG bar chart of speedup over naive");

@@ -105,13 +105,12 @@ std::string box_blur_param_class(const BoxBlurParams& params, int channels) {
 
 VariantChoice box_blur_choose(Context& ctx, const BoxBlurParams& params, std::string_view variant, int width,
                               int height, int channels, const TuningConfig& config) {
-  if (variant != "auto") return {std::string(variant), config, "requested"};
-  if (auto tuned = tuned_choice(ctx, "box-blur", "box_blur.cl", box_blur_param_class(params, channels), width, height)) {
-    const TuningConfig& c = config.empty() ? tuned->config : config;
-    if (!box_blur_unsupported(ctx.info(), tuned->variant, params, width, height, channels, c))
-      return {tuned->variant, c, "tuned"};
-  }
-  return {box_blur_auto_variant(ctx.info(), params, width, height, channels), config, "rule"};
+  return choose_variant(
+      ctx, variant, config, "box-blur", "box_blur.cl", box_blur_param_class(params, channels), width, height,
+      [&](const std::string& v, const TuningConfig& c) {
+        return !box_blur_unsupported(ctx.info(), v, params, width, height, channels, c);
+      },
+      [&] { return box_blur_auto_variant(ctx.info(), params, width, height, channels); });
 }
 
 // ---- FilterSpec -----------------------------------------------------------------------------------
