@@ -1,0 +1,78 @@
+// Bilateral filter (SPEC.md "Bilateral filter"; seed 001), grey and RGBA.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "clfilters/border.hpp"
+#include "clfilters/device_image.hpp"
+#include "clfilters/image.hpp"
+#include "clfilters/runtime.hpp"
+#include "clfilters/variant.hpp"
+
+namespace clf {
+
+// A 33x33 window at most: the local-memory tiles and the spatial-weight table are sized for it.
+inline constexpr int kMaxBilateralRadius = 16;
+// Smaller sigmas already make every weight but the centre's vanish; the floor keeps 1/(2 sigma^2)
+// finite in float.
+inline constexpr double kMinBilateralSigma = 0.01;
+
+struct BilateralParams {
+  double sigma_spatial = 3;  // in pixels, at least kMinBilateralSigma
+  double sigma_range = 30;   // in 8-bit units, at least kMinBilateralSigma
+  int radius = -1;           // 0 .. kMaxBilateralRadius; -1: ceil(2 * sigma_spatial), capped at 16
+  Border border;
+};
+
+// The radius a call uses: `radius`, or the default ceil(2 * sigma_spatial) capped at kMaxBilateralRadius.
+int bilateral_radius(const BilateralParams& params);
+
+// Throws std::invalid_argument naming the parameter when one is out of range.
+void check_bilateral_params(const BilateralParams& params);
+
+// Every bilateral variant: the seed's four phases, then the two that go beyond it.
+const std::vector<VariantInfo>& bilateral_variants();
+
+// Why `variant` (with tunable values `config`) cannot run for this device, parameters and image,
+// or nullopt if it can.
+std::optional<std::string> bilateral_unsupported(const DeviceInfo& device, std::string_view variant,
+                                                 const BilateralParams& params, int width, int height,
+                                                 int channels, const TuningConfig& config = {});
+
+// The variant "auto" resolves to (documented rule; the tuner replaces it later).
+std::string bilateral_auto_variant(const DeviceInfo& device, const BilateralParams& params, int width,
+                                   int height, int channels);
+
+// The tuning database's parameter class ("c1 r<=4", ...).
+std::string bilateral_param_class(const BilateralParams& params, int channels);
+
+// What a call with `variant` runs: named as given; "auto" the tuned choice for this device, size class
+// and parameter class, else the built-in rule.
+VariantChoice bilateral_choose(Context& ctx, const BilateralParams& params, std::string_view variant, int width,
+                               int height, int channels, const TuningConfig& config = {});
+
+// Host images: u8 with 1, 2, 3 or 4 channels (2 and 3 travel as RGBA, see to_filter_layout).
+// Throws std::invalid_argument for bad parameters or an unsupported variant.
+Image bilateral(Context& ctx, const Image& input, const BilateralParams& params,
+                std::string_view variant = "auto", Timing* timing = nullptr);
+
+// Device-resident images with 1 or 4 channels, same size; `output` must not alias `input`.
+// Enqueues the work on ctx.queue() and returns the events of every kernel and copy it enqueued,
+// without waiting. `config` sets the variant's tunables; empty means the defaults.
+std::vector<cl::Event> bilateral(Context& ctx, const DeviceImage& input, DeviceImage& output,
+                                 const BilateralParams& params, std::string_view variant = "auto",
+                                 const TuningConfig& config = {});
+
+// Builds (or loads from the cache) the programs a call with these arguments will run, so that the
+// first call's time does not include compilation. Throws like bilateral for bad arguments.
+void bilateral_prepare(Context& ctx, const BilateralParams& params, std::string_view variant, int width,
+                       int height, int channels, const TuningConfig& config = {});
+
+// The CPU reference that defines the right answer: double precision, `threads` threads (0 = all
+// cores). 1 or 4 channels.
+Image bilateral_reference(const Image& input, const BilateralParams& params, int threads = 0);
+
+}  // namespace clf

@@ -1,0 +1,175 @@
+// `clfilters bilateral` as a user meets it: usage errors exit 2, every variant writes what the
+// reference computes (within 1), grey and RGB files keep their layout, and a real photograph comes
+// out smoother with its edges kept.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+
+#include "clfilters/bilateral.hpp"
+#include "clfilters/image_io.hpp"
+#include "testing/test_images.hpp"
+
+namespace clf {
+namespace {
+namespace fs = std::filesystem;
+
+struct CliResult {
+  int code;
+  std::string output;  // stdout and stderr together
+};
+
+CliResult run_cli(const std::string& args) {
+  const std::string cmd = fmt::format("'{}' {} 2>&1", CLF_CLI_PATH, args);
+  FILE* pipe = ::popen(cmd.c_str(), "r");
+  if (!pipe) return {-1, "popen failed"};
+  std::string out;
+  std::array<char, 4096> buf;
+  while (std::size_t n = std::fread(buf.data(), 1, buf.size(), pipe)) out.append(buf.data(), n);
+  const int status = ::pclose(pipe);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+class BilateralCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           fmt::format("clf-bil-cli-{}-{}", ::getpid(), testing::fresh_seed() % 100000);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+  fs::path dir_;
+};
+
+TEST_F(BilateralCli, HelpListsTheOptionsAndVariants) {
+  const CliResult r = run_cli("bilateral --help");
+  EXPECT_EQ(r.code, 0) << r.output;
+  for (const char* word : {"--sigma-spatial", "--sigma-range", "--radius", "--border", "--variant", "--time",
+                           "range_table", "pixels4", "local_image"})
+    EXPECT_NE(r.output.find(word), std::string::npos) << word << "\n" << r.output;
+}
+
+TEST_F(BilateralCli, BadParametersExitWithTwo) {
+  const std::string in = path("in.png");
+  write_image(testing::random_image(16, 9, 3, SampleType::u8, testing::fresh_seed()), in);
+  const std::string out = path("out.png");
+  const std::string io = in + " " + out;
+  for (const std::string& args : std::vector<std::string>{
+           "bilateral " + in, "bilateral " + io + " --sigma-spatial -1",
+           "bilateral " + io + " --sigma-spatial 0", "bilateral " + io + " --sigma-range -5",
+           "bilateral " + io + " --sigma-range 0", "bilateral " + io + " --sigma-range abc",
+           "bilateral " + io + " --sigma-spatial nan", "bilateral " + io + " --radius 17",
+           "bilateral " + io + " --radius -1", "bilateral " + io + " --radius 2.5",
+           "bilateral " + io + " --border wrap", "bilateral " + io + " --border constant=256",
+           "bilateral " + io + " --variant fastest", "bilateral " + in + " " + path("out.tiff")}) {
+    const CliResult r = run_cli(args);
+    EXPECT_EQ(r.code, 2) << args << "\n" << r.output;
+    EXPECT_FALSE(r.output.empty()) << args;
+  }
+  EXPECT_FALSE(fs::exists(out));
+}
+
+TEST_F(BilateralCli, EveryVariantWritesTheReferenceWithinOne) {
+  const auto seed = testing::fresh_seed();
+  SCOPED_TRACE(fmt::format("seed={}", seed));
+  const Image input = testing::random_image(37, 29, 4, SampleType::u8, seed);
+  write_image(input, path("in.png"));
+  BilateralParams params;
+  params.sigma_spatial = 2;
+  params.sigma_range = 40;
+  params.radius = 5;
+  params.border = {BorderMode::constant, 17};
+  const Image expected = bilateral_reference(input, params);
+  for (const auto& v : bilateral_variants()) {
+    const std::string out = path(v.name + ".png");
+    const CliResult r =
+        run_cli(fmt::format("bilateral {} {} --sigma-spatial 2 --sigma-range 40 --radius 5 --border "
+                            "constant=17 --variant {} --time",
+                            path("in.png"), out, v.name));
+    if (r.code == 2 && v.name == "local_image" && r.output.find("image support") != std::string::npos)
+      continue;
+    ASSERT_EQ(r.code, 0) << v.name << "\n" << r.output;
+    EXPECT_NE(r.output.find("kernel"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find(out), std::string::npos) << r.output;
+    EXPECT_TRUE(testing::images_equal(expected, read_image(out), 1.0)) << v.name;
+  }
+}
+
+TEST_F(BilateralCli, GreyPgmAndRgbJpegKeepTheirLayout) {
+  const Image grey = testing::random_image(20, 11, 1, SampleType::u8, testing::fresh_seed());
+  write_image(grey, path("g.pgm"));
+  const CliResult r = run_cli(fmt::format("bilateral {} {}", path("g.pgm"), path("g.npy")));
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_TRUE(
+      testing::images_equal(bilateral_reference(grey, BilateralParams{}), read_image(path("g.npy")), 1.0));
+
+  write_image(testing::random_image(20, 11, 3, SampleType::u8, testing::fresh_seed()), path("c.jpg"));
+  ASSERT_EQ(run_cli(fmt::format("bilateral {} {} --radius 2", path("c.jpg"), path("c2.jpg"))).code, 0);
+  EXPECT_EQ(read_image(path("c2.jpg")).channels, 3);
+}
+
+TEST_F(BilateralCli, MissingInputExitsWithOneAndNamesTheFile) {
+  const CliResult r = run_cli(fmt::format("bilateral {} {}", path("missing.png"), path("out.png")));
+  EXPECT_EQ(r.code, 1) << r.output;
+  EXPECT_NE(r.output.find("missing.png"), std::string::npos) << r.output;
+  EXPECT_FALSE(fs::exists(path("out.png")));
+}
+
+// Luma of an RGB image and its gradient magnitude (central differences), for the photograph test.
+std::vector<double> gradient_magnitude(const Image& rgb) {
+  const int w = rgb.width, h = rgb.height;
+  const auto s = rgb.samples<std::uint8_t>();
+  auto luma = [&](int x, int y) {
+    x = std::clamp(x, 0, w - 1);
+    y = std::clamp(y, 0, h - 1);
+    const std::size_t i = (std::size_t(y) * w + x) * 3;
+    return 0.299 * s[i] + 0.587 * s[i + 1] + 0.114 * s[i + 2];
+  };
+  std::vector<double> g(std::size_t(w) * h);
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x)
+      g[std::size_t(y) * w + x] =
+          std::hypot(luma(x + 1, y) - luma(x - 1, y), luma(x, y + 1) - luma(x, y - 1)) / 2;
+  return g;
+}
+
+// The "done when": the command smooths a real photograph while keeping its edges. Where the
+// input's gradient is weak (texture, noise) the output's falls clearly; where it is strong (edges) it
+// stays close. A Gaussian blur of the same spatial sigma (sigma_range huge) loses much more at edges.
+TEST_F(BilateralCli, SmoothsARealPhotographAndKeepsItsEdges) {
+  const std::string photo = CLF_DATA_DIR "/astronaut.jpg";
+  ASSERT_EQ(run_cli(fmt::format("bilateral {} {}", photo, path("bilateral.png"))).code, 0);
+  ASSERT_EQ(run_cli(fmt::format("bilateral {} {} --sigma-range 100000", photo, path("gaussian.png"))).code,
+            0);
+  const auto before = gradient_magnitude(read_image(photo));
+  const auto after = gradient_magnitude(read_image(path("bilateral.png")));
+  const auto blurred = gradient_magnitude(read_image(path("gaussian.png")));
+  double weak_before = 0, weak_after = 0, strong_before = 0, strong_after = 0, strong_blurred = 0;
+  for (std::size_t i = 0; i < before.size(); ++i) {
+    if (before[i] < 8) {
+      weak_before += before[i];
+      weak_after += after[i];
+    } else if (before[i] > 40) {
+      strong_before += before[i];
+      strong_after += after[i];
+      strong_blurred += blurred[i];
+    }
+  }
+  const double weak_ratio = weak_after / weak_before, strong_ratio = strong_after / strong_before;
+  const double blurred_ratio = strong_blurred / strong_before;
+  std::cout << fmt::format(
+      "[ photograph ] gradient kept: weak {:.3f}, strong {:.3f} (Gaussian blur: {:.3f})\n", weak_ratio,
+      strong_ratio, blurred_ratio);
+  EXPECT_LT(weak_ratio, 0.8);
+  EXPECT_GT(strong_ratio, 0.6);
+  EXPECT_GT(strong_ratio, blurred_ratio + 0.15);
+}
+
+}  // namespace
+}  // namespace clf

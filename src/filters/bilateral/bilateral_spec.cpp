@@ -1,0 +1,230 @@
+// The bilateral filter's description: its variants and tunables, what each needs from the device,
+// the auto rule, and the FilterSpec that tests, benchmark, tuner and command line iterate over.
+// (The error analysis of the colour range-weight table is at the top of bilateral.cl.)
+#include <fmt/format.h>
+
+#include <chrono>
+
+#include "clfilters/bilateral.hpp"
+#include "common/image_compare.hpp"
+#include "common/synthetic_image.hpp"
+#include "filters/bilateral/bilateral_internal.hpp"
+#include "filters/filter_spec.hpp"
+#include "tuning/tuning_db.hpp"
+
+namespace clf {
+
+using namespace bilateral_detail;
+
+namespace {
+
+// Work-group shape of a pass without local memory; local_x = 0 lets the driver choose.
+const std::vector<Tunable> kLocalSize = {
+    {"local_x", {0, 8, 16, 32, 64}, "work-group width (0: the driver chooses)"},
+    {"local_y", {1, 2, 4, 8, 16}, "work-group height"},
+};
+// Work-group shape of the tiled variants, which is also the tile's shape.
+const std::vector<Tunable> kTileSize = {
+    {"tile_x", {16, 8, 32}, "work-group (tile) width"},
+    {"tile_y", {16, 8, 4}, "work-group (tile) height"},
+};
+
+bool is_tiled(std::string_view variant) {
+  return variant == "local" || variant == "local_image" || variant == "range_table";
+}
+
+}  // namespace
+
+const std::vector<VariantInfo>& bilateral_variants() {
+  static const std::vector<VariantInfo> all = {
+      {"naive", "global memory, one pixel per work-item, exp for every tap (seed 001, phase 1)", kLocalSize},
+      {"gauss_table", "spatial weights from a host-computed table in constant memory (seed 001, phase 2)",
+       kLocalSize},
+      {"local", "tile plus halo loaded once into local memory per work-group (seed 001, phase 3)", kTileSize},
+      {"local_image", "as local, with the tile loaded from an image object; needs images (seed 001, phase 4)",
+       kTileSize},
+      {"range_table",
+       "as local, with range weights from a table too: 256 entries for grey, the quantised squared distance "
+       "for colour; no exp in the loop",
+       kTileSize},
+      {"pixels4",
+       "4 vertically adjacent pixels per work-item, each loaded pixel weighed for every window holding it; "
+       "spatial and range tables",
+       kLocalSize},
+  };
+  return all;
+}
+
+namespace bilateral_detail {
+
+TileShape tile_shape(const DeviceInfo& device, const VariantInfo& variant, const TuningConfig& config) {
+  TileShape tile{tunable_value(config, variant, "tile_x"), tunable_value(config, variant, "tile_y")};
+  // The default 16x16 needs 256 work-items; smaller devices get 8x8.
+  if (config.empty() && device.max_work_group_size < 256) tile = {8, 8};
+  return tile;
+}
+
+}  // namespace bilateral_detail
+
+std::optional<std::string> bilateral_unsupported(const DeviceInfo& device, std::string_view variant,
+                                                 const BilateralParams& params, int width, int height,
+                                                 int channels, const TuningConfig& config) {
+  const VariantInfo* info = find_variant(bilateral_variants(), std::string(variant));
+  if (!info) return fmt::format("unknown bilateral variant '{}'", variant);
+  try {
+    check_bilateral_params(params);
+  } catch (const std::invalid_argument& e) {
+    return std::string(e.what());
+  }
+  if (channels != 1 && channels != 4)
+    return fmt::format("bilateral runs on 1 or 4 channels, not {}", channels);
+  const int r = bilateral_radius(params);
+  const std::size_t pixel_bytes = std::size_t(channels);
+  const int lx = tunable_value(config, *info, "local_x"), ly = tunable_value(config, *info, "local_y");
+  if (lx > 0 && std::size_t(lx) * std::size_t(ly) > device.max_work_group_size)
+    return fmt::format("work-group {}x{} exceeds the device's {} work-items", lx, ly,
+                       device.max_work_group_size);
+  if (variant == "local_image") {
+    if (!device.image_support) return std::string("local_image needs image support, which this device lacks");
+    if (std::size_t(width) > device.image2d_max_width || std::size_t(height) > device.image2d_max_height)
+      return fmt::format("local_image: {}x{} exceeds the device's largest 2D image, {}x{}", width, height,
+                         device.image2d_max_width, device.image2d_max_height);
+  }
+  if (is_tiled(variant)) {
+    const TileShape tile = tile_shape(device, *info, config);
+    if (std::size_t(tile.width) * std::size_t(tile.height) > device.max_work_group_size)
+      return fmt::format("tile {}x{} exceeds the device's {} work-items", tile.width, tile.height,
+                         device.max_work_group_size);
+    const std::size_t bytes =
+        std::size_t(tile.width + 2 * r) * std::size_t(tile.height + 2 * r) * pixel_bytes;
+    if (bytes > device.local_mem_bytes)
+      return fmt::format("{} needs {} bytes of local memory for radius {}, the device has {}", variant, bytes,
+                         r, device.local_mem_bytes);
+  }
+  // range_table and pixels4 read at most 36 KiB of constant memory (8192 + 33^2 floats), within the
+  // 64 KiB OpenCL 1.2 guarantees every full-profile device.
+  return std::nullopt;
+}
+
+// The rule until the tuner has measured this device: range_table (no exp in the loop, tile in local
+// memory) where it fits, else pixels4, which needs neither images nor local memory.
+std::string bilateral_auto_variant(const DeviceInfo& device, const BilateralParams& params, int width,
+                                   int height, int channels) {
+  if (!bilateral_unsupported(device, "range_table", params, width, height, channels)) return "range_table";
+  return "pixels4";
+}
+
+std::string bilateral_param_class(const BilateralParams& params, int channels) {
+  const int r = bilateral_radius(params);
+  return fmt::format("c{} {}", channels, r <= 2 ? "r<=2" : r <= 6 ? "r<=6" : "r>6");
+}
+
+VariantChoice bilateral_choose(Context& ctx, const BilateralParams& params, std::string_view variant, int width,
+                               int height, int channels, const TuningConfig& config) {
+  return choose_variant(
+      ctx, variant, config, "bilateral", "bilateral.cl", bilateral_param_class(params, channels), width, height,
+      [&](const std::string& v, const TuningConfig& c) {
+        return !bilateral_unsupported(ctx.info(), v, params, width, height, channels, c);
+      },
+      [&] { return bilateral_auto_variant(ctx.info(), params, width, height, channels); });
+}
+
+// ---- FilterSpec -----------------------------------------------------------------------------------
+namespace {
+
+class BilateralInstance : public FilterInstance {
+ public:
+  BilateralInstance(Context& ctx, Image input, BilateralParams params)
+      : ctx_(ctx),
+        input_(std::move(input)),
+        params_(params),
+        d_in_(DeviceImage::upload(ctx, input_)),
+        d_out_(DeviceImage::allocate(ctx, input_.width, input_.height, input_.channels)) {}
+
+  std::optional<std::string> unsupported(const std::string& variant,
+                                         const TuningConfig& config) const override {
+    return bilateral_unsupported(ctx_.info(), variant, params_, input_.width, input_.height, input_.channels,
+                                 config);
+  }
+  std::vector<cl::Event> enqueue(const std::string& variant, const TuningConfig& config) override {
+    return bilateral(ctx_, d_in_, d_out_, params_, variant, config);
+  }
+  double run_host_to_host(const std::string& variant, const TuningConfig& config) override {
+    bilateral_prepare(ctx_, params_, variant, input_.width, input_.height, input_.channels, config);
+    const auto start = std::chrono::steady_clock::now();
+    DeviceImage in = DeviceImage::upload(ctx_, input_);
+    bilateral(ctx_, in, d_out_, params_, variant, config);
+    Image out = d_out_.download(ctx_);
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  }
+  // SPEC: within 1 of the double-precision reference at every pixel.
+  std::optional<std::string> check_output() override {
+    if (expected_.empty()) expected_ = bilateral_reference(input_, params_);
+    return compare_images(expected_, d_out_.download(ctx_), 1.0);
+  }
+  void run_reference(int threads) override { bilateral_reference(input_, params_, threads); }
+  std::string auto_variant() const override {
+    return describe(bilateral_choose(ctx_, params_, "auto", input_.width, input_.height, input_.channels));
+  }
+  std::uint64_t bytes_moved() const override { return 2 * input_.byte_size(); }
+  std::uint64_t pixels() const override { return input_.pixel_count(); }
+
+ private:
+  Context& ctx_;
+  Image input_;
+  BilateralParams params_;
+  DeviceImage d_in_, d_out_;
+  Image expected_;
+};
+
+class BilateralSpec : public FilterSpec {
+ public:
+  std::string name() const override { return "bilateral"; }
+  std::string kernel_file() const override { return "bilateral.cl"; }
+  const std::vector<VariantInfo>& variants() const override { return bilateral_variants(); }
+  // Keys: sigma_spatial (3), sigma_range (30), radius (ceil(2 sigma_spatial)), channels (4),
+  // border (replicate | reflect101 | constant[=V]).
+  std::vector<ParamMap> bench_cases() const override {
+    std::vector<ParamMap> cases;
+    for (const char* channels : {"1", "4"}) {
+      ParamMap m;
+      m.emplace("sigma_spatial", std::string("3"));
+      m.emplace("sigma_range", std::string("30"));
+      m.emplace("radius", std::string("4"));
+      m.emplace("channels", std::string(channels));
+      cases.push_back(std::move(m));
+    }
+    return cases;
+  }
+  std::string param_class(const ParamMap& params) const override {
+    BilateralParams p;
+    p.sigma_spatial = param_double(params, "sigma_spatial", 3.0);
+    p.radius = param_int(params, "radius", -1);
+    return bilateral_param_class(p, param_int(params, "channels", 4));
+  }
+  std::unique_ptr<FilterInstance> instantiate(Context& ctx, int width, int height, const ParamMap& params,
+                                              std::uint64_t seed) const override {
+    for (const auto& [key, value] : params)
+      if (key != "sigma_spatial" && key != "sigma_range" && key != "radius" && key != "channels" &&
+          key != "border")
+        throw std::invalid_argument(fmt::format("bilateral has no parameter '{}'", key));
+    BilateralParams p;
+    p.sigma_spatial = param_double(params, "sigma_spatial", 3.0);
+    p.sigma_range = param_double(params, "sigma_range", 30.0);
+    p.radius = param_int(params, "radius", -1);
+    p.border = parse_border(param_text(params, "border", "replicate"));
+    check_bilateral_params(p);
+    const int channels = param_int(params, "channels", 4);
+    if (channels != 1 && channels != 4) throw std::invalid_argument("bilateral channels must be 1 or 4");
+    return std::make_unique<BilateralInstance>(ctx, synthetic_photo(width, height, channels, seed), p);
+  }
+};
+
+}  // namespace
+
+const FilterSpec& bilateral_filter_spec() {
+  static const BilateralSpec spec;
+  return spec;
+}
+
+}  // namespace clf
