@@ -4,6 +4,10 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <random>
+#include <set>
+
 #include "filters/filter_spec.hpp"
 #include "testing/test_images.hpp"
 
@@ -45,18 +49,26 @@ TEST_P(EveryFilter, EveryVariantMatchesItsReferenceThroughTheSpec) {
   }
 }
 
-TEST_P(EveryFilter, EveryTunableCombinationTheTunerMayTryIsCorrectOrRefused) {
+// Each run checks every variant's defaults and a fresh random sample of its other tunable combinations
+// (all of them over a few runs): PoCL compiles a kernel once per work-group size, so a cold cache makes
+// the full cross product cost minutes.
+TEST_P(EveryFilter, TunableCombinationsTheTunerMayTryAreCorrectOrRefused) {
   const FilterSpec& spec = *GetParam();
   const auto seed = testing::fresh_seed();
   auto instance = spec.instantiate(test_context(), 37, 21, spec.bench_cases().front(), seed);
-  for (const auto& v : spec.variants())
-    for (const auto& config : all_configs(v)) {
+  std::mt19937_64 rng(seed);
+  for (const auto& v : spec.variants()) {
+    auto configs = all_configs(v);
+    std::shuffle(configs.begin() + 1, configs.end(), rng);
+    configs.resize(std::min<std::size_t>(configs.size(), 6));
+    for (const auto& config : configs) {
       SCOPED_TRACE(fmt::format("{} {} [{}] seed={}", spec.name(), v.name, to_string(config), seed));
       if (instance->unsupported(v.name, config)) continue;
       instance->enqueue(v.name, config);
       const auto diff = instance->check_output();
       EXPECT_FALSE(diff) << *diff;
     }
+  }
 }
 
 TEST_P(EveryFilter, ReportsWorkAndRejectsUnknownParameters) {

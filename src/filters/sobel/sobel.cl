@@ -1,0 +1,283 @@
+// Sobel (SPEC.md "Sobel"; seed 003 section 9.3): gx is the correlation with [-1 0 1; -2 0 2; -1 0 1],
+// gy with its transpose, both exact in integers; the border applies to each coordinate on its own.
+//
+// Build options:
+//   -D OUTPUT=0|1|2   magnitude (uchar), l1 (uchar) or gradients (two short planes). It changes the
+//                     output type, so it is a build option; size, border and constant are arguments.
+// Every kernel takes (input, out_a, out_b, ...): out_a and out_b are gx and gy for gradients; for the
+// 8-bit outputs out_a is the output and out_b is unused (the host passes out_a again).
+
+#ifndef OUTPUT
+#define OUTPUT 0
+#endif
+#define OUTPUT_MAGNITUDE 0
+#define OUTPUT_L1 1
+#define OUTPUT_GRADIENTS 2
+
+#if OUTPUT == OUTPUT_GRADIENTS
+typedef short out_t;
+#else
+typedef uchar out_t;
+#endif
+
+// Beyond this gx^2 + gy^2 the rounded root is at least 256 (255^2 + 255 = 65280), so the magnitude
+// clamps to 255; clamping s to it first keeps the root's range small.
+#define MAGNITUDE_SATURATES 65281
+
+// round(sqrt(s)) exactly, 0 <= s < 2^24 (s is exact as a float). The rounded root q is the one with
+// q^2 - q < s <= q^2 + q (q > 0); no tie is possible for integer s. The float root truncated is at
+// most one away from floor(sqrt(s)) and the answer is floor or floor + 1, so one step up and one
+// step down make it exact whatever the sqrt's last-bit error.
+inline int rounded_sqrt(int s) {
+  int q = convert_int(sqrt(convert_float(s)));
+  q += (q * q + q < s) ? 1 : 0;
+  q -= (q > 0 && q * q - q >= s) ? 1 : 0;
+  return q;
+}
+
+// The same on 16 lanes (vector comparisons give -1 for true).
+inline int16 rounded_sqrt16(int16 s) {
+  int16 q = convert_int16(sqrt(convert_float16(s)));
+  q -= (q * q + q < s);
+  q += (q * q - q >= s) & (q > 0);
+  return q;
+}
+
+inline uchar magnitude_u8(int gx, int gy) {
+  return (uchar)min(rounded_sqrt(min(gx * gx + gy * gy, MAGNITUDE_SATURATES)), 255);
+}
+
+inline uchar16 magnitude_u8_16(short16 gx, short16 gy) {
+  const int16 x = convert_int16(gx), y = convert_int16(gy);
+  return convert_uchar16(min(rounded_sqrt16(min(x * x + y * y, (int16)MAGNITUDE_SATURATES)), (int16)255));
+}
+
+// Writes output pixel i.
+inline void store_pixel(__global out_t* out_a, __global out_t* out_b, int i, int gx, int gy) {
+#if OUTPUT == OUTPUT_GRADIENTS
+  out_a[i] = (short)gx;
+  out_b[i] = (short)gy;
+#elif OUTPUT == OUTPUT_L1
+  out_a[i] = (uchar)min(abs(gx) + abs(gy), 255u);
+#else
+  out_a[i] = magnitude_u8(gx, gy);
+#endif
+}
+
+// Writes output pixels i .. i+count-1 (count <= 16): one vector store when all 16 are inside the
+// row, else element by element so nothing is written past the row.
+inline void store_16(__global out_t* out_a, __global out_t* out_b, int i, int count, short16 gx, short16 gy) {
+#if OUTPUT == OUTPUT_GRADIENTS
+  if (count == 16) {
+    vstore16(gx, 0, out_a + i);
+    vstore16(gy, 0, out_b + i);
+    return;
+  }
+  short ax[16], ay[16];
+  vstore16(gx, 0, ax);
+  vstore16(gy, 0, ay);
+  for (int k = 0; k < count; ++k) {
+    out_a[i + k] = ax[k];
+    out_b[i + k] = ay[k];
+  }
+#else
+#if OUTPUT == OUTPUT_L1
+  const uchar16 v = convert_uchar16(min(abs(gx) + abs(gy), (ushort16)255));
+#else
+  const uchar16 v = magnitude_u8_16(gx, gy);
+#endif
+  if (count == 16) {
+    vstore16(v, 0, out_a + i);
+    return;
+  }
+  uchar a[16];
+  vstore16(v, 0, a);
+  for (int k = 0; k < count; ++k) out_a[i + k] = a[k];
+#endif
+}
+
+// Row y after the border, or NULL for a row of the constant.
+inline __global const uchar* border_row(__global const uchar* src, int y, int w, int h, int mode) {
+  const int yy = border_index(y, h, mode);
+  return yy < 0 ? 0 : src + yy * w;
+}
+
+// Pixel at column x of a row given as by border_row.
+inline int row_pixel(__global const uchar* row, int x, int w, int mode, uchar cval) {
+  if (!row) return cval;
+  const int xx = border_index(x, w, mode);
+  return xx < 0 ? cval : row[xx];
+}
+
+// ---------------------------------------------------------------------------------------------
+// naive: one pixel per work-item, the full 3x3 masks over 9 loads (seed 003, Figure 9-9).
+__constant int kMaskX[9] = {-1, 0, 1, -2, 0, 2, -1, 0, 1};
+__constant int kMaskY[9] = {-1, -2, -1, 0, 0, 0, 1, 2, 1};
+
+__kernel void sobel_naive(__global const uchar* src, __global out_t* out_a, __global out_t* out_b, int w, int h,
+                          int mode, uint cval_bits) {
+  const int x = get_global_id(0), y = get_global_id(1);
+  if (x >= w || y >= h) return;
+  const uchar cval = (uchar)cval_bits;
+  int gx = 0, gy = 0;
+  for (int j = 0; j < 3; ++j) {
+    __global const uchar* row = border_row(src, y - 1 + j, w, h, mode);
+    for (int i = 0; i < 3; ++i) {
+      const int p = row_pixel(row, x - 1 + i, w, mode, cval);
+      gx += kMaskX[j * 3 + i] * p;
+      gy += kMaskY[j * 3 + i] * p;
+    }
+  }
+  store_pixel(out_a, out_b, y * w + x, gx, gy);
+}
+
+// ---------------------------------------------------------------------------------------------
+// separable: seed 003 section 9.3.1, gx = [1 2 1]^T (x) [-1 0 1] and gy = [-1 0 1]^T (x) [1 2 1].
+// Per column of the window: a vertical smoothing (top + 2 mid + bottom) and a vertical difference
+// (bottom - top); then gx = smooth(right) - smooth(left), gy = diff(left) + 2 diff(mid) + diff(right).
+__kernel void sobel_separable(__global const uchar* src, __global out_t* out_a, __global out_t* out_b, int w,
+                              int h, int mode, uint cval_bits) {
+  const int x = get_global_id(0), y = get_global_id(1);
+  if (x >= w || y >= h) return;
+  const uchar cval = (uchar)cval_bits;
+  __global const uchar* top = border_row(src, y - 1, w, h, mode);
+  __global const uchar* mid = src + y * w;
+  __global const uchar* bottom = border_row(src, y + 1, w, h, mode);
+  int smooth[3], diff[3];
+  for (int i = 0; i < 3; ++i) {
+    const int xx = border_index(x - 1 + i, w, mode);
+    const int t = (xx < 0 || !top) ? cval : top[xx];
+    const int m = xx < 0 ? cval : mid[xx];
+    const int b = (xx < 0 || !bottom) ? cval : bottom[xx];
+    smooth[i] = t + 2 * m + b;
+    diff[i] = b - t;
+  }
+  store_pixel(out_a, out_b, y * w + x, smooth[2] - smooth[0], diff[0] + 2 * diff[1] + diff[2]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// 16 output pixels per row segment: the 18 input pixels x0-1 .. x0+16 of one row as a short16
+// (columns x0-1 .. x0+14) and a short2 (x0+15, x0+16).
+// Seed 003 section 9.3.3: inside the row, one 16-byte vector load plus a 2-pixel tail. At the row's
+// ends (and for rows narrower than 18) each pixel goes through the border, so nothing past the row
+// is read.
+inline void load_18(__global const uchar* row, int x0, int w, int mode, uchar cval, short16* a, short2* b) {
+  if (!row) {
+    *a = (short16)cval;
+    *b = (short2)cval;
+    return;
+  }
+  if (x0 >= 1 && x0 + 17 <= w) {
+    *a = convert_short16(vload16(0, row + x0 - 1));
+    *b = convert_short2(vload2(0, row + x0 + 15));
+    return;
+  }
+  uchar p[18];
+  for (int i = 0; i < 18; ++i) {
+    const int xx = border_index(x0 - 1 + i, w, mode);
+    p[i] = xx < 0 ? cval : row[xx];
+  }
+  *a = convert_short16(vload16(0, p));
+  *b = convert_short2(vload2(0, p + 16));
+}
+
+// gx and gy of 16 consecutive pixels from their three input rows (seed 003 9.3.1 separable form,
+// 9.3.2 in short16). Lane i of a row's short16 is column x0-1+i, so the window's left column is
+// lane i, its middle lane i+1 and its right lane i+2 (shifted in from the 2-pixel tail).
+inline void gradients_16(short16 top_a, short2 top_b, short16 mid_a, short2 mid_b, short16 bot_a, short2 bot_b,
+                         short16* gx, short16* gy) {
+  const short16 smooth_a = top_a + (mid_a << (short16)1) + bot_a;
+  const short2 smooth_b = top_b + (mid_b << (short2)1) + bot_b;
+  const short16 diff_a = bot_a - top_a;
+  const short2 diff_b = bot_b - top_b;
+  const short16 smooth_right = (short16)(smooth_a.s2345, smooth_a.s6789, smooth_a.sabcd, smooth_a.sef, smooth_b);
+  const short16 diff_mid = (short16)(diff_a.s1234, diff_a.s5678, diff_a.s9abc, diff_a.sdef, diff_b.s0);
+  const short16 diff_right = (short16)(diff_a.s2345, diff_a.s6789, diff_a.sabcd, diff_a.sef, diff_b);
+  *gx = smooth_right - smooth_a;
+  *gy = diff_a + (diff_mid << (short16)1) + diff_right;
+}
+
+// row16: 16x1 output pixels per work-item from 18x3 input pixels (seed 003 Figure 9-10).
+__kernel void sobel_row16(__global const uchar* src, __global out_t* out_a, __global out_t* out_b, int w, int h,
+                          int mode, uint cval_bits) {
+  const int x0 = get_global_id(0) * 16, y = get_global_id(1);
+  if (x0 >= w || y >= h) return;
+  const uchar cval = (uchar)cval_bits;
+  short16 ta, ma, ba, gx, gy;
+  short2 tb, mb, bb;
+  load_18(border_row(src, y - 1, w, h, mode), x0, w, mode, cval, &ta, &tb);
+  load_18(src + y * w, x0, w, mode, cval, &ma, &mb);
+  load_18(border_row(src, y + 1, w, h, mode), x0, w, mode, cval, &ba, &bb);
+  gradients_16(ta, tb, ma, mb, ba, bb, &gx, &gy);
+  store_16(out_a, out_b, y * w + x0, min(16, w - x0), gx, gy);
+}
+
+// block16x2: 16x2 output pixels per work-item from 18x4 input pixels (seed 003 Figure 9-11): the two
+// middle rows serve both output rows.
+__kernel void sobel_block16x2(__global const uchar* src, __global out_t* out_a, __global out_t* out_b, int w,
+                              int h, int mode, uint cval_bits) {
+  const int x0 = get_global_id(0) * 16, y0 = get_global_id(1) * 2;
+  if (x0 >= w || y0 >= h) return;
+  const uchar cval = (uchar)cval_bits;
+  short16 r0a, r1a, r2a, r3a, gx, gy;
+  short2 r0b, r1b, r2b, r3b;
+  load_18(border_row(src, y0 - 1, w, h, mode), x0, w, mode, cval, &r0a, &r0b);
+  load_18(src + y0 * w, x0, w, mode, cval, &r1a, &r1b);
+  load_18(border_row(src, y0 + 1, w, h, mode), x0, w, mode, cval, &r2a, &r2b);
+  load_18(border_row(src, y0 + 2, w, h, mode), x0, w, mode, cval, &r3a, &r3b);
+  const int count = min(16, w - x0);
+  gradients_16(r0a, r0b, r1a, r1b, r2a, r2b, &gx, &gy);
+  store_16(out_a, out_b, y0 * w + x0, count, gx, gy);
+  if (y0 + 1 < h) {
+    gradients_16(r1a, r1b, r2a, r2b, r3a, r3b, &gx, &gy);
+    store_16(out_a, out_b, (y0 + 1) * w + x0, count, gx, gy);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// image: the input read through an image object (seed 003 section 9.3.4 names textures as the
+// remaining option). The sampler clamps to the edge, which is the replicate border, so replicate
+// reads the raw coordinates; the other modes map them with border_index first.
+#ifdef __IMAGE_SUPPORT__
+__constant sampler_t kSampler = CLK_NORMALIZED_COORDS_FALSE | CLK_ADDRESS_CLAMP_TO_EDGE | CLK_FILTER_NEAREST;
+
+inline int image_pixel(__read_only image2d_t src, int x, int y, int w, int h, int mode, uchar cval) {
+  if (mode != BORDER_REPLICATE) {
+    x = border_index(x, w, mode);
+    y = border_index(y, h, mode);
+    if (x < 0 || y < 0) return cval;
+  }
+  return (int)read_imageui(src, kSampler, (int2)(x, y)).x;
+}
+
+__kernel void sobel_image(__read_only image2d_t src, __global out_t* out_a, __global out_t* out_b, int w, int h,
+                          int mode, uint cval_bits) {
+  const int x = get_global_id(0), y = get_global_id(1);
+  if (x >= w || y >= h) return;
+  const uchar cval = (uchar)cval_bits;
+  int smooth[3], diff[3];
+  for (int i = 0; i < 3; ++i) {
+    const int t = image_pixel(src, x - 1 + i, y - 1, w, h, mode, cval);
+    const int m = image_pixel(src, x - 1 + i, y, w, h, mode, cval);
+    const int b = image_pixel(src, x - 1 + i, y + 1, w, h, mode, cval);
+    smooth[i] = t + 2 * m + b;
+    diff[i] = b - t;
+  }
+  store_pixel(out_a, out_b, y * w + x, smooth[2] - smooth[0], diff[0] + 2 * diff[1] + diff[2]);
+}
+#endif
+
+// ---------------------------------------------------------------------------------------------
+// For the tests: the rounded root of every s in [0, n), by the scalar and the 16-lane helper, so the
+// exact rounding the kernels use is checked exhaustively on the device itself.
+__kernel void sobel_rounded_sqrt_check(__global int* scalar_out, __global int* vector_out, int n) {
+  const int s0 = get_global_id(0) * 16;
+  if (s0 >= n) return;
+  const int16 s = (int16)(s0) + (int16)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+  int v[16];
+  vstore16(rounded_sqrt16(s), 0, v);
+  for (int k = 0; k < 16 && s0 + k < n; ++k) {
+    scalar_out[s0 + k] = rounded_sqrt(s0 + k);
+    vector_out[s0 + k] = v[k];
+  }
+}

@@ -1,0 +1,360 @@
+// Every Sobel variant, bit-exact against the CPU reference, on every size class, output and border
+// mode; the reference itself against a brute-force 3x3 correlation; the exact rounding of the
+// magnitude checked exhaustively on the host and on the device; orientation of the gradients.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <tuple>
+
+#include "clfilters/image_io.hpp"
+#include "clfilters/sobel.hpp"
+#include "runtime/launch.hpp"
+#include "testing/test_images.hpp"
+
+namespace clf {
+namespace {
+
+Context& test_context() {
+  static Context ctx;  // $CLFILTERS_DEVICE or the default device
+  return ctx;
+}
+
+const Border kBorders[] = {{BorderMode::replicate, 0}, {BorderMode::reflect101, 0}, {BorderMode::constant, 0},
+                           {BorderMode::constant, 173}};
+const SobelOutput kOutputs[] = {SobelOutput::magnitude, SobelOutput::l1, SobelOutput::gradients};
+
+// Largest |gx| or |gy|: 4 * 255.
+constexpr int kMaxGradient = 1020;
+
+// round(sqrt(s)) by double precision; exact here because s < 2^22 leaves no tie and no near-tie that
+// a double cannot separate.
+long double_rounded_sqrt(long s) { return std::lround(std::sqrt(static_cast<double>(s))); }
+
+// ---- the exact rounding --------------------------------------------------------------------------
+
+TEST(SobelRounding, RoundedSqrtIsExactForEveryPossibleSum) {
+  for (long s = 0; s <= 2L * kMaxGradient * kMaxGradient; ++s) {
+    const long r = sobel_rounded_sqrt(static_cast<int>(s));
+    // sqrt(s) in [r - 1/2, r + 1/2)  <=>  (2r - 1)^2 <= 4s < (2r + 1)^2, all in integers.
+    ASSERT_TRUE((r == 0 || (2 * r - 1) * (2 * r - 1) <= 4 * s) && 4 * s < (2 * r + 1) * (2 * r + 1))
+        << "s=" << s << " r=" << r;
+    ASSERT_EQ(r, double_rounded_sqrt(s)) << "s=" << s;
+  }
+}
+
+TEST(SobelRounding, MagnitudeIsRoundedAndClampedForEveryGradientPair) {
+  for (int gx = -kMaxGradient; gx <= kMaxGradient; ++gx)
+    for (int gy = -kMaxGradient; gy <= kMaxGradient; ++gy) {
+      const long expected = std::min(255L, double_rounded_sqrt(long(gx) * gx + long(gy) * gy));
+      ASSERT_EQ(sobel_magnitude(gx, gy), expected) << "gx=" << gx << " gy=" << gy;
+    }
+}
+
+// The kernels' own helpers (scalar and 16-lane), run on the device over every possible sum.
+TEST(SobelRounding, DeviceRoundedSqrtIsExactForEveryPossibleSum) {
+  Context& ctx = test_context();
+  const int n = 2 * kMaxGradient * kMaxGradient + 1;
+  const std::size_t bytes = std::size_t(n) * sizeof(int);
+  cl::Buffer scalar = ctx.buffer(CL_MEM_READ_WRITE, bytes), vector = ctx.buffer(CL_MEM_READ_WRITE, bytes);
+  cl::Kernel& kernel = ctx.kernel("sobel.cl", "-D OUTPUT=0", "sobel_rounded_sqrt_check");
+  set_kernel_args(kernel, scalar, vector, n);
+  launch(ctx, kernel, cl::NDRange((std::size_t(n) + 15) / 16)).wait();
+  std::vector<int> s_out(n), v_out(n);
+  check_cl(ctx.queue().enqueueReadBuffer(scalar, CL_TRUE, 0, bytes, s_out.data()), "read");
+  check_cl(ctx.queue().enqueueReadBuffer(vector, CL_TRUE, 0, bytes, v_out.data()), "read");
+  for (int s = 0; s < n; ++s) {
+    ASSERT_EQ(s_out[s], double_rounded_sqrt(s)) << "scalar, s=" << s;
+    ASSERT_EQ(v_out[s], double_rounded_sqrt(s)) << "16-lane, s=" << s;
+  }
+}
+
+// ---- grey conversion -----------------------------------------------------------------------------
+
+TEST(SobelGrey, ConvertsRgbAndRgbaWithSpecFormula) {
+  for (int c : {2, 3, 4}) {
+    const auto seed = testing::fresh_seed();
+    SCOPED_TRACE(fmt::format("channels={} seed={}", c, seed));
+    const Image in = testing::random_image(31, 7, c, SampleType::u8, seed);
+    const Image grey = sobel_grey(in);
+    ASSERT_EQ(grey.channels, 1);
+    const auto src = in.samples<std::uint8_t>();
+    const auto g = grey.samples<std::uint8_t>();
+    for (std::size_t i = 0; i < grey.pixel_count(); ++i) {
+      const int r = src[i * c], gr = src[i * c + 1];
+      const int expected = c == 2 ? r : (77 * r + 150 * gr + 29 * src[i * c + 2] + 128) / 256;
+      ASSERT_EQ(g[i], expected) << "pixel " << i;
+    }
+  }
+  // Corner cases of the formula: white stays white, pure primaries.
+  Image rgb(4, 1, 3);
+  const std::uint8_t px[] = {255, 255, 255, 255, 0, 0, 0, 255, 0, 0, 0, 255};
+  std::copy(std::begin(px), std::end(px), rgb.data.begin());
+  const Image primaries = sobel_grey(rgb);
+  const auto g = primaries.samples<std::uint8_t>();
+  EXPECT_EQ(g[0], 255);
+  EXPECT_EQ(g[1], 77);   // (77*255 + 128) >> 8 = 19763 >> 8
+  EXPECT_EQ(g[2], 149);  // (150*255 + 128) >> 8 = 38378 >> 8
+  EXPECT_EQ(g[3], 29);   // (29*255 + 128) >> 8 = 7523 >> 8
+}
+
+// ---- the reference against a brute-force 3x3 correlation ------------------------------------------
+
+// Straight from SPEC.md on a grey image: correlate with both masks, border per coordinate.
+Image brute_force_sobel(const Image& grey, const SobelParams& p) {
+  static const int mx[3][3] = {{-1, 0, 1}, {-2, 0, 2}, {-1, 0, 1}};
+  static const int my[3][3] = {{-1, -2, -1}, {0, 0, 0}, {1, 2, 1}};
+  const bool gradients = p.output == SobelOutput::gradients;
+  Image out(grey.width, grey.height, gradients ? 2 : 1, gradients ? SampleType::i16 : SampleType::u8);
+  const auto src = grey.samples<std::uint8_t>();
+  for (int y = 0; y < grey.height; ++y)
+    for (int x = 0; x < grey.width; ++x) {
+      long gx = 0, gy = 0;
+      for (int j = 0; j < 3; ++j)
+        for (int i = 0; i < 3; ++i) {
+          const int xx = border_index(x - 1 + i, grey.width, p.border.mode);
+          const int yy = border_index(y - 1 + j, grey.height, p.border.mode);
+          const long v = (xx < 0 || yy < 0) ? p.border.value : src[std::size_t(yy) * grey.width + xx];
+          gx += mx[j][i] * v;
+          gy += my[j][i] * v;
+        }
+      const std::size_t k = std::size_t(y) * grey.width + x;
+      if (gradients) {
+        out.samples<std::int16_t>()[2 * k] = std::int16_t(gx);
+        out.samples<std::int16_t>()[2 * k + 1] = std::int16_t(gy);
+      } else if (p.output == SobelOutput::l1) {
+        out.samples<std::uint8_t>()[k] = std::uint8_t(std::min(255L, std::abs(gx) + std::abs(gy)));
+      } else {
+        out.samples<std::uint8_t>()[k] = std::uint8_t(std::min(255L, double_rounded_sqrt(gx * gx + gy * gy)));
+      }
+    }
+  return out;
+}
+
+TEST(SobelReference, MatchesBruteForce) {
+  for (auto [w, h] : {std::pair{1, 1}, {1, 6}, {6, 1}, {2, 2}, {7, 3}, {13, 17}, {40, 9}})
+    for (const Border& border : kBorders)
+      for (SobelOutput output : kOutputs) {
+        const auto seed = testing::fresh_seed();
+        SCOPED_TRACE(fmt::format("{}x{} border={} output={} seed={}", w, h, to_string(border), to_string(output),
+                                 seed));
+        const Image in = testing::random_image(w, h, 1, SampleType::u8, seed);
+        const SobelParams p{output, border};
+        ASSERT_TRUE(testing::images_equal(brute_force_sobel(in, p), sobel_reference(in, p, 2)));
+      }
+}
+
+TEST(SobelReference, ConvertsColourInputsFirst) {
+  for (int c : {3, 4}) {
+    const auto seed = testing::fresh_seed();
+    SCOPED_TRACE(fmt::format("channels={} seed={}", c, seed));
+    const Image in = testing::random_image(23, 19, c, SampleType::u8, seed);
+    const SobelParams p{SobelOutput::gradients, {BorderMode::reflect101, 0}};
+    ASSERT_TRUE(testing::images_equal(brute_force_sobel(sobel_grey(in), p), sobel_reference(in, p)));
+  }
+}
+
+// ---- every variant against the reference ----------------------------------------------------
+
+struct SizeCase {
+  int width;
+  int height;
+};
+
+std::string size_name(const SizeCase& s) { return fmt::format("{}x{}", s.width, s.height); }
+
+void poison(Context& ctx, const cl::Buffer& buffer, std::size_t bytes) {
+  const std::vector<std::uint8_t> junk(bytes, 0xA5);
+  check_cl(ctx.queue().enqueueWriteBuffer(buffer, CL_TRUE, 0, bytes, junk.data()), "clEnqueueWriteBuffer");
+}
+
+// Runs `variant` with `params` on the device input and downloads the result; outputs are poisoned
+// first so unwritten pixels show.
+Image run_device(const std::string& variant, const DeviceImage& d_in, const SobelParams& params) {
+  Context& ctx = test_context();
+  if (params.output == SobelOutput::gradients) {
+    DeviceGradients out = DeviceGradients::allocate(ctx, d_in.width, d_in.height);
+    poison(ctx, out.gx, out.plane_bytes());
+    poison(ctx, out.gy, out.plane_bytes());
+    sobel(ctx, d_in, out, params, variant);
+    return out.download(ctx);
+  }
+  DeviceImage out = DeviceImage::allocate(ctx, d_in.width, d_in.height, 1);
+  poison(ctx, out.buffer, out.byte_size());
+  sobel(ctx, d_in, out, params, variant);
+  return out.download(ctx);
+}
+
+// Every output and border mode on a fresh random image of `size`.
+void check_variant(const std::string& variant, SizeCase size) {
+  Context& ctx = test_context();
+  const auto seed = testing::fresh_seed();
+  const Image in = testing::random_image(size.width, size.height, 1, SampleType::u8, seed);
+  const DeviceImage d_in = DeviceImage::upload(ctx, in);
+  for (const Border& border : kBorders)
+    for (SobelOutput output : kOutputs) {
+      const SobelParams params{output, border};
+      SCOPED_TRACE(fmt::format("variant={} size={} output={} border={} seed={}", variant, size_name(size),
+                               to_string(output), to_string(border), seed));
+      if (auto why = sobel_unsupported(ctx.info(), variant, params, size.width, size.height)) {
+        // Only the image variant has a documented limitation (image support and size).
+        EXPECT_EQ(variant, "image") << *why;
+        GTEST_SKIP() << *why;
+      }
+      ASSERT_TRUE(testing::images_equal(sobel_reference(in, params), run_device(variant, d_in, params)));
+    }
+}
+
+std::vector<std::string> variant_names() {
+  std::vector<std::string> names;
+  for (const auto& v : sobel_variants()) names.push_back(v.name);
+  return names;
+}
+
+class SobelVariant : public ::testing::TestWithParam<std::tuple<std::string, SizeCase>> {};
+
+TEST_P(SobelVariant, BitExactAgainstReference) {
+  const auto& [variant, size] = GetParam();
+  check_variant(variant, size);
+}
+
+// The sizes: below, at and past one 16-pixel block, odd heights for block16x2, full HD.
+INSTANTIATE_TEST_SUITE_P(Sizes, SobelVariant,
+                         ::testing::Combine(::testing::ValuesIn(variant_names()),
+                                            ::testing::Values(SizeCase{1, 1}, SizeCase{2, 2}, SizeCase{15, 3},
+                                                              SizeCase{16, 16}, SizeCase{17, 5}, SizeCase{33, 31},
+                                                              SizeCase{257, 129}, SizeCase{1920, 1080})),
+                         [](const auto& info) {
+                           return fmt::format("{}_{}", std::get<0>(info.param), size_name(std::get<1>(info.param)));
+                         });
+
+// ---- orientation ---------------------------------------------------------------------------------
+
+// A 37x21 grey image: a vertical step (columns >= 18 bright) or a horizontal one (rows >= 10), or
+// constant.
+enum class Pattern { vertical_step, horizontal_step, constant };
+
+Image pattern_image(Pattern pattern, int dark, int bright) {
+  Image img(37, 21, 1);
+  auto p = img.samples<std::uint8_t>();
+  for (int y = 0; y < img.height; ++y)
+    for (int x = 0; x < img.width; ++x) {
+      const bool lit = pattern == Pattern::vertical_step ? x >= 18 : pattern == Pattern::horizontal_step && y >= 10;
+      p[std::size_t(y) * img.width + x] = std::uint8_t(lit ? bright : dark);
+    }
+  return img;
+}
+
+class SobelOrientation : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(SobelOrientation, StepsGiveOneGradientAndConstantGivesNone) {
+  Context& ctx = test_context();
+  const std::string& variant = GetParam();
+  const int dark = 30, bright = 220, jump = 4 * (bright - dark);
+  for (Border border : {Border{BorderMode::replicate, 0}, Border{BorderMode::reflect101, 0}}) {
+    const SobelParams params{SobelOutput::gradients, border};
+    if (auto why = sobel_unsupported(ctx.info(), variant, params, 37, 21)) GTEST_SKIP() << *why;
+    for (Pattern pattern : {Pattern::vertical_step, Pattern::horizontal_step, Pattern::constant}) {
+      SCOPED_TRACE(fmt::format("variant={} border={} pattern={}", variant, to_string(border), int(pattern)));
+      const Image in = pattern_image(pattern, dark, bright);
+      const Image got = run_device(variant, DeviceImage::upload(ctx, in), params);
+      const auto g = got.samples<std::int16_t>();
+      for (int y = 0; y < in.height; ++y)
+        for (int x = 0; x < in.width; ++x) {
+          const std::size_t k = std::size_t(y) * in.width + x;
+          // The step lies between column 17 and 18 (row 9 and 10): both sides see all of it.
+          const int gx = pattern == Pattern::vertical_step && (x == 17 || x == 18) ? jump : 0;
+          const int gy = pattern == Pattern::horizontal_step && (y == 9 || y == 10) ? jump : 0;
+          ASSERT_EQ(g[2 * k], gx) << "gx at x=" << x << " y=" << y;
+          ASSERT_EQ(g[2 * k + 1], gy) << "gy at x=" << x << " y=" << y;
+        }
+    }
+  }
+  // A constant image with a constant border of its own value has no edge at all.
+  const Image flat = pattern_image(Pattern::constant, 99, 99);
+  const Image got = run_device(variant, DeviceImage::upload(ctx, flat), {SobelOutput::gradients, {BorderMode::constant, 99}});
+  for (auto v : got.samples<std::int16_t>()) ASSERT_EQ(v, 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(Variants, SobelOrientation, ::testing::ValuesIn(variant_names()),
+                         [](const auto& info) { return info.param; });
+
+// ---- host API ------------------------------------------------------------------------------------
+
+// A real photograph (RGB JPEG) through the host API, every variant and output, against the reference.
+TEST(SobelPhotograph, EveryVariantMatchesTheReference) {
+  Context& ctx = test_context();
+  const Image photo = read_image(CLF_DATA_DIR "/astronaut.jpg");
+  ASSERT_EQ(photo.channels, 3);
+  for (SobelOutput output : kOutputs) {
+    const SobelParams params{output, {BorderMode::reflect101, 0}};
+    const Image expected = sobel_reference(photo, params);
+    for (const auto& v : sobel_variants()) {
+      if (sobel_unsupported(ctx.info(), v.name, params, photo.width, photo.height)) continue;
+      SCOPED_TRACE(fmt::format("variant={} output={}", v.name, to_string(output)));
+      EXPECT_TRUE(testing::images_equal(expected, sobel(ctx, photo, params, v.name)));
+    }
+  }
+}
+
+TEST(SobelHost, ColourInputsMatchTheReference) {
+  Context& ctx = test_context();
+  for (int c : {2, 3, 4}) {
+    const auto seed = testing::fresh_seed();
+    SCOPED_TRACE(fmt::format("channels={} seed={}", c, seed));
+    const Image in = testing::random_image(45, 31, c, SampleType::u8, seed);
+    const SobelParams params{SobelOutput::magnitude, {BorderMode::constant, 7}};
+    ASSERT_TRUE(testing::images_equal(sobel_reference(in, params), sobel(ctx, in, params, "row16")));
+  }
+}
+
+TEST(SobelHost, TimingIsFilled) {
+  Context& ctx = test_context();
+  const Image in = testing::random_image(64, 48, 1, SampleType::u8, testing::fresh_seed());
+  for (const auto& v : sobel_variants()) {
+    if (sobel_unsupported(ctx.info(), v.name, {}, 64, 48)) continue;
+    Timing t;
+    sobel(ctx, in, {}, v.name, &t);
+    EXPECT_GT(t.kernel_ms, 0.0) << v.name;
+    EXPECT_GE(t.total_ms, t.kernel_ms) << v.name;
+  }
+}
+
+TEST(SobelHost, RejectsBadParameters) {
+  Context& ctx = test_context();
+  const Image in = testing::random_image(8, 8, 1, SampleType::u8, testing::fresh_seed());
+  EXPECT_THROW(sobel(ctx, in, {}, "no_such_variant"), std::invalid_argument);
+  EXPECT_THROW(sobel(ctx, in, {SobelOutput::magnitude, {BorderMode::constant, 256}}), std::invalid_argument);
+  EXPECT_THROW(sobel(ctx, testing::random_image(8, 8, 1, SampleType::f32, 1), {}), std::invalid_argument);
+  EXPECT_THROW(sobel(ctx, testing::random_image(8, 8, 1, SampleType::i16, 1), {}), std::invalid_argument);
+  EXPECT_THROW(parse_sobel_output("l2"), std::invalid_argument);
+  EXPECT_EQ(parse_sobel_output("l1"), SobelOutput::l1);
+  EXPECT_EQ(to_string(SobelOutput::gradients), "gradients");
+
+  const DeviceImage d_in = DeviceImage::upload(ctx, in);
+  DeviceImage grey_out = DeviceImage::allocate(ctx, 8, 8, 1);
+  DeviceImage small_out = DeviceImage::allocate(ctx, 8, 7, 1);
+  DeviceImage rgba_out = DeviceImage::allocate(ctx, 8, 8, 4);
+  DeviceGradients gradients = DeviceGradients::allocate(ctx, 8, 8);
+  DeviceGradients small_gradients = DeviceGradients::allocate(ctx, 7, 8);
+  const SobelParams magnitude{}, grad{SobelOutput::gradients, {}};
+  EXPECT_THROW(sobel(ctx, d_in, grey_out, grad), std::invalid_argument);       // gradients into 8 bits
+  EXPECT_THROW(sobel(ctx, d_in, gradients, magnitude), std::invalid_argument);  // 8 bits into planes
+  EXPECT_THROW(sobel(ctx, d_in, small_out, magnitude), std::invalid_argument);
+  EXPECT_THROW(sobel(ctx, d_in, rgba_out, magnitude), std::invalid_argument);
+  EXPECT_THROW(sobel(ctx, d_in, small_gradients, grad), std::invalid_argument);
+  const DeviceImage rgba_in = DeviceImage::upload(ctx, testing::random_image(8, 8, 4, SampleType::u8, 1));
+  EXPECT_THROW(sobel(ctx, rgba_in, grey_out, magnitude), std::invalid_argument);
+}
+
+TEST(SobelHost, AutoPicksASupportedVariant) {
+  Context& ctx = test_context();
+  for (SobelOutput output : kOutputs) {
+    const SobelParams p{output, {}};
+    const std::string v = sobel_auto_variant(ctx.info(), p, 640, 480);
+    EXPECT_FALSE(sobel_unsupported(ctx.info(), v, p, 640, 480)) << v;
+  }
+}
+
+}  // namespace
+}  // namespace clf
