@@ -1,0 +1,65 @@
+// Epsilon filter (SPEC.md "Epsilon filter"; seeds 000 and 003 section 9.2): mosquito-noise removal.
+// Each output is the rounded mean of the window pixels p with |p - c| <= T, c the centre pixel.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "clfilters/border.hpp"
+#include "clfilters/device_image.hpp"
+#include "clfilters/image.hpp"
+#include "clfilters/runtime.hpp"
+#include "clfilters/variant.hpp"
+
+namespace clf {
+
+struct EpsilonParams {
+  int radius = 4;      // window (2r+1)^2; 9x9 by default
+  int threshold = 20;  // T, 0..255
+  Border border;
+};
+
+// Radius limits every variant takes: 1 .. 32 (up to a 65x65 window, whose row sums and counts the
+// kernels keep in 16 bits).
+inline constexpr int kMinEpsilonRadius = 1;
+inline constexpr int kMaxEpsilonRadius = 32;
+
+// Every epsilon variant, in the order the seeds introduce them.
+const std::vector<VariantInfo>& epsilon_variants();
+
+// Why `variant` (with `config`) cannot run for this device, parameters and image, or nullopt.
+std::optional<std::string> epsilon_unsupported(const DeviceInfo& device, std::string_view variant,
+                                               const EpsilonParams& params, int width, int height, int channels,
+                                               const TuningConfig& config = {});
+
+// The variant "auto" resolves to.
+std::string epsilon_auto_variant(const DeviceInfo& device, const EpsilonParams& params, int width, int height,
+                                 int channels);
+
+// What a call with `variant` runs: named as given; "auto" the tuned choice for this device, size class
+// and parameter class ("c1 r<=4", ...), else the built-in rule.
+VariantChoice epsilon_choose(Context& ctx, const EpsilonParams& params, std::string_view variant, int width,
+                             int height, int channels, const TuningConfig& config = {});
+std::string epsilon_param_class(const EpsilonParams& params, int channels);
+
+// Host images, u8: 1 channel (grey or a Y plane), 3 (RGB) or 4 (RGBA): R, G and B each filtered on
+// their own, alpha copied. Throws std::invalid_argument for bad parameters or an unsupported variant.
+Image epsilon(Context& ctx, const Image& input, const EpsilonParams& params, std::string_view variant = "auto",
+              Timing* timing = nullptr);
+
+// Device-resident, 1 or 4 channels, same size, `output` distinct from `input`. Enqueues on ctx.queue()
+// and returns the kernels' events without waiting.
+std::vector<cl::Event> epsilon(Context& ctx, const DeviceImage& input, DeviceImage& output,
+                               const EpsilonParams& params, std::string_view variant = "auto",
+                               const TuningConfig& config = {});
+
+// Builds the programs a call will use, so timings exclude compilation.
+void epsilon_prepare(Context& ctx, const EpsilonParams& params, std::string_view variant, int width, int height,
+                     int channels, const TuningConfig& config = {});
+
+// The CPU reference: exact integers, `threads` threads (0 = all). 1 or 4 channels (alpha copied).
+Image epsilon_reference(const Image& input, const EpsilonParams& params, int threads = 0);
+
+}  // namespace clf

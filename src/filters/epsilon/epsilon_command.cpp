@@ -1,0 +1,165 @@
+// clfilters epsilon IN OUT [--radius 4] [--threshold 20] [--border ...] [--variant ...] [--device ...] [--time]
+//                         [--raw-format nv12|i420 --size WxH] [--quiet]
+// Images: grey is filtered, RGB/RGBA have R, G and B filtered and alpha copied. Video: Y4M files and
+// pipes ("-" = stdin/stdout) and raw planar YUV; the Y plane is filtered, everything else copied.
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <filesystem>
+
+#include "cli_common.hpp"
+#include "clfilters/epsilon.hpp"
+#include "clfilters/image_io.hpp"
+#include "filters/epsilon/epsilon_video.hpp"
+
+namespace clf::cli {
+namespace {
+
+bool has_image_extension(const std::string& path) {
+  std::string ext = std::filesystem::path(path).extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
+  for (const char* e : {".png", ".jpg", ".jpeg", ".pgm", ".ppm", ".pnm", ".npy"})
+    if (ext == e) return true;
+  return false;
+}
+
+class EpsilonCommand : public Command {
+ public:
+  CLI::App* add_to(CLI::App& app) override {
+    auto* cmd = app.add_subcommand(
+        "epsilon", "epsilon filter (mosquito-noise removal): the rounded mean of the window pixels within T of the "
+                   "centre; images, Y4M video and raw YUV");
+    add_image_options(cmd, options_, epsilon_variants());
+    cmd->get_option("IN")->description(
+        "input: an image (PNG, JPEG, PGM/PPM, .npy), a Y4M video, raw YUV with --raw-format, or - for stdin "
+        "(Y4M unless --raw-format)");
+    cmd->get_option("OUT")->description(
+        "output: an image (the format follows the extension) or, for video, a file or - for stdout in the "
+        "input's format");
+    cmd->add_option("-r,--radius", params_.radius, "window radius r: the window is (2r+1)x(2r+1)")
+        ->check(CLI::NonNegativeNumber)
+        ->capture_default_str();
+    cmd->add_option("-t,--threshold", params_.threshold, "threshold T: pixels with |p - c| <= T are averaged")
+        ->check(CLI::Range(0, 255))
+        ->capture_default_str();
+    cmd->add_option("--raw-format", raw_format_, "IN is raw planar YUV: nv12 or i420 (needs --size)");
+    cmd->add_option("--size", size_, "frame size of raw YUV, WxH");
+    cmd->add_flag("-q,--quiet", quiet_, "print nothing but errors (no progress, no summary)");
+    return cmd;
+  }
+
+  int run() override {
+    params_.border = parse_border_option(options_.border);
+    check_variant_name(options_.variant, epsilon_variants());
+    if (!raw_format_.empty() && size_.empty()) throw UsageError("--raw-format needs --size WxH");
+    if (raw_format_.empty() && !size_.empty()) throw UsageError("--size is for raw video; give --raw-format too");
+    // Pipes and devices given by name are streams: images are read from regular files.
+    const bool video = !raw_format_.empty() || options_.input == "-" || video::is_stream_path(options_.input) ||
+                       video::looks_like_y4m(options_.input);
+    return video ? run_video() : run_image();
+  }
+
+ private:
+  // What "auto" (or the named variant) resolves to here, checked before any output exists. The calls
+  // themselves still take options_.variant, so a tuned choice brings its tunables along.
+  std::string resolve_variant(Context& ctx, int width, int height, int channels) const {
+    const VariantChoice choice = epsilon_choose(ctx, params_, options_.variant, width, height, channels);
+    if (auto why = epsilon_unsupported(ctx.info(), choice.variant, params_, width, height, channels, choice.config))
+      throw UsageError(*why);
+    return describe(choice) + " (" + choice.reason + ")";
+  }
+
+  std::string description(const std::string& variant) const {
+    return fmt::format("epsilon r={} T={} border={} variant={}", params_.radius, params_.threshold,
+                       to_string(params_.border), variant);
+  }
+
+  int run_image() {
+    if (options_.output == "-") throw UsageError("images are written to a file, not to stdout ('-' is for video)");
+    check_output_extension(options_.output);
+    const Image input = read_input(options_.input);
+    if (input.type != SampleType::u8 || input.channels > 4)
+      throw std::runtime_error(fmt::format("{}: epsilon needs 8-bit images with 1 to 4 channels, this file holds "
+                                           "{} channel(s) of {}",
+                                           options_.input, input.channels, sample_type_name(input.type)));
+    Context ctx(options_.device);
+    // Grey+alpha runs as grey: the grey channel is filtered, the alpha copied.
+    const int device_channels = input.channels <= 2 ? 1 : 4;
+    const std::string chosen = resolve_variant(ctx, input.width, input.height, device_channels);
+    const std::string& variant = options_.variant;
+    Timing timing;
+    Image out;
+    if (input.channels == 2) {
+      Image grey(input.width, input.height, 1);
+      for (std::size_t i = 0; i < input.pixel_count(); ++i) grey.data[i] = input.data[2 * i];
+      const Image filtered = epsilon(ctx, grey, params_, variant, &timing);
+      out = input;
+      for (std::size_t i = 0; i < input.pixel_count(); ++i) out.data[2 * i] = filtered.data[i];
+    } else {
+      out = epsilon(ctx, input, params_, variant, &timing);
+    }
+    write_output(out, options_);
+    if (!quiet_) print_result(description(chosen), ctx, input, options_, timing);
+    return 0;
+  }
+
+  int run_video() {
+    if (options_.output != "-" && has_image_extension(options_.output))
+      throw UsageError(fmt::format("{}: video is written in the input's format (a .y4m or .yuv file, or - for "
+                                   "stdout), not as an image",
+                                   options_.output));
+    video::VideoFormat raw = video::VideoFormat::y4m;
+    int raw_width = 0, raw_height = 0;
+    if (!raw_format_.empty()) {
+      try {
+        raw = video::parse_raw_format(raw_format_);
+        std::tie(raw_width, raw_height) = video::parse_frame_size(size_);
+      } catch (const std::invalid_argument& e) {
+        throw UsageError(e.what());
+      }
+    }
+    Context ctx(options_.device);
+    video::VideoReader reader = raw == video::VideoFormat::y4m
+                                    ? video::VideoReader::open_y4m(options_.input)
+                                    : video::VideoReader::open_raw(options_.input, raw, raw_width, raw_height);
+    const video::StreamInfo& info = reader.info();
+    // Parameters and variant are checked, and the programs built, before any output exists.
+    const std::string chosen = resolve_variant(ctx, info.width, info.height, 1);
+    const std::string& variant = options_.variant;
+    epsilon_prepare(ctx, params_, variant, info.width, info.height, 1);
+
+    video::VideoWriter writer(options_.output, info);
+    const auto filter = [&](const DeviceImage& in, DeviceImage& out) {
+      return epsilon(ctx, in, out, params_, variant);
+    };
+    const video::PipelineStats stats =
+        video::filter_video(ctx, reader, writer, filter, {.progress = !quiet_ && ::isatty(STDERR_FILENO) != 0});
+    writer.commit();
+
+    if (quiet_) return 0;
+    // With the video on stdout, the summary goes to stderr.
+    std::FILE* out = options_.output == "-" ? stderr : stdout;
+    fmt::print(out, "{} on {} ({}): {}x{} C{}, {} frames -> {}\n", description(chosen), ctx.info().name,
+               ctx.info().platform_name, info.width, info.height, info.colorspace, stats.frames,
+               options_.output == "-" ? "<stdout>" : options_.output);
+    if (options_.time)
+      fmt::print(out, "kernel {:.3f} ms ({:.3f} ms per frame), total {:.3f} s, {:.1f} fps\n", stats.kernel_ms,
+                 stats.frames ? stats.kernel_ms / double(stats.frames) : 0.0, stats.seconds,
+                 stats.seconds > 0 ? double(stats.frames) / stats.seconds : 0.0);
+    return 0;
+  }
+
+  ImageCommandOptions options_;
+  EpsilonParams params_;
+  std::string raw_format_;
+  std::string size_;
+  bool quiet_ = false;
+};
+
+const CommandRegistrar registrar(110, [] { return std::unique_ptr<Command>(new EpsilonCommand); });
+
+}  // namespace
+}  // namespace clf::cli

@@ -1,0 +1,396 @@
+// Y4M and raw planar YUV streams, read and written frame by frame (see epsilon_video.hpp).
+#include "filters/epsilon/epsilon_video.hpp"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+#include <random>
+#include <system_error>
+#include <utility>
+
+namespace clf::video {
+namespace {
+
+// Header and FRAME lines longer than this are corrupt streams, not something to buffer without end.
+constexpr std::size_t kMaxLineBytes = 1 << 16;
+// Frames up to 2^29 pixels: the filters index with 32-bit ints (4 bytes per pixel for RGBA).
+constexpr std::uint64_t kMaxPixels = std::uint64_t(1) << 29;
+
+std::string errno_message(int err) { return std::error_code(err, std::generic_category()).message(); }
+
+// Text from a stream, made safe for a one-line message: control bytes become '?', long text is cut.
+std::string printable(std::string_view text, std::size_t limit = 40) {
+  std::string out;
+  for (char c : text.substr(0, limit)) out += std::isprint(static_cast<unsigned char>(c)) ? c : '?';
+  if (text.size() > limit) out += "...";
+  return out;
+}
+
+std::string display_name(const std::string& path, bool output) {
+  if (path == "-") return output ? "<stdout>" : "<stdin>";
+  return path;
+}
+
+bool parse_positive(std::string_view text, std::uint64_t limit, std::uint64_t& value) {
+  if (text.empty() || text.size() > 12) return false;
+  for (char c : text)
+    if (c < '0' || c > '9') return false;
+  value = 0;
+  std::from_chars(text.data(), text.data() + text.size(), value);
+  return value >= 1 && value <= limit;
+}
+
+// "n:d" with decimal numbers, as the F (frame rate) and A (pixel aspect) tags carry.
+bool is_ratio(std::string_view text) {
+  const auto colon = text.find(':');
+  if (colon == std::string_view::npos || colon == 0 || colon + 1 == text.size()) return false;
+  auto digits = [](std::string_view s) {
+    return s.size() <= 10 && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+  };
+  return digits(text.substr(0, colon)) && digits(text.substr(colon + 1));
+}
+
+// The bit depth a colour space such as "420p10" or "mono16" names, or 0 if it names none.
+int named_bit_depth(const std::string& cs) {
+  std::size_t digits_at = std::string::npos;
+  if (cs.rfind("mono", 0) == 0 && cs.size() > 4)
+    digits_at = 4;
+  else if (const auto p = cs.find('p'); p != std::string::npos && p + 1 < cs.size() && std::isdigit(cs[p + 1]))
+    digits_at = p + 1;
+  if (digits_at == std::string::npos) return 0;
+  std::uint64_t bits = 0;
+  return parse_positive(std::string_view(cs).substr(digits_at), 64, bits) ? int(bits) : 0;
+}
+
+}  // namespace
+
+VideoFormat parse_raw_format(const std::string& text) {
+  std::string lower = text;
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+  if (lower == "nv12") return VideoFormat::nv12;
+  if (lower == "i420") return VideoFormat::i420;
+  throw std::invalid_argument(fmt::format("unknown raw video format '{}' (expected nv12 or i420)", printable(text)));
+}
+
+std::pair<int, int> parse_frame_size(const std::string& text) {
+  const auto x = text.find_first_of("xX");
+  std::uint64_t w = 0, h = 0;
+  if (x == std::string::npos || !parse_positive(std::string_view(text).substr(0, x), 1 << 20, w) ||
+      !parse_positive(std::string_view(text).substr(x + 1), 1 << 20, h))
+    throw std::invalid_argument(fmt::format("bad frame size '{}' (expected WxH, e.g. 1920x1080)", printable(text)));
+  return {int(w), int(h)};
+}
+
+bool looks_like_y4m(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return false;  // never eat a pipe's first bytes
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) return false;
+  char magic[10] = {};
+  const std::size_t n = std::fread(magic, 1, sizeof magic, f);
+  std::fclose(f);
+  return n == sizeof magic && std::memcmp(magic, "YUV4MPEG2 ", sizeof magic) == 0;
+}
+
+bool is_stream_path(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
+}
+
+StreamInfo parse_y4m_header(const std::string& line, const std::string& name) {
+  auto bad = [&](const std::string& why) -> VideoError {
+    return VideoError(fmt::format("{}: bad Y4M header: {}", name, why));
+  };
+  if (line.rfind("YUV4MPEG2", 0) != 0 || (line.size() > 9 && line[9] != ' '))
+    throw VideoError(fmt::format("{}: not a Y4M stream (it does not start with 'YUV4MPEG2 ', found '{}')", name,
+                                 printable(line, 20)));
+  StreamInfo info;
+  info.format = VideoFormat::y4m;
+  info.header = line;
+  std::uint64_t w = 0, h = 0;
+  bool has_colorspace = false;
+  std::size_t pos = 9;
+  while (pos < line.size()) {
+    const std::size_t end = std::min(line.find(' ', pos + 1), line.size());
+    const std::string_view tag = std::string_view(line).substr(pos + 1, end - pos - 1);
+    pos = end;
+    if (tag.empty()) continue;
+    const std::string_view value = tag.substr(1);
+    switch (tag[0]) {
+      case 'W':
+        if (!parse_positive(value, 1 << 20, w)) throw bad(fmt::format("width '{}' is not 1..1048576", printable(tag)));
+        break;
+      case 'H':
+        if (!parse_positive(value, 1 << 20, h))
+          throw bad(fmt::format("height '{}' is not 1..1048576", printable(tag)));
+        break;
+      case 'F':
+      case 'A':
+        if (!is_ratio(value)) throw bad(fmt::format("'{}' is not a ratio n:d", printable(tag)));
+        break;
+      case 'I':
+        if (value.size() != 1 || std::string_view("ptbm?").find(value[0]) == std::string_view::npos)
+          throw bad(fmt::format("interlacing '{}' is not one of Ip, It, Ib, Im, I?", printable(tag)));
+        break;
+      case 'C':
+        info.colorspace = std::string(value);
+        has_colorspace = true;
+        break;
+      case 'X': break;  // application tags: kept, since the header is written back unchanged
+      default: throw bad(fmt::format("unknown tag '{}'", printable(tag)));
+    }
+  }
+  if (w == 0) throw bad("no width (W) tag");
+  if (h == 0) throw bad("no height (H) tag");
+  if (w * h > kMaxPixels) throw bad(fmt::format("frames of {}x{} are too large (at most 2^29 pixels)", w, h));
+  info.width = int(w);
+  info.height = int(h);
+  if (!has_colorspace) info.colorspace = "420jpeg";  // the Y4M default
+
+  const std::size_t luma = w * h, half_w = (w + 1) / 2, half_h = (h + 1) / 2;
+  const std::string& cs = info.colorspace;
+  if (cs == "420jpeg" || cs == "420paldv" || cs == "420mpeg2" || cs == "420")
+    info.frame_bytes = luma + 2 * half_w * half_h;
+  else if (cs == "422")
+    info.frame_bytes = luma + 2 * half_w * h;
+  else if (cs == "444")
+    info.frame_bytes = 3 * luma;
+  else if (cs == "444alpha")
+    info.frame_bytes = 4 * luma;  // the alpha plane is copied like the chroma
+  else if (cs == "mono")
+    info.frame_bytes = luma;
+  else if (const int bits = named_bit_depth(cs); bits != 0 && bits != 8)
+    throw VideoError(fmt::format("{}: C{} is {}-bit video; only 8-bit video is supported (convert it, e.g. "
+                                 "ffmpeg ... -pix_fmt yuv420p)",
+                                 name, printable(cs), bits));
+  else
+    throw VideoError(fmt::format("{}: unsupported Y4M colour space 'C{}' (expected 420jpeg, 420paldv, 420mpeg2, "
+                                 "420, 422, 444, 444alpha or mono)",
+                                 name, printable(cs)));
+  return info;
+}
+
+StreamInfo raw_stream_info(VideoFormat format, int width, int height) {
+  if (format == VideoFormat::y4m) throw std::invalid_argument("raw_stream_info: y4m is not a raw format");
+  if (width < 1 || height < 1 || std::uint64_t(width) * std::uint64_t(height) > kMaxPixels)
+    throw std::invalid_argument(fmt::format("bad frame size {}x{} (1x1 up to 2^29 pixels)", width, height));
+  StreamInfo info;
+  info.format = format;
+  info.width = width;
+  info.height = height;
+  info.colorspace = format == VideoFormat::nv12 ? "nv12" : "i420";
+  // Both are 4:2:0; odd sizes round the chroma up, as ffmpeg does. NV12 interleaves U and V in one
+  // plane of half_w pairs, I420 stores U then V: the same number of bytes.
+  const std::size_t half_w = (std::size_t(width) + 1) / 2, half_h = (std::size_t(height) + 1) / 2;
+  info.frame_bytes = info.luma_bytes() + 2 * half_w * half_h;
+  return info;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Reading
+
+VideoReader::VideoReader(std::FILE* file, bool owned, std::string name)
+    : file_(file), owned_(owned), name_(std::move(name)) {}
+
+VideoReader::VideoReader(VideoReader&& other) noexcept
+    : file_(std::exchange(other.file_, nullptr)),
+      owned_(other.owned_),
+      name_(std::move(other.name_)),
+      info_(std::move(other.info_)),
+      frames_read_(other.frames_read_) {}
+
+VideoReader::~VideoReader() {
+  if (file_ && owned_) std::fclose(file_);
+}
+
+void VideoReader::fail(const std::string& problem) const { throw VideoError(fmt::format("{}: {}", name_, problem)); }
+
+namespace {
+
+std::FILE* open_input(const std::string& path, bool& owned) {
+  owned = path != "-";
+  if (!owned) return stdin;
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) throw VideoError(fmt::format("{}: cannot open: {}", path, errno_message(errno)));
+  return f;
+}
+
+// Reads up to '\n' (not kept). Returns false if the stream ends first, with what was read in `line`.
+bool read_line(std::FILE* file, std::string& line, bool& too_long) {
+  line.clear();
+  too_long = false;
+  for (;;) {
+    const int c = std::getc(file);
+    if (c == EOF) return false;
+    if (c == '\n') return true;
+    if (line.size() == kMaxLineBytes) {
+      too_long = true;
+      return true;
+    }
+    line += char(c);
+  }
+}
+
+}  // namespace
+
+VideoReader VideoReader::open_y4m(const std::string& path) {
+  bool owned = false;
+  std::FILE* f = open_input(path, owned);
+  VideoReader reader(f, owned, display_name(path, false));
+  reader.read_header();
+  return reader;
+}
+
+VideoReader VideoReader::open_raw(const std::string& path, VideoFormat format, int width, int height) {
+  const StreamInfo info = raw_stream_info(format, width, height);
+  bool owned = false;
+  std::FILE* f = open_input(path, owned);
+  VideoReader reader(f, owned, display_name(path, false));
+  reader.info_ = info;
+  return reader;
+}
+
+void VideoReader::read_header() {
+  std::string line;
+  bool too_long = false;
+  const bool complete = read_line(file_, line, too_long);
+  if (std::ferror(file_)) fail("cannot read: " + errno_message(errno));
+  if (!complete && line.empty()) fail("empty stream (no Y4M header)");
+  if (too_long) fail("bad Y4M header: longer than 64 KiB");
+  if (!complete) {
+    parse_y4m_header(line, name_);  // a wrong signature is the clearer message when there is one
+    fail("truncated Y4M header (the stream ends before its end of line)");
+  }
+  info_ = parse_y4m_header(line, name_);
+}
+
+bool VideoReader::read_frame(std::span<std::uint8_t> frame, std::string& parameters) {
+  if (frame.size() != info_.frame_bytes)
+    throw std::invalid_argument(fmt::format("read_frame: buffer of {} bytes for frames of {} bytes", frame.size(),
+                                            info_.frame_bytes));
+  const std::int64_t number = frames_read_ + 1;
+  parameters.clear();
+  if (info_.format == VideoFormat::y4m) {
+    std::string line;
+    bool too_long = false;
+    const bool complete = read_line(file_, line, too_long);
+    if (std::ferror(file_)) fail(fmt::format("frame {}: cannot read: {}", number, errno_message(errno)));
+    if (!complete && line.empty()) return false;  // a clean end between frames
+    if (!complete)
+      fail(fmt::format("frame {} is truncated: the stream ends inside its FRAME line", number));
+    if (line.rfind("FRAME", 0) != 0 || (line.size() > 5 && line[5] != ' '))
+      fail(fmt::format("frame {}: expected a FRAME line, found '{}'", number, printable(line, 20)));
+    if (too_long) fail(fmt::format("frame {}: FRAME line longer than 64 KiB", number));
+    parameters = line.substr(5);
+  }
+  const std::size_t got = std::fread(frame.data(), 1, frame.size(), file_);
+  if (got < frame.size()) {
+    if (std::ferror(file_)) fail(fmt::format("frame {}: cannot read: {}", number, errno_message(errno)));
+    if (got == 0 && info_.format != VideoFormat::y4m) return false;
+    fail(fmt::format("frame {} is truncated: {} of {} bytes before the end of the stream", number, got,
+                     frame.size()));
+  }
+  ++frames_read_;
+  return true;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Writing
+
+VideoWriter::VideoWriter(const std::string& path, const StreamInfo& info) : path_(display_name(path, true)), info_(info) {
+  if (path == "-") {
+    file_ = stdout;
+  } else {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+      // /dev/null, a FIFO, a terminal: there is nothing to replace atomically.
+      file_ = std::fopen(path.c_str(), "wb");
+      if (!file_) fail("cannot open: " + errno_message(errno));
+    } else {
+      // Our own O_EXCL name in the output's folder (rename needs the same file system), mode 0666 & ~umask.
+      const std::size_t slash = path.find_last_of('/');
+      const std::string dir = slash == std::string::npos ? "" : path.substr(0, slash + 1);
+      const std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
+      if (base.empty()) fail("not a file name");
+      std::mt19937 rng(std::random_device{}());
+      for (int attempt = 0; !file_; ++attempt) {
+        std::string temp = fmt::format("{}.{}.tmp-{:06x}", dir, base.substr(0, 200), rng() & 0xFFFFFF);
+        const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        const int err = errno;
+        if (fd >= 0) {
+          file_ = ::fdopen(fd, "wb");
+          if (!file_) {
+            ::close(fd);
+            ::unlink(temp.c_str());
+            fail("cannot open: " + errno_message(errno));
+          }
+          temp_path_ = std::move(temp);
+        } else if (err != EEXIST || attempt == 100) {
+          fail(fmt::format("cannot create a temporary file in {}: {}", dir.empty() ? "." : dir, errno_message(err)));
+        }
+      }
+    }
+    owned_ = true;
+  }
+  if (info_.format == VideoFormat::y4m) {
+    write(info_.header.data(), info_.header.size());
+    write("\n", 1);
+    if (std::fflush(file_) != 0) fail("cannot write: " + errno_message(errno));
+  }
+}
+
+VideoWriter::~VideoWriter() {
+  if (file_ && owned_) std::fclose(file_);
+  if (!temp_path_.empty()) ::unlink(temp_path_.c_str());  // not committed: leave no partial output
+}
+
+void VideoWriter::fail(const std::string& problem) const { throw VideoError(fmt::format("{}: {}", path_, problem)); }
+
+void VideoWriter::write(const void* data, std::size_t size) {
+  if (size && std::fwrite(data, 1, size, file_) != size) fail("cannot write: " + errno_message(errno));
+}
+
+void VideoWriter::write_frame(const std::string& parameters, std::span<const std::uint8_t> luma,
+                              std::span<const std::uint8_t> rest) {
+  if (!file_) throw std::logic_error("VideoWriter::write_frame after commit");
+  if (luma.size() != info_.luma_bytes() || luma.size() + rest.size() != info_.frame_bytes)
+    throw std::invalid_argument("VideoWriter::write_frame: planes do not match the stream's frame size");
+  if (info_.format == VideoFormat::y4m) {
+    write("FRAME", 5);
+    write(parameters.data(), parameters.size());
+    write("\n", 1);
+  }
+  write(luma.data(), luma.size());
+  write(rest.data(), rest.size());
+  // Each finished frame reaches the file or the pipe now, so a later failure keeps it.
+  if (std::fflush(file_) != 0) fail("cannot write: " + errno_message(errno));
+  ++frames_written_;
+}
+
+void VideoWriter::commit() {
+  if (!file_) return;
+  if (std::fflush(file_) != 0) fail("cannot write: " + errno_message(errno));
+  if (!owned_) {
+    file_ = nullptr;
+    return;
+  }
+  // fsync so that a crash after the rename cannot leave an empty file; EINVAL: not supported here.
+  if (!temp_path_.empty() && ::fsync(::fileno(file_)) != 0 && errno != EINVAL)
+    fail("cannot write: " + errno_message(errno));
+  const int closed = std::fclose(file_);
+  file_ = nullptr;
+  if (closed != 0) fail("cannot write: " + errno_message(errno));
+  if (!temp_path_.empty()) {
+    if (::rename(temp_path_.c_str(), path_.c_str()) != 0) fail("cannot replace: " + errno_message(errno));
+    temp_path_.clear();
+  }
+}
+
+}  // namespace clf::video

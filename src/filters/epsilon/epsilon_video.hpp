@@ -1,0 +1,143 @@
+// Video for the epsilon filter: Y4M (YUV4MPEG2) and raw planar YUV (NV12, I420) read and written
+// frame by frame from files or pipes ("-" = stdin/stdout), and a streaming pipeline that filters the
+// Y plane of each frame on the device while the next frames are read and the previous ones written.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <functional>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "clfilters/device_image.hpp"
+#include "clfilters/runtime.hpp"
+
+namespace clf::video {
+
+// Any problem with a video stream. what() is one line naming the stream and the problem, e.g.
+// "in.y4m: frame 3 is truncated: 1000 of 1152 bytes before the end of the stream".
+class VideoError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+enum class VideoFormat { y4m, nv12, i420 };
+
+// "nv12" or "i420" (case-insensitive); throws std::invalid_argument for anything else.
+VideoFormat parse_raw_format(const std::string& text);
+// "WxH", both at least 1; throws std::invalid_argument.
+std::pair<int, int> parse_frame_size(const std::string& text);
+
+// Whether `path` is a regular file that starts with the Y4M signature "YUV4MPEG2 " (false if it cannot
+// be read, and for pipes and devices, which are not read here since that would consume their bytes).
+bool looks_like_y4m(const std::string& path);
+// Whether `path` names an existing pipe, socket or device (/dev/stdin, a FIFO, <(ffmpeg ...)).
+bool is_stream_path(const std::string& path);
+
+// The shape of every frame of a stream. A frame is stored as its planes one after the other, the
+// full-resolution Y plane first; the rest (chroma, alpha for C444alpha) is copied unchanged.
+struct StreamInfo {
+  VideoFormat format = VideoFormat::y4m;
+  int width = 0;
+  int height = 0;
+  std::string colorspace;  // Y4M: the C tag ("420jpeg" when absent); raw: "nv12" or "i420"
+  std::string header;      // Y4M: the header line as read, without '\n'; written back unchanged
+  std::size_t frame_bytes = 0;
+
+  std::size_t luma_bytes() const { return std::size_t(width) * std::size_t(height); }
+};
+
+// Parses a Y4M header line (without its '\n'). `name` labels errors. Throws VideoError for a bad
+// header, an unknown colour space or a depth other than 8 bits.
+StreamInfo parse_y4m_header(const std::string& line, const std::string& name);
+// The layout of a raw stream; throws std::invalid_argument for a bad size.
+StreamInfo raw_stream_info(VideoFormat format, int width, int height);
+
+// Reads a stream frame by frame. Only the current frame is held, so memory stays bounded.
+class VideoReader {
+ public:
+  // Opens `path` ("-" = stdin) as Y4M and reads its header. Throws VideoError.
+  static VideoReader open_y4m(const std::string& path);
+  // Opens `path` ("-" = stdin) as raw planar YUV of the given layout. Throws VideoError.
+  static VideoReader open_raw(const std::string& path, VideoFormat format, int width, int height);
+
+  VideoReader(VideoReader&& other) noexcept;
+  VideoReader& operator=(VideoReader&&) = delete;
+  ~VideoReader();
+
+  const StreamInfo& info() const { return info_; }
+  const std::string& name() const { return name_; }
+  // Reads the next frame into `frame` (info().frame_bytes) and, for Y4M, the text after "FRAME" on
+  // its frame line into `parameters` (e.g. " Ixyz", kept for the output). Returns false at a clean end
+  // of the stream. Throws VideoError naming the frame (counted from 1) if it is truncated or corrupt.
+  bool read_frame(std::span<std::uint8_t> frame, std::string& parameters);
+  std::int64_t frames_read() const { return frames_read_; }
+
+ private:
+  VideoReader(std::FILE* file, bool owned, std::string name);
+  void read_header();
+  [[noreturn]] void fail(const std::string& problem) const;
+
+  std::FILE* file_ = nullptr;
+  bool owned_ = false;
+  std::string name_;
+  StreamInfo info_;
+  std::int64_t frames_read_ = 0;
+};
+
+// Writes a stream frame by frame. "-" streams to stdout; any other path is written to a temporary
+// file in the same folder that commit() renames into place, so a failed run leaves no partial output
+// (a path that exists and is not a regular file, such as /dev/null or a FIFO, is written directly).
+class VideoWriter {
+ public:
+  // Creates the output and writes the Y4M header (the input's header line, unchanged).
+  VideoWriter(const std::string& path, const StreamInfo& info);
+  ~VideoWriter();
+  VideoWriter(const VideoWriter&) = delete;
+  VideoWriter& operator=(const VideoWriter&) = delete;
+
+  // Writes one frame: the FRAME line with `parameters` (Y4M), then the filtered Y plane, then the
+  // rest of the frame unchanged, and flushes it. Throws VideoError naming the output.
+  void write_frame(const std::string& parameters, std::span<const std::uint8_t> luma,
+                   std::span<const std::uint8_t> rest);
+  // Flushes, syncs and renames the temporary file into place.
+  void commit();
+  std::int64_t frames_written() const { return frames_written_; }
+
+ private:
+  void write(const void* data, std::size_t size);
+  [[noreturn]] void fail(const std::string& problem) const;
+
+  std::string path_;
+  std::string temp_path_;  // empty when writing stdout or a non-regular file directly
+  std::FILE* file_ = nullptr;
+  bool owned_ = false;
+  StreamInfo info_;
+  std::int64_t frames_written_ = 0;
+};
+
+// Filters the Y plane of one frame on the device: `input` and `output` are 1-channel images of the
+// frame's size. Enqueues on ctx.queue() and returns the kernels' events without waiting.
+using PlaneFilter = std::function<std::vector<cl::Event>(const DeviceImage& input, DeviceImage& output)>;
+
+struct PipelineOptions {
+  int frames_in_flight = 3;  // host and device buffers; frame n+2 is read while n+1 computes, n downloads
+  bool progress = false;     // frames, fps and elapsed time on stderr, updated in place
+};
+
+struct PipelineStats {
+  std::int64_t frames = 0;
+  double kernel_ms = 0;  // profiling intervals of every kernel, summed
+  double seconds = 0;    // wall clock of the whole stream
+};
+
+// Reads every frame of `reader`, filters its Y plane with `filter` and writes the frame to `writer`
+// with everything else copied bit for bit. Upload, compute and download of successive frames overlap:
+// uploads and downloads go on their own queues, chained to ctx.queue() with events. When a frame
+// cannot be read, every frame before it is written and flushed, then the VideoError is rethrown.
+PipelineStats filter_video(Context& ctx, VideoReader& reader, VideoWriter& writer, const PlaneFilter& filter,
+                           const PipelineOptions& options = {});
+
+}  // namespace clf::video

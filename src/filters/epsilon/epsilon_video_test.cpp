@@ -1,0 +1,263 @@
+// The video layer on its own: Y4M header parsing, frame layouts, reading and writing frame by frame,
+// atomic output, and the streaming pipeline's ordering with any number of frames in flight.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+#include "filters/epsilon/epsilon_video.hpp"
+#include "testing/test_images.hpp"
+
+namespace clf::video {
+namespace {
+namespace fs = std::filesystem;
+
+std::string read_file(const fs::path& path) {
+  std::ifstream f(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(f), {});
+}
+void write_file(const fs::path& path, const std::string& bytes) { std::ofstream(path, std::ios::binary) << bytes; }
+
+std::string random_bytes(std::size_t n, std::mt19937_64& rng) {
+  std::string s(n, '\0');
+  for (char& c : s) c = char(rng() & 0xFF);
+  return s;
+}
+
+// The message of the VideoError that `f` throws, or "" if it throws none.
+template <class F>
+std::string video_error(F&& f) {
+  try {
+    f();
+  } catch (const VideoError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+class VideoIo : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    seed_ = testing::fresh_seed();
+    dir_ = fs::temp_directory_path() / fmt::format("clf-video-{}-{}", ::getpid(), seed_ % 100000);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+  std::size_t file_count() const {
+    return std::size_t(std::distance(fs::directory_iterator(dir_), fs::directory_iterator()));
+  }
+  std::uint64_t seed_ = 0;
+  fs::path dir_;
+};
+
+TEST(Y4mHeader, FrameSizeOfEveryColourSpace) {
+  // 7x5: odd in both directions, so the chroma sizes round up.
+  const std::vector<std::pair<std::string, std::size_t>> cases = {
+      {"", 35 + 2 * 4 * 3},         {" C420jpeg", 35 + 2 * 4 * 3}, {" C420paldv", 35 + 2 * 4 * 3},
+      {" C420mpeg2", 35 + 2 * 4 * 3}, {" C420", 35 + 2 * 4 * 3},   {" C422", 35 + 2 * 4 * 5},
+      {" C444", 3 * 35},            {" C444alpha", 4 * 35},        {" Cmono", 35}};
+  for (const auto& [tag, bytes] : cases) {
+    const std::string header = "YUV4MPEG2 W7 H5 F24:1 Ip A1:1" + tag + " XYSCSS=ANY XMORE";
+    const StreamInfo info = parse_y4m_header(header, "t.y4m");
+    EXPECT_EQ(info.width, 7) << tag;
+    EXPECT_EQ(info.height, 5) << tag;
+    EXPECT_EQ(info.frame_bytes, bytes) << tag;
+    EXPECT_EQ(info.luma_bytes(), 35u);
+    EXPECT_EQ(info.colorspace, tag.empty() ? "420jpeg" : tag.substr(2));
+    EXPECT_EQ(info.header, header) << "kept verbatim, X tags included";
+  }
+}
+
+TEST(Y4mHeader, BadHeadersSayWhy) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"YUV4MPEG2", "no width"},
+      {"YUV4MPEG2 W10", "no height"},
+      {"YUV4MPEG2 W-1 H2", "width"},
+      {"YUV4MPEG2 W2 H99999999", "height"},
+      {"YUV4MPEG2 W65536 H65536", "too large"},
+      {"YUV4MPEG2 W2 H2 A1", "ratio"},
+      {"YUV4MPEG2 W2 H2 F:1", "ratio"},
+      {"YUV4MPEG2 W2 H2 Ipp", "interlacing"},
+      {"YUV4MPEG2 W2 H2 Z", "unknown tag"},
+      {"YUV4MPEG2 W2 H2 Cyuyv", "colour space"},
+      {"YUV4MPEG2 W2 H2 C420p12", "12-bit"},
+      {"YUV4MPEG2 W2 H2 C422p9", "9-bit"},
+      {"YUV4MPEG2W2 H2", "not a Y4M stream"},
+      {"RIFF", "not a Y4M stream"},
+  };
+  for (const auto& [header, why] : cases) {
+    const std::string message = video_error([&] { parse_y4m_header(header, "name.y4m"); });
+    EXPECT_NE(message.find(why), std::string::npos) << header << ": " << message;
+    EXPECT_EQ(message.rfind("name.y4m: ", 0), 0u) << message;
+    EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+  }
+  // Control bytes from a stream never reach the terminal.
+  const std::string message = video_error([] { parse_y4m_header("YUV4MPEG2 W2 H2 Q\x1b[31m", "x"); });
+  EXPECT_EQ(message.find('\x1b'), std::string::npos) << message;
+}
+
+TEST(RawVideo, LayoutsAndOptionParsing) {
+  EXPECT_EQ(raw_stream_info(VideoFormat::nv12, 7, 5).frame_bytes, 35u + 2 * 4 * 3);
+  EXPECT_EQ(raw_stream_info(VideoFormat::i420, 8, 6).frame_bytes, 48u + 2 * 4 * 3);
+  EXPECT_EQ(parse_raw_format("NV12"), VideoFormat::nv12);
+  EXPECT_EQ(parse_raw_format("i420"), VideoFormat::i420);
+  EXPECT_THROW(parse_raw_format("yv12"), std::invalid_argument);
+  EXPECT_EQ(parse_frame_size("1920x1080"), std::make_pair(1920, 1080));
+  for (const char* bad : {"", "x", "10x", "x10", "0x10", "10x0", "-1x5", "10*10", "1e3x2", "10x10x"})
+    EXPECT_THROW(parse_frame_size(bad), std::invalid_argument) << bad;
+}
+
+TEST_F(VideoIo, WritesAndReadsBackEveryFrameAndParameter) {
+  SCOPED_TRACE(fmt::format("seed={}", seed_));
+  std::mt19937_64 rng(seed_);
+  const std::string header = "YUV4MPEG2 W9 H3 F30:1 Ib A4:3 C422 XCOLORRANGE=FULL";
+  const StreamInfo info = parse_y4m_header(header, "in");
+  std::vector<std::string> frames, params = {"", " Ixyz", " XTAG=1 XOTHER"};
+  for (int i = 0; i < 3; ++i) frames.push_back(random_bytes(info.frame_bytes, rng));
+  {
+    VideoWriter writer(path("v.y4m"), info);
+    for (int i = 0; i < 3; ++i) {
+      const auto* p = reinterpret_cast<const std::uint8_t*>(frames[std::size_t(i)].data());
+      writer.write_frame(params[std::size_t(i)], {p, info.luma_bytes()},
+                         {p + info.luma_bytes(), info.frame_bytes - info.luma_bytes()});
+    }
+    EXPECT_FALSE(fs::exists(path("v.y4m"))) << "only a temporary file until commit";
+    writer.commit();
+  }
+  std::string expected = header + "\n";
+  for (int i = 0; i < 3; ++i) expected += "FRAME" + params[std::size_t(i)] + "\n" + frames[std::size_t(i)];
+  EXPECT_EQ(read_file(path("v.y4m")), expected);
+  EXPECT_EQ(file_count(), 1u);
+
+  VideoReader reader = VideoReader::open_y4m(path("v.y4m"));
+  EXPECT_EQ(reader.info().header, header);
+  std::vector<std::uint8_t> frame(info.frame_bytes);
+  std::string parameters;
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_TRUE(reader.read_frame(frame, parameters));
+    EXPECT_EQ(parameters, params[std::size_t(i)]);
+    EXPECT_EQ(std::string(frame.begin(), frame.end()), frames[std::size_t(i)]);
+  }
+  EXPECT_FALSE(reader.read_frame(frame, parameters));
+  EXPECT_EQ(reader.frames_read(), 3);
+}
+
+TEST_F(VideoIo, UncommittedOutputLeavesNothing) {
+  const StreamInfo info = raw_stream_info(VideoFormat::i420, 4, 4);
+  write_file(path("old.yuv"), "previous contents");
+  {
+    VideoWriter writer(path("old.yuv"), info);
+    const std::vector<std::uint8_t> frame(info.frame_bytes, 7);
+    writer.write_frame("", {frame.data(), 16}, {frame.data() + 16, info.frame_bytes - 16});
+    EXPECT_EQ(file_count(), 2u);  // the old file and the temporary one
+  }
+  EXPECT_EQ(read_file(path("old.yuv")), "previous contents");
+  EXPECT_EQ(file_count(), 1u);
+  EXPECT_NE(video_error([&] { VideoWriter(path("no/such/dir/out.y4m"), info); }).find("no/such/dir/out.y4m"),
+            std::string::npos);
+}
+
+TEST_F(VideoIo, TruncatedAndCorruptFramesAreNamed) {
+  SCOPED_TRACE(fmt::format("seed={}", seed_));
+  std::mt19937_64 rng(seed_);
+  const std::string header = "YUV4MPEG2 W6 H4 Cmono";
+  const std::string frame = random_bytes(24, rng);
+  const std::string two = header + "\n" + "FRAME\n" + frame + "FRAME\n" + frame;
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {two + "FRAME\n" + frame.substr(0, 10), "frame 3 is truncated: 10 of 24 bytes"},
+      {two + "FRAME\n", "frame 3 is truncated: 0 of 24 bytes"},
+      {two + "FRA", "frame 3 is truncated: the stream ends inside its FRAME line"},
+      {two + "FRAMES\n" + frame, "frame 3: expected a FRAME line, found 'FRAMES'"},
+      {two + "\n", "frame 3: expected a FRAME line"},
+      {two + "FRAME" + std::string(70000, ' ') + "\n" + frame, "frame 3: FRAME line longer"},
+  };
+  std::vector<std::uint8_t> buffer(24);
+  std::string parameters;
+  for (const auto& [bytes, why] : cases) {
+    write_file(path("s.y4m"), bytes);
+    VideoReader reader = VideoReader::open_y4m(path("s.y4m"));
+    ASSERT_TRUE(reader.read_frame(buffer, parameters));
+    ASSERT_TRUE(reader.read_frame(buffer, parameters));
+    const std::string message = video_error([&] { reader.read_frame(buffer, parameters); });
+    EXPECT_NE(message.find(why), std::string::npos) << message;
+    EXPECT_EQ(message.rfind(path("s.y4m") + ": ", 0), 0u) << message;
+  }
+  // Raw: a partial frame at the end.
+  write_file(path("r.yuv"), random_bytes(24 * 2 + 5, rng));
+  VideoReader raw = VideoReader::open_raw(path("r.yuv"), VideoFormat::i420, 4, 4);
+  ASSERT_TRUE(raw.read_frame(buffer, parameters));
+  ASSERT_TRUE(raw.read_frame(buffer, parameters));
+  EXPECT_NE(video_error([&] { raw.read_frame(buffer, parameters); }).find("frame 3 is truncated: 5 of 24 bytes"),
+            std::string::npos);
+  // Headers.
+  write_file(path("h.y4m"), "");
+  EXPECT_NE(video_error([&] { VideoReader::open_y4m(path("h.y4m")); }).find("empty stream"), std::string::npos);
+  write_file(path("h.y4m"), "YUV4MPEG2 W6 H4");
+  EXPECT_NE(video_error([&] { VideoReader::open_y4m(path("h.y4m")); }).find("truncated Y4M header"),
+            std::string::npos);
+  EXPECT_NE(video_error([&] { VideoReader::open_y4m(path("missing.y4m")); }).find("cannot open"), std::string::npos);
+}
+
+// The pipeline with a filter of its own (255 - p) so that its output cannot be confused with its input,
+// on more frames than slots, so that slots are reused in every position.
+TEST_F(VideoIo, PipelineKeepsOrderWithAnyNumberOfFramesInFlight) {
+  SCOPED_TRACE(fmt::format("seed={}", seed_));
+  std::mt19937_64 rng(seed_);
+  Context ctx;
+  cl::Program& program = ctx.program_from_source(
+      "invert", "kernel void invert(global const uchar* in, global uchar* out) {\n"
+                "  out[get_global_id(0)] = (uchar)(255 - in[get_global_id(0)]);\n}\n",
+      "");
+  cl_int err = CL_SUCCESS;
+  cl::Kernel invert(program, "invert", &err);
+  check_cl(err, "clCreateKernel");
+  const PlaneFilter filter = [&](const DeviceImage& in, DeviceImage& out) {
+    check_cl(invert.setArg(0, in.buffer), "clSetKernelArg");
+    check_cl(invert.setArg(1, out.buffer), "clSetKernelArg");
+    cl::Event e;
+    check_cl(ctx.queue().enqueueNDRangeKernel(invert, cl::NullRange, cl::NDRange(in.byte_size()), cl::NullRange,
+                                              nullptr, &e),
+             "clEnqueueNDRangeKernel");
+    return std::vector<cl::Event>{e};
+  };
+
+  const int w = 33, h = 17, frames = 11;
+  const std::string header = fmt::format("YUV4MPEG2 W{} H{} F25:1 C420mpeg2", w, h);
+  const StreamInfo info = parse_y4m_header(header, "in");
+  std::string input = header + "\n", expected = header + "\n";
+  for (int i = 0; i < frames; ++i) {
+    const std::string frame = random_bytes(info.frame_bytes, rng);
+    const std::string params = i % 3 ? fmt::format(" XN={}", i) : "";
+    std::string out = frame;
+    for (std::size_t k = 0; k < info.luma_bytes(); ++k) out[k] = char(255 - std::uint8_t(frame[k]));
+    input += "FRAME" + params + "\n" + frame;
+    expected += "FRAME" + params + "\n" + out;
+  }
+  write_file(path("in.y4m"), input);
+  for (int slots : {1, 2, 3, 5, 16}) {
+    SCOPED_TRACE(fmt::format("{} frames in flight", slots));
+    VideoReader reader = VideoReader::open_y4m(path("in.y4m"));
+    VideoWriter writer(path("out.y4m"), reader.info());
+    const PipelineStats stats = filter_video(ctx, reader, writer, filter, {.frames_in_flight = slots});
+    writer.commit();
+    EXPECT_EQ(stats.frames, frames);
+    EXPECT_GE(stats.kernel_ms, 0.0);
+    EXPECT_TRUE(read_file(path("out.y4m")) == expected) << "output differs from the frames inverted in order";
+  }
+
+  // A truncated frame: every complete frame before it is written, then the error comes out.
+  const std::size_t cut = input.size() - info.frame_bytes / 3;
+  write_file(path("cut.y4m"), input.substr(0, cut));
+  VideoReader reader = VideoReader::open_y4m(path("cut.y4m"));
+  VideoWriter writer(path("cut-out.y4m"), reader.info());
+  const std::string message = video_error([&] { filter_video(ctx, reader, writer, filter); });
+  EXPECT_NE(message.find(fmt::format("frame {} is truncated", frames)), std::string::npos) << message;
+  EXPECT_EQ(writer.frames_written(), frames - 1);
+}
+
+}  // namespace
+}  // namespace clf::video

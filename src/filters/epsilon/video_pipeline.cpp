@@ -1,0 +1,170 @@
+// The streaming video pipeline (see filter_video in epsilon_video.hpp).
+//
+// Each frame goes through three stages on three in-order queues: upload on `upload`, the filter on
+// ctx.queue(), download on `download`, chained with events. A frame occupies one of N slots (host
+// staging memory and a pair of device images) from its read until it is written, so while the host
+// reads frame n+2 and writes frame n-1, the device uploads, filters and downloads frames n+1 and n.
+// Memory is N frames whatever the length of the stream.
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+
+#include "filters/epsilon/epsilon_video.hpp"
+
+namespace clf::video {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Host memory the device can copy from and to directly (pinned on discrete GPUs, which is what lets
+// copies run alongside kernels there): a buffer allocated with CL_MEM_ALLOC_HOST_PTR and kept mapped.
+struct StagingBuffer {
+  cl::Buffer buffer;
+  std::uint8_t* data = nullptr;
+};
+
+StagingBuffer make_staging(Context& ctx, cl::CommandQueue& queue, std::size_t bytes) {
+  StagingBuffer s;
+  s.buffer = ctx.buffer(CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, bytes);
+  cl_int err = CL_SUCCESS;
+  s.data = static_cast<std::uint8_t*>(
+      queue.enqueueMapBuffer(s.buffer, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, bytes, nullptr, nullptr, &err));
+  check_cl(err, "clEnqueueMapBuffer");
+  return s;
+}
+
+struct Slot {
+  StagingBuffer frame;  // the frame as read: Y plane, then the rest (written back from here unchanged)
+  StagingBuffer luma;   // the filtered Y plane as downloaded
+  DeviceImage input, output;
+  std::string parameters;
+  cl::Event downloaded;
+  std::vector<cl::Event> kernels;
+  bool busy = false;
+};
+
+class Pipeline {
+ public:
+  Pipeline(Context& ctx, const StreamInfo& info, int slot_count) : ctx_(ctx) {
+    cl_int err = CL_SUCCESS;
+    upload_ = cl::CommandQueue(ctx.context(), ctx.device(), 0, &err);
+    check_cl(err, "clCreateCommandQueue");
+    download_ = cl::CommandQueue(ctx.context(), ctx.device(), 0, &err);
+    check_cl(err, "clCreateCommandQueue");
+    slots_.resize(std::size_t(slot_count));
+    for (Slot& s : slots_) {
+      s.frame = make_staging(ctx, upload_, info.frame_bytes);
+      s.luma = make_staging(ctx, upload_, info.luma_bytes());
+      s.input = DeviceImage::allocate(ctx, info.width, info.height, 1);
+      s.output = DeviceImage::allocate(ctx, info.width, info.height, 1);
+    }
+  }
+
+  // Whatever happened, no copy may still be using the staging memory when it is unmapped and freed.
+  ~Pipeline() {
+    ctx_.queue().finish();
+    upload_.finish();
+    download_.finish();
+    for (Slot& s : slots_) {
+      for (StagingBuffer* b : {&s.frame, &s.luma})
+        if (b->data) upload_.enqueueUnmapMemObject(b->buffer, b->data);
+    }
+    upload_.finish();
+  }
+
+  Context& ctx_;
+  cl::CommandQueue upload_, download_;
+  std::vector<Slot> slots_;
+};
+
+class Progress {
+ public:
+  explicit Progress(bool enabled) : enabled_(enabled), start_(Clock::now()), last_(start_) {}
+  double elapsed() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
+  void frame_done(std::int64_t frames) {
+    if (!enabled_) return;
+    const auto now = Clock::now();
+    if (now - last_ < std::chrono::milliseconds(250)) return;
+    last_ = now;
+    print(frames, false);
+  }
+  void finish(std::int64_t frames) {
+    if (enabled_) print(frames, true);
+  }
+
+ private:
+  void print(std::int64_t frames, bool last) {
+    const double s = elapsed();
+    // \r and clear-to-end-of-line: the line is rewritten in place on the terminal.
+    std::fprintf(stderr, "\r%lld frames, %.1f fps, %.1f s elapsed\x1b[K%s", static_cast<long long>(frames),
+                 s > 0 ? double(frames) / s : 0.0, s, last ? "\n" : "");
+    std::fflush(stderr);
+  }
+  bool enabled_;
+  Clock::time_point start_, last_;
+};
+
+}  // namespace
+
+PipelineStats filter_video(Context& ctx, VideoReader& reader, VideoWriter& writer, const PlaneFilter& filter,
+                           const PipelineOptions& options) {
+  const StreamInfo& info = reader.info();
+  const std::size_t frame_bytes = info.frame_bytes, luma_bytes = info.luma_bytes();
+  const std::size_t slot_count = std::size_t(std::max(1, options.frames_in_flight));
+  Pipeline pipe(ctx, info, int(slot_count));
+  Progress progress(options.progress);
+  PipelineStats stats;
+
+  std::int64_t next_read = 0, next_write = 0;  // frames are written in the order they were read
+  auto write_oldest = [&] {
+    Slot& s = pipe.slots_[std::size_t(next_write) % slot_count];
+    check_cl(s.downloaded.wait(), "clWaitForEvents");
+    stats.kernel_ms += kernel_milliseconds(s.kernels);
+    writer.write_frame(s.parameters, {s.luma.data, luma_bytes}, {s.frame.data + luma_bytes, frame_bytes - luma_bytes});
+    s.busy = false;
+    ++next_write;
+    ++stats.frames;
+    progress.frame_done(stats.frames);
+  };
+
+  for (;;) {
+    Slot& s = pipe.slots_[std::size_t(next_read) % slot_count];
+    if (s.busy) write_oldest();  // frees this slot: it holds frame next_read - slot_count
+    bool got_frame = false;
+    try {
+      got_frame = reader.read_frame({s.frame.data, frame_bytes}, s.parameters);
+    } catch (const VideoError&) {
+      // A truncated or corrupt frame: everything before it is written and flushed first.
+      while (next_write < next_read) write_oldest();
+      progress.finish(stats.frames);
+      throw;
+    }
+    if (!got_frame) break;
+
+    cl::Event uploaded, computed;
+    check_cl(pipe.upload_.enqueueWriteBuffer(s.input.buffer, CL_FALSE, 0, luma_bytes, s.frame.data, nullptr, &uploaded),
+             "clEnqueueWriteBuffer");
+    check_cl(pipe.upload_.flush(), "clFlush");
+    const std::vector<cl::Event> after_upload{uploaded};
+    check_cl(ctx.queue().enqueueBarrierWithWaitList(&after_upload), "clEnqueueBarrierWithWaitList");
+    s.kernels = filter(s.input, s.output);
+    // A marker covers every command the filter enqueued, whatever events it returned.
+    check_cl(ctx.queue().enqueueMarkerWithWaitList(nullptr, &computed), "clEnqueueMarkerWithWaitList");
+    check_cl(ctx.queue().flush(), "clFlush");
+    const std::vector<cl::Event> after_compute{computed};
+    check_cl(pipe.download_.enqueueReadBuffer(s.output.buffer, CL_FALSE, 0, luma_bytes, s.luma.data, &after_compute,
+                                              &s.downloaded),
+             "clEnqueueReadBuffer");
+    check_cl(pipe.download_.flush(), "clFlush");
+    s.busy = true;
+    ++next_read;
+  }
+  while (next_write < next_read) write_oldest();
+  progress.finish(stats.frames);
+  stats.seconds = progress.elapsed();
+  return stats;
+}
+
+}  // namespace clf::video
