@@ -2,10 +2,10 @@
 # One call on the GPU machine: register NVIDIA's OpenCL driver, build, run every test on the NVIDIA
 # device and on PoCL there, tune the NVIDIA device, and benchmark both. Full logs and result files go
 # to OUT_DIR (results/ there is laid out like bench/results/ in the repo); a short summary is printed
-# last.   Usage: bench/run-gpu.sh OUT_DIR [STEPS]   STEPS: any of build,test,tune,bench,peers (default all)
+# last.   Usage: bench/run-gpu.sh OUT_DIR [STEPS]   STEPS: any of build,test,tune,bench,bench-pocl,peers (default all)
 set -uo pipefail
 out="${1:?usage: bench/run-gpu.sh OUT_DIR [STEPS]}"
-steps="${2:-build,test,tune,bench,peers}"
+steps="${2:-build,test,tune,bench,bench-pocl,peers}"
 mkdir -p "$out/results"
 cd "$(dirname "$0")/.."
 if [ ! -f /etc/OpenCL/vendors/nvidia.icd ] && [ -e /usr/lib/libnvidia-opencl.so.1 ]; then
@@ -44,7 +44,7 @@ fi
 
 if step tune; then
   start=$(date +%s)
-  CLFILTERS_DEVICE=nvidia $cli tune --size 8192x8192 --budget 110 > "$out/tune-nvidia.log" 2>&1
+  CLFILTERS_DEVICE=nvidia $cli tune --size 8192x8192 --budget 90 > "$out/tune-nvidia.log" 2>&1
   CLFILTERS_DEVICE=nvidia $cli tune --show >> "$out/tune-nvidia.log" 2>&1
   echo "tune on nvidia: $(elapsed $start)" >> "$summary"
   cp "$XDG_CACHE_HOME/clfilters/tuning.json" "$out/results/$today-$gpu_slug-tuning.json" 2>/dev/null
@@ -63,8 +63,10 @@ bench() {  # bench NAME DEVICE ARGS...
 }
 if step bench; then
   bench "$gpu_slug-1080p" nvidia --sizes 1920x1080 --cpu-runs 1
-  bench "$gpu_slug-8k" nvidia --sizes 8192x8192 --cpu-runs 0 --total-runs 3
-  bench "pocl-16core-1080p" pocl --sizes 1920x1080 --warmup 2 --runs 10 --total-runs 2 --cpu-runs 1 --max-seconds-per-row 5
+  bench "$gpu_slug-8k" nvidia --sizes 8192x8192 --cpu-runs 0 --total-runs 3 --max-seconds-per-row 10
+fi
+if step bench-pocl; then
+  bench "pocl-16core-1080p" pocl --sizes 1920x1080 --warmup 2 --runs 10 --total-runs 2 --cpu-runs 1 --max-seconds-per-row 4
 fi
 
 if step peers && [ -f bench/peers.py ]; then

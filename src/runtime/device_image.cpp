@@ -47,18 +47,38 @@ double kernel_milliseconds(const std::vector<cl::Event>& events) {
   return ms;
 }
 
+namespace {
+std::string kernel_name(const cl::Kernel& kernel) {
+  std::string name;
+  kernel.getInfo(CL_KERNEL_FUNCTION_NAME, &name);
+  while (!name.empty() && name.back() == '\0') name.pop_back();
+  return name;
+}
+
+std::string range_text(const cl::NDRange& r) {
+  std::string sizes;
+  for (std::size_t i = 0; i < r.dimensions(); ++i) sizes += fmt::format("{}{}", i ? "x" : "", r.get()[i]);
+  return sizes;
+}
+}  // namespace
+
 cl::Event launch(Context& ctx, cl::Kernel& kernel, const cl::NDRange& global, const cl::NDRange& local) {
+  if (local.dimensions() > 0) {
+    // A kernel's own limit (registers, local memory) can be below the device's; say so plainly
+    // instead of the driver's CL_OUT_OF_RESOURCES.
+    std::size_t limit = 0, items = 1;
+    for (std::size_t i = 0; i < local.dimensions(); ++i) items *= local.get()[i];
+    if (kernel.getWorkGroupInfo(ctx.device(), CL_KERNEL_WORK_GROUP_SIZE, &limit) == CL_SUCCESS && items > limit)
+      throw ClError(CL_INVALID_WORK_GROUP_SIZE,
+                    fmt::format("clEnqueueNDRangeKernel({}, local {}: {} work-items, above this kernel's limit of {} "
+                                "on this device)",
+                                kernel_name(kernel), range_text(local), items, limit));
+  }
   cl::Event event;
   const cl_int err = ctx.queue().enqueueNDRangeKernel(kernel, cl::NullRange, global, local, nullptr, &event);
-  if (err != CL_SUCCESS) {
-    std::string name;
-    kernel.getInfo(CL_KERNEL_FUNCTION_NAME, &name);
-    while (!name.empty() && name.back() == '\0') name.pop_back();
-    std::string sizes;
-    for (std::size_t i = 0; i < global.dimensions(); ++i)
-      sizes += fmt::format("{}{}", i ? "x" : "", global.get()[i]);
-    throw ClError(err, fmt::format("clEnqueueNDRangeKernel({}, global {})", name, sizes));
-  }
+  if (err != CL_SUCCESS)
+    throw ClError(err, fmt::format("clEnqueueNDRangeKernel({}, global {}{})", kernel_name(kernel), range_text(global),
+                                   local.dimensions() ? ", local " + range_text(local) : ""));
   return event;
 }
 

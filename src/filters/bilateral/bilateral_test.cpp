@@ -225,8 +225,10 @@ struct DifferenceLog {
 };
 
 // Within 1 of the reference at every sample, and the mean difference small: a float kernel only lands
-// on the other side of a rounding tie now and then.
+// on the other side of a rounding tie now and then. The mean is only meaningful over many samples: on a
+// 1x1 RGBA image one tie already makes it 0.25.
 constexpr double kMaxMeanDifference = 0.05;
+constexpr std::size_t kMinSamplesForMean = 1000;
 
 void check_all_variants(const Image& in, const BilateralParams& params, DifferenceLog& log) {
   Context& ctx = test_context();
@@ -240,7 +242,9 @@ void check_all_variants(const Image& in, const BilateralParams& params, Differen
     }
     const Image got = run_device(v.name, d_in, params);
     ASSERT_TRUE(testing::images_equal(expected, got, 1.0));
-    EXPECT_LE(mean_abs_difference(expected, got), kMaxMeanDifference);
+    if (expected.data.size() >= kMinSamplesForMean) {
+      EXPECT_LE(mean_abs_difference(expected, got), kMaxMeanDifference);
+    }
     log.add(v.name, expected, got);
   }
 }
