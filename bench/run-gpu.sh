@@ -11,7 +11,9 @@ cd "$(dirname "$0")/.."
 if [ ! -f /etc/OpenCL/vendors/nvidia.icd ] && [ -e /usr/lib/libnvidia-opencl.so.1 ]; then
   mkdir -p /etc/OpenCL/vendors && echo /usr/lib/libnvidia-opencl.so.1 > /etc/OpenCL/vendors/nvidia.icd
 fi
-export XDG_CACHE_HOME="$out/cache"
+# Caches (built programs, PoCL's kernels, the tuning database) stay on the machine, outside OUT_DIR, so
+# later calls reuse them and OUT_DIR holds only logs and results.
+export XDG_CACHE_HOME="${CLF_GPU_CACHE:-/tmp/clfilters-gpu-cache}"
 summary="$out/summary.txt"
 : > "$summary"
 step() { [[ ",$steps," == *",$1,"* ]]; }
@@ -63,7 +65,7 @@ bench() {  # bench NAME DEVICE ARGS...
 }
 if step bench; then
   bench "$gpu_slug-1080p" nvidia --sizes 1920x1080 --cpu-runs 1
-  bench "$gpu_slug-8k" nvidia --sizes 8192x8192 --cpu-runs 0 --total-runs 3 --max-seconds-per-row 10
+  bench "$gpu_slug-8k" nvidia --sizes 8192x8192 --warmup 5 --runs 20 --total-runs 2 --cpu-runs 0 --max-seconds-per-row 3
 fi
 if step bench-pocl; then
   bench "pocl-16core-1080p" pocl --sizes 1920x1080 --warmup 2 --runs 10 --total-runs 2 --cpu-runs 1 --max-seconds-per-row 4
@@ -71,7 +73,8 @@ fi
 
 if step peers && [ -f bench/peers.py ]; then
   start=$(date +%s)
-  python3 bench/peers.py --cli "$cli" --out "$out/results/$today-$gpu_slug-peers" > "$out/peers.log" 2>&1
+  python3 bench/peers.py --cli "$cli" --sizes "${CLF_PEER_SIZES:-1920x1080,8192x8192}" \
+    --out "$out/results/$today-$gpu_slug-peers" > "$out/peers.log" 2>&1
   echo "peers: $(elapsed $start)" >> "$summary"
   tail -40 "$out/peers.log" >> "$summary"
 fi
