@@ -16,28 +16,15 @@
 #include "clfilters/epsilon.hpp"
 #include "clfilters/image_io.hpp"
 #include "common/synthetic_image.hpp"
+#include "testing/run_command.hpp"
 #include "testing/test_images.hpp"
 
 namespace clf {
 namespace {
 namespace fs = std::filesystem;
 
-struct CliResult {
-  int code;
-  std::string output;  // stdout and stderr together, unless the command redirects them
-};
-
-// Runs a shell command line; `command` may hold pipes and redirections.
-CliResult run_shell(const std::string& command) {
-  // The parentheses keep the command's own redirections; whatever it leaves on stderr joins stdout.
-  FILE* pipe = ::popen(("( " + command + " ) 2>&1").c_str(), "r");
-  if (!pipe) return {-1, "popen failed"};
-  std::string out;
-  std::array<char, 4096> buf;
-  while (std::size_t n = std::fread(buf.data(), 1, buf.size(), pipe)) out.append(buf.data(), n);
-  const int status = ::pclose(pipe);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
+using testing::CliResult;
+using testing::run_shell;
 
 std::string cli() { return fmt::format("'{}'", CLF_CLI_PATH); }
 CliResult run_cli(const std::string& args) { return run_shell(cli() + " " + args); }

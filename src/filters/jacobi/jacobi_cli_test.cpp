@@ -15,26 +15,17 @@
 #include "clfilters/jacobi.hpp"
 #include "common/image_compare.hpp"
 #include "common/synthetic_image.hpp"
+#include "testing/run_command.hpp"
 #include "testing/test_images.hpp"
 
 namespace clf {
 namespace {
 namespace fs = std::filesystem;
 
-struct CliResult {
-  int code;
-  std::string output;  // stdout and stderr together
-};
+using testing::CliResult;
 
 CliResult run_cli(const std::string& args) {
-  const std::string cmd = fmt::format("'{}' {} 2>&1", CLF_CLI_PATH, args);
-  FILE* pipe = ::popen(cmd.c_str(), "r");
-  if (!pipe) return {-1, "popen failed"};
-  std::string out;
-  std::array<char, 4096> buf;
-  while (std::size_t n = std::fread(buf.data(), 1, buf.size(), pipe)) out.append(buf.data(), n);
-  const int status = ::pclose(pipe);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+  return testing::run_shell(fmt::format("'{}' {}", CLF_CLI_PATH, args));
 }
 
 double psnr(const Image& a, const Image& b) {
