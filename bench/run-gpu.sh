@@ -2,11 +2,13 @@
 # One call on the GPU machine: register NVIDIA's OpenCL driver, build, run every test on the NVIDIA
 # device and on PoCL there, tune the NVIDIA device, and benchmark both. Full logs and result files go
 # to OUT_DIR (results/ there is laid out like bench/results/ in the repo); a short summary is printed
-# last.   Usage: bench/run-gpu.sh OUT_DIR [STEPS]   STEPS: any of build,test,tune,bench,bench-pocl,peers (default all)
+# last.   Usage: bench/run-gpu.sh OUT_DIR [STEPS]   STEPS: any of build,test,tune,bench-1080p,bench-8k,bench-pocl,peers
+# (default all). Result files are packed into OUT_DIR/results.tar.gz.
 set -uo pipefail
 out="${1:?usage: bench/run-gpu.sh OUT_DIR [STEPS]}"
-steps="${2:-build,test,tune,bench,bench-pocl,peers}"
-mkdir -p "$out/results"
+steps="${2:-build,test,tune,bench-1080p,bench-8k,bench-pocl,peers}"
+results="$(mktemp -d)/results"
+mkdir -p "$results"
 cd "$(dirname "$0")/.."
 if [ ! -f /etc/OpenCL/vendors/nvidia.icd ] && [ -e /usr/lib/libnvidia-opencl.so.1 ]; then
   mkdir -p /etc/OpenCL/vendors && echo /usr/lib/libnvidia-opencl.so.1 > /etc/OpenCL/vendors/nvidia.icd
@@ -49,33 +51,39 @@ if step tune; then
   CLFILTERS_DEVICE=nvidia $cli tune --size 8192x8192 --budget 90 > "$out/tune-nvidia.log" 2>&1
   CLFILTERS_DEVICE=nvidia $cli tune --show >> "$out/tune-nvidia.log" 2>&1
   echo "tune on nvidia: $(elapsed $start)" >> "$summary"
-  cp "$XDG_CACHE_HOME/clfilters/tuning.json" "$out/results/$today-$gpu_slug-tuning.json" 2>/dev/null
+  cp "$XDG_CACHE_HOME/clfilters/tuning.json" "$results/$today-$gpu_slug-tuning.json" 2>/dev/null
 fi
+
+pack() { tar czf "$out/results.tar.gz" -C "$(dirname "$results")" results; }
 
 # Results named after the device and the date; each Markdown file records the command that made it.
 bench() {  # bench NAME DEVICE ARGS...
   local name=$1 dev=$2; shift 2
-  local base="$out/results/$today-$name"
+  local base="$results/$today-$name"
   local start=$(date +%s)
   CLFILTERS_DEVICE=$dev $cli bench "$@" --format json --out "$base.json" --plot "$base.svg" > "$base.txt" 2>&1
   { echo "# clfilters bench on $name ($today)"; echo
     echo "Command (run by \`bench/run-gpu.sh\` through the device tool): \`CLFILTERS_DEVICE=$dev clfilters bench $*\`"; echo
     echo '```'; cat "$base.txt"; echo '```'; } > "$base.md"
   echo "bench $name: $(elapsed $start)" >> "$summary"
+  pack  # after every step, so a call cut off by the time limit still brings back what it finished
 }
-if step bench; then
+if step bench-1080p; then
   bench "$gpu_slug-1080p" nvidia --sizes 1920x1080 --cpu-runs 1
+fi
+if step bench-8k; then
   bench "$gpu_slug-8k" nvidia --sizes 8192x8192 --warmup 5 --runs 20 --total-runs 2 --cpu-runs 0 --max-seconds-per-row 3
 fi
 if step bench-pocl; then
-  bench "pocl-16core-1080p" pocl --sizes 1920x1080 --warmup 2 --runs 10 --total-runs 2 --cpu-runs 1 --max-seconds-per-row 4
+  bench "pocl-16core-1080p" pocl --sizes 1920x1080 --warmup 2 --runs 5 --total-runs 2 --cpu-runs 1 --max-seconds-per-row 2
 fi
 
 if step peers && [ -f bench/peers.py ]; then
   start=$(date +%s)
   python3 bench/peers.py --cli "$cli" --sizes "${CLF_PEER_SIZES:-1920x1080,8192x8192}" \
-    --out "$out/results/$today-$gpu_slug-peers" > "$out/peers.log" 2>&1
+    --out "$results/$today-$gpu_slug-peers" > "$out/peers.log" 2>&1
   echo "peers: $(elapsed $start)" >> "$summary"
   tail -40 "$out/peers.log" >> "$summary"
 fi
+pack
 cat "$summary"
