@@ -4,6 +4,7 @@
 #include <string>
 
 #include "clfilters/runtime.hpp"
+#include "clfilters/variant.hpp"
 
 namespace clf {
 
@@ -15,6 +16,15 @@ template <class... Args>
 void set_kernel_args(cl::Kernel& kernel, const Args&... args) {
   cl_uint index = 0;
   (check_cl(kernel.setArg(index++, args), "clSetKernelArg"), ...);
+}
+
+// Global and local range of a pass over `width` x `height` work-items, from the variant's `local_x` and
+// `local_y` tunables; local_x <= 0 lets the driver choose the work-group.
+inline std::pair<cl::NDRange, cl::NDRange> local_ranges(const VariantInfo& variant, const TuningConfig& config,
+                                                        std::size_t width, std::size_t height) {
+  const int lx = tunable_value(config, variant, "local_x"), ly = tunable_value(config, variant, "local_y");
+  if (lx <= 0) return {cl::NDRange(width, height), cl::NullRange};
+  return {cl::NDRange(round_up(width, lx), round_up(height, ly)), cl::NDRange(lx, ly)};
 }
 
 // Enqueues `kernel` on ctx.queue(); errors name the kernel and the sizes.

@@ -145,14 +145,6 @@ Plan make_plan(Context& ctx, const BilateralParams& params, std::string_view var
   return plan;
 }
 
-// Global and local range of a pass over `width` x `height` work-items with local_x/local_y tunables.
-std::pair<cl::NDRange, cl::NDRange> ranges(const VariantInfo& variant, const TuningConfig& config,
-                                           std::size_t width, std::size_t height) {
-  const int lx = tunable_value(config, variant, "local_x"), ly = tunable_value(config, variant, "local_y");
-  if (lx <= 0) return {cl::NDRange(width, height), cl::NullRange};
-  return {cl::NDRange(round_up(width, lx), round_up(height, ly)), cl::NDRange(lx, ly)};
-}
-
 // Uploads a weight table into the context's scratch buffer `name`. The write is blocking and the
 // queue in order, so a previous call's kernels have finished with the buffer before it changes.
 cl::Buffer& upload_table(Context& ctx, std::string_view name, const std::vector<float>& table) {
@@ -189,13 +181,13 @@ std::vector<cl::Event> bilateral(Context& ctx, const DeviceImage& in, DeviceImag
 
   if (variant == "naive") {
     set_kernel_args(kernel, in.buffer, out.buffer, w, h, r, mode, cval, spatial_coef, range_coef);
-    const auto [global, local] = ranges(info, tunables, W, H);
+    const auto [global, local] = local_ranges(info, tunables, W, H);
     return {launch(ctx, kernel, global, local)};
   }
   cl::Buffer& spatial = upload_table(ctx, "bilateral.spatial", spatial_table(params.sigma_spatial, r));
   if (variant == "gauss_table") {
     set_kernel_args(kernel, in.buffer, out.buffer, w, h, r, mode, cval, spatial, range_coef);
-    const auto [global, local] = ranges(info, tunables, W, H);
+    const auto [global, local] = local_ranges(info, tunables, W, H);
     return {launch(ctx, kernel, global, local)};
   }
   cl_uint range_scale = 0;
@@ -211,7 +203,7 @@ std::vector<cl::Event> bilateral(Context& ctx, const DeviceImage& in, DeviceImag
   }
   if (variant == "pixels4") {
     set_kernel_args(kernel, in.buffer, out.buffer, w, h, r, mode, cval, spatial, *range, range_scale);
-    const auto [global, local] = ranges(info, tunables, W, (H + 3) / 4);
+    const auto [global, local] = local_ranges(info, tunables, W, (H + 3) / 4);
     return {launch(ctx, kernel, global, local)};
   }
   // The tiled variants: local, local_image, range_table.

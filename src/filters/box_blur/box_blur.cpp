@@ -95,14 +95,6 @@ Plan make_plan(Context& ctx, const BoxBlurParams& params, std::string_view varia
   return plan;
 }
 
-// Global and local range of a one-pixel-per-work-item pass over `width` x `height` items.
-std::pair<cl::NDRange, cl::NDRange> ranges(const VariantInfo& variant, const TuningConfig& config, std::size_t width,
-                                           std::size_t height) {
-  const int lx = tunable_value(config, variant, "local_x"), ly = tunable_value(config, variant, "local_y");
-  if (lx <= 0) return {cl::NDRange(width, height), cl::NullRange};
-  return {cl::NDRange(round_up(width, lx), round_up(height, ly)), cl::NDRange(lx, ly)};
-}
-
 }  // namespace
 
 void box_blur_prepare(Context& ctx, const BoxBlurParams& params, std::string_view variant, int width, int height,
@@ -127,14 +119,14 @@ std::vector<cl::Event> box_blur(Context& ctx, const DeviceImage& in, DeviceImage
 
   if (variant == "naive") {
     set_kernel_args(kernel(0), in.buffer, out.buffer, w, h, d, mode, cval);
-    const auto [global, local] = ranges(info, tunables, W, H);
+    const auto [global, local] = local_ranges(info, tunables, W, H);
     return {launch(ctx, kernel(0), global, local)};
   }
   if (variant == "block4x4") {
     set_kernel_args(kernel(0), in.buffer, out.buffer, w, h, d, mode, cval);
     if (plan.kernels[0] == "box_block4x4_subgroups")
       return {launch(ctx, kernel(0), cl::NDRange(round_up(W, 256) / 4, (H + 3) / 4), cl::NDRange(64, 1))};
-    const auto [global, local] = ranges(info, tunables, (W + 3) / 4, (H + 3) / 4);
+    const auto [global, local] = local_ranges(info, tunables, (W + 3) / 4, (H + 3) / 4);
     return {launch(ctx, kernel(0), global, local)};
   }
   if (variant == "two_pass") {
@@ -142,7 +134,7 @@ std::vector<cl::Event> box_blur(Context& ctx, const DeviceImage& in, DeviceImage
     cl::Buffer& pairs = ctx.scratch_buffer("box_blur.pairs", tw * th * 2 * std::size_t(c));
     set_kernel_args(kernel(0), in.buffer, pairs, w, h, d, mode, cval);
     set_kernel_args(kernel(1), pairs, out.buffer, w, h, d);
-    const auto [global, local] = ranges(info, tunables, W, H);
+    const auto [global, local] = local_ranges(info, tunables, W, H);
     return {launch(ctx, kernel(0), cl::NDRange(tw, th)), launch(ctx, kernel(1), global, local)};
   }
   if (variant == "separable_sliding") {

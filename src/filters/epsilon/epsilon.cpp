@@ -125,13 +125,6 @@ Plan make_plan(Context& ctx, const EpsilonParams& params, std::string_view varia
   return plan;
 }
 
-std::pair<cl::NDRange, cl::NDRange> ranges(const VariantInfo& variant, const TuningConfig& config, std::size_t width,
-                                           std::size_t height) {
-  const int lx = tunable_value(config, variant, "local_x"), ly = tunable_value(config, variant, "local_y");
-  if (lx <= 0) return {cl::NDRange(width, height), cl::NullRange};
-  return {cl::NDRange(round_up(width, lx), round_up(height, ly)), cl::NDRange(lx, ly)};
-}
-
 }  // namespace
 
 int epsilon_pixels_per_item(std::string_view variant) {
@@ -170,7 +163,7 @@ std::vector<cl::Event> epsilon(Context& ctx, const DeviceImage& in, DeviceImage&
     check_cl(ctx.queue().enqueueCopyBufferToImage(in.buffer, image, 0, {0, 0, 0}, {W, H, 1}, nullptr, &copied),
              "clEnqueueCopyBufferToImage");
     set_kernel_args(kernel, image, out.buffer, w, h, r, T, mode, cval);
-    const auto [global, local] = ranges(info, plan.config, W, H);
+    const auto [global, local] = local_ranges(info, plan.config, W, H);
     return {copied, launch(ctx, kernel, global, local)};
   }
   if (plan.variant == "local") {
@@ -186,7 +179,7 @@ std::vector<cl::Event> epsilon(Context& ctx, const DeviceImage& in, DeviceImage&
                                    ? 1
                                    : std::size_t(epsilon_pixels_per_item(plan.variant));
   set_kernel_args(kernel, in.buffer, out.buffer, w, h, r, T, mode, cval);
-  const auto [global, local] = ranges(info, plan.config, (W + per_item - 1) / per_item, H);
+  const auto [global, local] = local_ranges(info, plan.config, (W + per_item - 1) / per_item, H);
   return {launch(ctx, kernel, global, local)};
 }
 
