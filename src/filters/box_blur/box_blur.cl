@@ -337,3 +337,84 @@ __kernel void box_local_tile(__global const pix_t* src, __global pix_t* dst, int
   }
   dst[y * w + x] = PACK(round_div(s, (uint)(d * d)));
 }
+
+// ---------------------------------------------------------------------------------------------
+// fused_sliding: one pass, so the only DRAM traffic is the input once and the output once (8 B per
+// RGBA pixel, against 24 for separable_sliding's intermediate). Not from a seed: issue 8's floor.
+// A work-group of L work-items owns `tw = L * items` output columns and a strip of rows. It keeps,
+// in local memory, the vertical window sum of each of the tw + d - 1 columns its outputs need, and
+// slides them down one row at a time (+ the row entering, - the row leaving: two coalesced loads per
+// column, the leaving row an L2 hit from d rows earlier). Each work-item then slides a horizontal
+// window along `items` consecutive columns sums. Two barriers per row.
+// Column sums of RGBA pack two 16-bit channels per uint (R,B | G,A) while d * 255 fits 16 bits
+// (d <= 256); -D CSUM_WIDE=1 keeps one uint per channel for larger d.
+#if CHANNELS == 4 && !CSUM_WIDE
+typedef uint2 csum_t;
+#define TO_CSUM(p) ((uint2)((p)&0x00FF00FFu, ((p) >> 8) & 0x00FF00FFu))
+#define CSUM_CHANNELS(v) ((uint4)((v).x & 0xFFFFu, (v).y & 0xFFFFu, (v).x >> 16, (v).y >> 16))
+#else
+typedef acc_t csum_t;
+#define TO_CSUM(p) UNPACK(p)
+#define CSUM_CHANNELS(v) (v)
+#endif
+// One padding slot per 16 entries: work-items reading entries `items` apart (items a power of two
+// up to 16) hit different banks.
+#define SKEW(i) ((i) + ((i) >> 4))
+
+// round_div without a hardware divide: (s + n/2) / n == mul_hi(2 (s + n/2), magic) >> shift for
+// s + n/2 < 2^30 (the host computes magic = ceil(2^(31+shift) / n), shift = floor(log2 n)).
+inline acc_t magic_round_div(acc_t s, uint twice_half, uint magic, uint shift) {
+  return mul_hi((s << 1) + twice_half, (acc_t)magic) >> shift;
+}
+
+__kernel void box_fused_sliding(__global const pix_t* src, __global pix_t* dst, int w, int h, int d, int mode,
+                                uint cval_bits, int items, int strip, uint twice_half, uint magic, uint shift,
+                                __local csum_t* cs, __local pix_t* row_out) {
+  const int lx = get_local_id(0), L = get_local_size(0);
+  const int tw = L * items;
+  const int gx0 = get_group_id(0) * tw;
+  const int y0 = get_group_id(1) * strip, y1 = min(y0 + strip, h);
+  const int r = d / 2, ncols = tw + d - 1;
+  const pix_t cval = (pix_t)cval_bits;
+
+  for (int c = lx; c < ncols; c += L) {
+    const int xx = border_index(gx0 - r + c, w, mode);
+    csum_t s = 0;
+    for (int k = 0; k < d; ++k) {
+      const int yy = border_index(y0 - r + k, h, mode);
+      s += TO_CSUM((xx < 0 || yy < 0) ? cval : src[yy * w + xx]);
+    }
+    cs[SKEW(c)] = s;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+
+  const int c0 = lx * items;
+  for (int y = y0; y < y1; ++y) {
+    if (y > y0) {
+      // Store row y - 1 and move every column sum down to row y.
+      const int y_in = border_index(y - r + d - 1, h, mode), y_out = border_index(y - r - 1, h, mode);
+      __global pix_t* out = dst + (y - 1) * w + gx0;
+      for (int c = lx; c < ncols; c += L) {
+        if (c < tw && gx0 + c < w) out[c] = row_out[SKEW(c)];
+        const int xx = border_index(gx0 - r + c, w, mode);
+        const pix_t p_in = (xx < 0 || y_in < 0) ? cval : src[y_in * w + xx];
+        const pix_t p_out = (xx < 0 || y_out < 0) ? cval : src[y_out * w + xx];
+        // Lanes stay >= 0 when the leaving pixel is subtracted last: it is part of the sum.
+        cs[SKEW(c)] = cs[SKEW(c)] + TO_CSUM(p_in) - TO_CSUM(p_out);
+      }
+      barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    acc_t s = 0;
+    for (int i = 0; i < d; ++i) s += CSUM_CHANNELS(cs[SKEW(c0 + i)]);
+    row_out[SKEW(c0)] = PACK(magic_round_div(s, twice_half, magic, shift));
+    for (int j = 1; j < items; ++j) {
+      s += CSUM_CHANNELS(cs[SKEW(c0 + j + d - 1)]);
+      s -= CSUM_CHANNELS(cs[SKEW(c0 + j - 1)]);
+      row_out[SKEW(c0 + j)] = PACK(magic_round_div(s, twice_half, magic, shift));
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  __global pix_t* out = dst + (y1 - 1) * w + gx0;
+  for (int c = lx; c < tw; c += L)
+    if (gx0 + c < w) out[c] = row_out[SKEW(c)];
+}

@@ -13,4 +13,20 @@ struct TileShape {
 // Work-group (tile) shape of the local_tile variant on this device for these tunables.
 TileShape box_local_tile_shape(const DeviceInfo& device, const TuningConfig& config);
 
+// fused_sliding's exact rounding multiplies instead of dividing, which is exact while
+// d*d*255 + d*d/2 < 2^30.
+inline constexpr int kMaxFusedDiameter = 2047;
+
+struct FusedShape {
+  int local_x;  // work-items per work-group
+  int items;    // consecutive output columns per work-item
+  int strip;    // rows per work-group
+  std::size_t column_sum_bytes;  // local memory for the column sums
+  std::size_t row_out_bytes;     // local memory for one output row
+};
+
+// fused_sliding's work-group shape for these tunables (0 values resolved from d) and the local memory
+// it needs.
+FusedShape box_fused_shape(const DeviceInfo& device, const TuningConfig& config, int diameter, int channels);
+
 }  // namespace clf

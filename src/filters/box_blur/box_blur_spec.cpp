@@ -2,6 +2,7 @@
 // rule, and the FilterSpec that tests, benchmark, tuner and command line iterate over.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 
 #include "clfilters/box_blur.hpp"
@@ -38,6 +39,12 @@ const std::vector<VariantInfo>& box_blur_variants() {
       {"local_tile",
        "tile plus halo loaded once into local memory per work-group",
        {{"tile_x", {16, 8, 32}, "work-group (tile) width"}, {"tile_y", {16, 8, 4}, "work-group (tile) height"}}},
+      {"fused_sliding",
+       "one pass: column running sums in local memory, a sliding row window over them; input read once, "
+       "no intermediate",
+       {{"local_x", {64, 32, 128, 256}, "work-items per work-group"},
+        {"items", {0, 1, 2, 4, 8, 16}, "consecutive output columns per work-item (0: from d)"},
+        {"strip", {0, 16, 32, 64, 128, 256}, "rows per work-group (0: from d)"}}},
   };
   return all;
 }
@@ -48,6 +55,26 @@ TileShape box_local_tile_shape(const DeviceInfo& device, const TuningConfig& con
   // The default 16x16 needs 256 work-items; smaller devices get 8x8.
   if (config.empty() && device.max_work_group_size < 256) tile = {8, 8};
   return tile;
+}
+
+FusedShape box_fused_shape(const DeviceInfo& device, const TuningConfig& config, int diameter, int channels) {
+  const VariantInfo& v = *find_variant(box_blur_variants(), "fused_sliding");
+  FusedShape shape;
+  shape.local_x = tunable_value(config, v, "local_x");
+  if (config.empty()) shape.local_x = int(std::min<std::size_t>(std::size_t(shape.local_x), device.max_work_group_size));
+  // The initial window costs d local reads per work-item and row, each later column two: about
+  // d/4 columns per work-item keeps the first from dominating.
+  shape.items = tunable_value(config, v, "items");
+  if (shape.items == 0) shape.items = diameter <= 3 ? 1 : diameter <= 11 ? 4 : diameter <= 31 ? 8 : 16;
+  // A strip re-reads d rows to start its column sums; 2d rows or more keeps that under a third.
+  shape.strip = tunable_value(config, v, "strip");
+  if (shape.strip == 0) shape.strip = std::max(64, 2 * diameter);
+  const int tw = shape.local_x * shape.items;
+  const std::size_t csum_bytes = channels == 1 ? 4 : diameter <= 256 ? 8 : 16;
+  auto skewed = [](std::size_t n) { return n + n / 16; };
+  shape.column_sum_bytes = skewed(std::size_t(tw + diameter - 1)) * csum_bytes;
+  shape.row_out_bytes = skewed(std::size_t(tw)) * (channels == 4 ? 4 : 1);
+  return shape;
 }
 
 std::optional<std::string> box_blur_unsupported(const DeviceInfo& device, std::string_view variant,
@@ -81,6 +108,18 @@ std::optional<std::string> box_blur_unsupported(const DeviceInfo& device, std::s
     const std::size_t bytes = std::size_t(tile.width + d - 1) * std::size_t(tile.height + d - 1) * pixel_bytes;
     if (bytes > device.local_mem_bytes)
       return fmt::format("local_tile needs {} bytes of local memory for d={}, the device has {}", bytes, d,
+                         device.local_mem_bytes);
+  }
+  if (variant == "fused_sliding") {
+    if (d > kMaxFusedDiameter)
+      return fmt::format("fused_sliding's divide-free rounding needs d <= {} (got {})", kMaxFusedDiameter, d);
+    const FusedShape shape = box_fused_shape(device, config, d, channels);
+    if (std::size_t(shape.local_x) > device.max_work_group_size)
+      return fmt::format("work-group of {} exceeds the device's {} work-items", shape.local_x,
+                         device.max_work_group_size);
+    const std::size_t bytes = shape.column_sum_bytes + shape.row_out_bytes;
+    if (bytes > device.local_mem_bytes)
+      return fmt::format("fused_sliding needs {} bytes of local memory for d={}, the device has {}", bytes, d,
                          device.local_mem_bytes);
   }
   return std::nullopt;
