@@ -97,6 +97,14 @@ Plan make_plan(Context& ctx, const BoxBlurParams& params, std::string_view varia
     if (c == 4 && params.diameter > 256) plan.options += " -D CSUM_WIDE=1";  // d*255 no longer fits 16 bits
     plan.kernels = {"box_fused_sliding"};
   }
+  if (v == "fused_blocks") {
+    const BlocksShape shape = box_blocks_shape(plan.config, params.diameter);
+    plan.options += fmt::format(" -D ITEMS={}", shape.items);
+    if (shape.window_packed) plan.options += " -D WINDOW_PACKED=1";
+    if (params.diameter > 256) plan.options += " -D CSUM_WIDE=1";
+    if (params.diameter <= 128) plan.options += " -D FLOAT_ROUND=1";
+    plan.kernels = {"box_fused_blocks"};
+  }
   return plan;
 }
 
@@ -152,13 +160,24 @@ std::vector<cl::Event> box_blur(Context& ctx, const DeviceImage& in, DeviceImage
     return {launch(ctx, kernel(0), cl::NDRange((W + row_segment - 1) / row_segment, H)),
             launch(ctx, kernel(1), cl::NDRange(W, (H + column_segment - 1) / column_segment))};
   }
+  // (s + n/2) / n as mul_hi(2 (s + n/2), magic) >> shift; see magic_round_div in box_blur.cl.
+  const std::uint64_t n = std::uint64_t(d) * std::uint64_t(d);
+  const cl_uint shift = cl_uint(std::bit_width(n) - 1);
+  const auto magic = cl_uint(((std::uint64_t(1) << (31 + shift)) + n - 1) / n);
+  const auto twice_half = cl_uint(2 * (n / 2));
+  if (variant == "fused_blocks") {
+    const BlocksShape shape = box_blocks_shape(tunables, d);
+    // FLOAT_ROUND's constants (see round_pack in box_blur.cl).
+    const auto inv_n = float(1.0 / double(n)), bias = float((double(n / 2) + 0.5) / double(n) - 0.5);
+    set_kernel_args(kernel(0), in.buffer, out.buffer, w, h, d, mode, cval, shape.strip, twice_half, magic, shift,
+                    inv_n, bias, cl::Local(shape.entry_bytes), cl::Local(shape.block_bytes));
+    const std::size_t tw = std::size_t(shape.local_x - shape.halo) * std::size_t(shape.items);
+    const std::size_t groups_x = (W + tw - 1) / tw, groups_y = (H + shape.strip - 1) / std::size_t(shape.strip);
+    return {launch(ctx, kernel(0), cl::NDRange(groups_x * shape.local_x, groups_y),
+                   cl::NDRange(std::size_t(shape.local_x), 1))};
+  }
   if (variant == "fused_sliding") {
     const FusedShape shape = box_fused_shape(ctx.info(), tunables, d, c);
-    // (s + n/2) / n as mul_hi(2 (s + n/2), magic) >> shift; see magic_round_div in box_blur.cl.
-    const std::uint64_t n = std::uint64_t(d) * std::uint64_t(d);
-    const cl_uint shift = cl_uint(std::bit_width(n) - 1);
-    const auto magic = cl_uint(((std::uint64_t(1) << (31 + shift)) + n - 1) / n);
-    const auto twice_half = cl_uint(2 * (n / 2));
     set_kernel_args(kernel(0), in.buffer, out.buffer, w, h, d, mode, cval, shape.items, shape.strip, twice_half,
                     magic, shift, cl::Local(shape.column_sum_bytes), cl::Local(shape.row_out_bytes));
     const std::size_t tw = std::size_t(shape.local_x) * std::size_t(shape.items);

@@ -30,3 +30,20 @@ struct FusedShape {
 FusedShape box_fused_shape(const DeviceInfo& device, const TuningConfig& config, int diameter, int channels);
 
 }  // namespace clf
+
+namespace clf {
+
+struct BlocksShape {
+  int local_x;         // work-items per work-group
+  int items;           // consecutive columns per work-item
+  int strip;           // rows per work-group
+  int halo;            // work-items at the right end that only sum columns for their neighbours
+  bool window_packed;  // window sums fit two 16-bit channels per uint (d <= 15)
+  std::size_t entry_bytes;  // local memory for the column sums of two rows
+  std::size_t block_bytes;  // local memory for the block sums of two rows
+};
+
+// fused_blocks' shape for these tunables and the local memory it needs.
+BlocksShape box_blocks_shape(const TuningConfig& config, int diameter);
+
+}  // namespace clf

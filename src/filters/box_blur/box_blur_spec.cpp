@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <bit>
 #include <chrono>
 
 #include "clfilters/box_blur.hpp"
@@ -45,6 +46,14 @@ const std::vector<VariantInfo>& box_blur_variants() {
        {{"local_x", {64, 32, 128, 256}, "work-items per work-group"},
         {"items", {0, 1, 2, 4, 8, 16}, "consecutive output columns per work-item (0: from d)"},
         {"strip", {0, 16, 32, 64, 128, 256}, "rows per work-group (0: from d)"}}},
+      {"fused_blocks",
+       "RGBA: fused_sliding with column sums in registers, aligned vector loads, block sums for the row window "
+       "and one barrier per row",
+       {{"local_x", {64, 128, 32}, "work-items per work-group"},
+        {"items", {4, 8, 2}, "consecutive columns per work-item"},
+        // Short strips for small images: each row waits on its loads, so rows per work-group set the
+        // critical path when there are few work-groups per SM.
+        {"strip", {32, 16, 64, 128, 8, 4}, "rows per work-group"}}},
   };
   return all;
 }
@@ -74,6 +83,30 @@ FusedShape box_fused_shape(const DeviceInfo& device, const TuningConfig& config,
   auto skewed = [](std::size_t n) { return n + n / 16; };
   shape.column_sum_bytes = skewed(std::size_t(tw + diameter - 1)) * csum_bytes;
   shape.row_out_bytes = skewed(std::size_t(tw)) * (channels == 4 ? 4 : 1);
+  return shape;
+}
+
+BlocksShape box_blocks_shape(const TuningConfig& config, int diameter) {
+  const VariantInfo& v = *find_variant(box_blur_variants(), "fused_blocks");
+  BlocksShape shape;
+  shape.local_x = tunable_value(config, v, "local_x");
+  shape.items = tunable_value(config, v, "items");
+  shape.strip = tunable_value(config, v, "strip");
+  auto halo = [&] {
+    const int r = diameter / 2, a = (r + shape.items - 1) / shape.items * shape.items - r;
+    return (a + diameter - 1 + shape.items - 1) / shape.items;
+  };
+  shape.halo = halo();
+  if (config.empty() && 2 * shape.halo > shape.local_x) {
+    // Wide windows: by default keep at least half of the work-items producing output.
+    shape.items = 8;
+    shape.halo = halo();
+    shape.local_x = std::max(shape.local_x, int(std::bit_ceil(unsigned(2 * shape.halo))));
+  }
+  shape.window_packed = diameter <= 15;
+  // Two rows' worth: the buffers alternate between rows. items + 2 entries per work-item (bank spread).
+  shape.entry_bytes = 2 * std::size_t(shape.local_x) * std::size_t(shape.items + 2) * (diameter <= 256 ? 8 : 16);
+  shape.block_bytes = 2 * std::size_t(shape.local_x) * (shape.window_packed ? 8 : 16);
   return shape;
 }
 
@@ -122,19 +155,35 @@ std::optional<std::string> box_blur_unsupported(const DeviceInfo& device, std::s
       return fmt::format("fused_sliding needs {} bytes of local memory for d={}, the device has {}", bytes, d,
                          device.local_mem_bytes);
   }
+  if (variant == "fused_blocks") {
+    if (channels != 4) return std::string("fused_blocks is for RGBA; fused_sliding takes grey");
+    if (d > kMaxFusedDiameter)
+      return fmt::format("fused_blocks' divide-free rounding needs d <= {} (got {})", kMaxFusedDiameter, d);
+    const BlocksShape shape = box_blocks_shape(config, d);
+    if (std::size_t(shape.local_x) > device.max_work_group_size)
+      return fmt::format("work-group of {} exceeds the device's {} work-items", shape.local_x,
+                         device.max_work_group_size);
+    if (shape.local_x <= shape.halo)
+      return fmt::format("fused_blocks needs more than {} work-items per group for d={}", shape.halo, d);
+    if (shape.entry_bytes + shape.block_bytes > device.local_mem_bytes)
+      return fmt::format("fused_blocks needs {} bytes of local memory, the device has {}",
+                         shape.entry_bytes + shape.block_bytes, device.local_mem_bytes);
+  }
   return std::nullopt;
 }
 
-// The rule until the tuner has measured this device. block4x4 reads each input row once per 4 output
-// rows but still costs O(d^2) per pixel; separable_sliding costs O(1) per pixel plus an intermediate's
-// traffic. Crossovers measured (bench/results/2026-11-22-*.md): PoCL on 2 cores, d <= 3; H200, d <= 9.
+// The rule until the tuner has measured this device. GPUs: the one-pass variants, which move the
+// fewest bytes (H200 8k, bench/results/2026-11-22-nvidia-h200-box-blur-fused.md). CPUs (PoCL, 2 cores):
+// block4x4 for d <= 3, else separable_sliding; the fused variants are within noise of it there.
 std::string box_blur_auto_variant(const DeviceInfo& device, const BoxBlurParams& params, int width, int height,
                                   int channels) {
-  const int block_limit = (device.type & CL_DEVICE_TYPE_GPU) ? 9 : 3;
-  if (params.diameter <= block_limit) return "block4x4";
-  if (!box_blur_unsupported(device, "separable_sliding", params, width, height, channels))
-    return "separable_sliding";
-  return "block4x4";
+  auto supported = [&](const char* v) { return !box_blur_unsupported(device, v, params, width, height, channels); };
+  if (device.type & CL_DEVICE_TYPE_GPU) {
+    for (const char* v : {"fused_blocks", "fused_sliding"})
+      if (supported(v)) return v;
+  }
+  if (params.diameter <= 3) return "block4x4";
+  return supported("separable_sliding") ? "separable_sliding" : "block4x4";
 }
 
 std::string box_blur_param_class(const BoxBlurParams& params, int channels) {

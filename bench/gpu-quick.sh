@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Focused GPU run for iterating on a few filters (bench/run-gpu.sh does the full pass).
+# Usage: bench/gpu-quick.sh OUT_DIR FILTER_DIRS "CLI COMMANDS..."   e.g.
+#   bench/gpu-quick.sh $OUT "box_blur" "bench box-blur --sizes 8192x8192 --variants all"
+# Each CLI command (separated by ';') runs on the NVIDIA device with its output in OUT_DIR/cmd-N.txt.
+set -uo pipefail
+out="${1:?usage}"; filters="${2:?usage}"; cmds="${3:-}"
+cd "$(dirname "$0")/.."
+if [ ! -f /etc/OpenCL/vendors/nvidia.icd ] && [ -e /usr/lib/libnvidia-opencl.so.1 ]; then
+  mkdir -p /etc/OpenCL/vendors && echo /usr/lib/libnvidia-opencl.so.1 > /etc/OpenCL/vendors/nvidia.icd
+fi
+export XDG_CACHE_HOME="${CLF_GPU_CACHE:-/tmp/clfilters-gpu-cache}" CLFILTERS_DEVICE="${CLFILTERS_DEVICE:-nvidia}"
+if ! { cmake --preset release "-DCLF_FILTERS=$filters" && cmake --build --preset release -j "$(nproc)"; } \
+  > "$out/build.log" 2>&1; then
+  tail -30 "$out/build.log"; exit 1
+fi
+i=0
+IFS=';' read -ra list <<< "$cmds"
+for c in "${list[@]}"; do
+  i=$((i + 1))
+  start=$(date +%s)
+  eval "build/release/tools/clfilters $c" > "$out/cmd-$i.txt" 2>&1
+  echo "== [$i] clfilters $c  ($(( $(date +%s) - start )) s, rc $?)"
+  grep -vE '^\s*$' "$out/cmd-$i.txt" | tail -${CLF_TAIL:-12}
+done
