@@ -235,6 +235,229 @@ __kernel void sobel_block16x2(__global const uchar* src, __global out_t* out_a, 
 }
 
 // ---------------------------------------------------------------------------------------------
+// row_tile: coalesced column strips (not from a seed: the seeds' 16-wide work-items each store 32
+// contiguous bytes per gradient plane, so one warp's store instruction is strided).
+// Work-item i of a row of work-items owns columns x0 = VEC*i .. x0+VEC-1 of `rows` consecutive output
+// rows, so one load or store instruction of a warp covers one contiguous run of a row (32*VEC input
+// bytes, 64*VEC bytes per gradient plane). It walks down its strip keeping two input rows' worth of
+// horizontal sums in registers, so each input row is loaded once per strip (plus two halo rows per
+// strip), and the next row's load is issued before the current row is computed and stored. The halo
+// columns x0-1 and x0+VEC are two byte loads that hit the lines the neighbouring work-items load, so
+// DRAM reads stay ~1 B/pixel.
+// Separable in the other order than `separable`: per input row, hs = [1 2 1] and hd = [-1 0 1] along
+// x; then gx = hd(y-1) + 2 hd(y) + hd(y+1) and gy = hs(y+1) - hs(y-1), so only the work-item's own VEC
+// columns carry state from row to row.
+// Pixels travel as 32-bit words (4 input or 8-bit output pixels, 2 gradients per word), so that loads
+// and stores are uint2/uint4 vectors (up to 16 bytes per instruction) rather than byte or short
+// vectors that a compiler may split into 4- or 8-byte pieces; private arrays are only indexed by
+// constants, so they stay in registers.
+//
+// Build options (set by the host for this kernel only):
+//   -D VEC=4|8|16   columns per work-item.
+//   -D ALIGNED=0|1  1 when w % VEC == 0: every strip starts on a VEC-pixel boundary of an aligned
+//                   buffer, so whole strips go through aligned word-vector pointers; else through
+//                   vloadn/vstoren, which only need element alignment.
+#ifndef VEC
+#define VEC 8
+#endif
+#ifndef ALIGNED
+#define ALIGNED 0
+#endif
+// in_words_t holds VEC input or 8-bit output pixels, grad_words_t VEC gradients of one plane.
+#if VEC == 4
+typedef uint in_words_t;
+typedef uint2 grad_words_t;
+#define as_in_words as_uint
+#elif VEC == 8
+typedef uint2 in_words_t;
+typedef uint4 grad_words_t;
+#define as_in_words as_uint2
+#elif VEC == 16
+typedef uint4 in_words_t;
+typedef uint8 grad_words_t;
+#define as_in_words as_uint4
+#else
+#error "VEC must be 4, 8 or 16"
+#endif
+#define CAT_(a, b) a##b
+#define CAT(a, b) CAT_(a, b)
+#define as_uchar_v CAT(as_uchar, VEC)
+#define as_short_v CAT(as_short, VEC)
+#define vload_v CAT(vload, VEC)
+#define vstore_v CAT(vstore, VEC)
+
+// round(sqrt(s)) for 0 <= s <= MAGNITUDE_SATURATES, exactly, in fewer and cheaper instructions than
+// rounded_sqrt (not from a seed: the int <-> float conversions use exponent bits on the full-rate
+// ALUs, where convert_* goes through NVIDIA's quarter-rate conversion unit). The float with bits
+// 0x4B000000 | s is 2^23 + s exactly, so subtracting 2^23 gives s as a float; adding 2^23 to the root
+// (< 2^22) rounds it to the nearest integer in the low mantissa bits. No correction step is needed:
+// for an integer s <= 65281 the root is at least 4.8e-4 from a half-integer (closest at s = 255^2 +
+// 255), 16 ulp at 256, and OpenCL's sqrt is within 3 ulp. Larger s would need the steps of
+// rounded_sqrt; the device test checks this helper over its whole range.
+inline int rounded_sqrt_bits(int s) {
+  const float f = as_float(0x4B000000 | s) - 8388608.0f;
+  return as_int(sqrt(f) + 8388608.0f) - 0x4B000000;
+}
+
+inline uchar magnitude_u8_bits(int gx, int gy) {
+  return (uchar)min(rounded_sqrt_bits(min(gx * gx + gy * gy, MAGNITUDE_SATURATES)), 255);
+}
+
+// One input row of a strip as loaded: columns x0 .. x0+VEC-1 in `mid` (little-endian words), x0-1 in
+// `left`, x0+VEC in `right`, all after the border.
+typedef struct {
+  in_words_t mid;
+  int left;
+  int right;
+} StripRow;
+
+typedef union {
+  in_words_t v;
+  uint a[VEC / 4];
+} InWords;
+
+// `interior`: columns x0-1 .. x0+VEC are all inside the row, so no column needs the border.
+inline StripRow load_strip_row(__global const uchar* restrict src, int yy, int x0, int w, int h, int mode,
+                               uchar cval, bool interior) {
+  StripRow r;
+  __global const uchar* row = border_row(src, yy, w, h, mode);
+  if (!row) {
+    r.mid = (in_words_t)(cval * 0x01010101u);
+    r.left = r.right = cval;
+  } else if (interior) {
+#if ALIGNED
+    r.mid = *(__global const in_words_t*)(row + x0);
+#else
+    r.mid = as_in_words(vload_v(0, row + x0));
+#endif
+    r.left = row[x0 - 1];
+    r.right = row[x0 + VEC];
+  } else {
+    InWords m;
+#pragma unroll
+    for (int j = 0; j < VEC / 4; ++j) m.a[j] = 0;
+#pragma unroll
+    for (int k = 0; k < VEC; ++k) m.a[k / 4] |= (uint)row_pixel(row, x0 + k, w, mode, cval) << (8 * (k % 4));
+    r.mid = m.v;
+    r.left = row_pixel(row, x0 - 1, w, mode, cval);
+    r.right = row_pixel(row, x0 + VEC, w, mode, cval);
+  }
+  return r;
+}
+
+// The row's horizontal smoothing hs = [1 2 1] and difference hd = [-1 0 1] at the strip's VEC columns.
+inline void strip_row_sums(StripRow r, int hs[VEC], int hd[VEC]) {
+  InWords m;
+  m.v = r.mid;
+  int p[VEC + 2];
+  p[0] = r.left;
+#pragma unroll
+  for (int k = 0; k < VEC; ++k) p[k + 1] = (m.a[k / 4] >> (8 * (k % 4))) & 0xFF;
+  p[VEC + 1] = r.right;
+#pragma unroll
+  for (int k = 0; k < VEC; ++k) {
+    hs[k] = p[k] + 2 * p[k + 1] + p[k + 2];
+    hd[k] = p[k + 2] - p[k];
+  }
+}
+
+// Writes output pixels i .. i+count-1 (count <= VEC): one vector store per plane when the whole strip
+// is inside the row, else element by element so nothing is written past the row.
+inline void store_strip(__global out_t* restrict out_a, __global out_t* restrict out_b, int i, int count,
+                        const int gx[VEC], const int gy[VEC]) {
+#if OUTPUT == OUTPUT_GRADIENTS
+  union {
+    grad_words_t v;
+    uint a[VEC / 2];
+  } x, y;
+#pragma unroll
+  for (int j = 0; j < VEC / 2; ++j) {
+    x.a[j] = ((uint)gx[2 * j] & 0xFFFF) | ((uint)gx[2 * j + 1] << 16);
+    y.a[j] = ((uint)gy[2 * j] & 0xFFFF) | ((uint)gy[2 * j + 1] << 16);
+  }
+  if (count == VEC) {
+#if ALIGNED
+    *(__global grad_words_t*)(out_a + i) = x.v;
+    *(__global grad_words_t*)(out_b + i) = y.v;
+#else
+    vstore_v(as_short_v(x.v), 0, out_a + i);
+    vstore_v(as_short_v(y.v), 0, out_b + i);
+#endif
+    return;
+  }
+#if !ALIGNED  // aligned rows always hold whole strips
+#pragma unroll
+  for (int k = 0; k < VEC; ++k)
+    if (k < count) {
+      out_a[i + k] = (short)gx[k];
+      out_b[i + k] = (short)gy[k];
+    }
+#endif
+#else
+  int o[VEC];
+#pragma unroll
+  for (int k = 0; k < VEC; ++k) {
+#if OUTPUT == OUTPUT_L1
+    o[k] = min(abs(gx[k]) + abs(gy[k]), 255u);
+#else
+    o[k] = magnitude_u8_bits(gx[k], gy[k]);
+#endif
+  }
+  if (count == VEC) {
+    InWords m;
+#pragma unroll
+    for (int j = 0; j < VEC / 4; ++j)
+      m.a[j] = (uint)o[4 * j] | ((uint)o[4 * j + 1] << 8) | ((uint)o[4 * j + 2] << 16) |
+               ((uint)o[4 * j + 3] << 24);
+#if ALIGNED
+    *(__global in_words_t*)(out_a + i) = m.v;
+#else
+    vstore_v(as_uchar_v(m.v), 0, out_a + i);
+#endif
+    return;
+  }
+#if !ALIGNED
+#pragma unroll
+  for (int k = 0; k < VEC; ++k)
+    if (k < count) out_a[i + k] = (uchar)o[k];
+#endif
+#endif
+}
+
+// Launched over (ceil(w / VEC), ceil(h / rows)) work-items.
+__kernel void sobel_row_tile(__global const uchar* restrict src, __global out_t* restrict out_a,
+                             __global out_t* restrict out_b, int w, int h, int mode, uint cval_bits,
+                             int rows) {
+  const int x0 = get_global_id(0) * VEC, y0 = get_global_id(1) * rows;
+  if (x0 >= w || y0 >= h) return;
+  const uchar cval = (uchar)cval_bits;
+  const int y_end = min(y0 + rows, h), count = min(VEC, w - x0);
+  const bool interior = x0 >= 1 && x0 + VEC < w;
+  // Rows y-1 and y of the window as horizontal sums; `next` is row y+1 as loaded.
+  int hs0[VEC], hd0[VEC], hs1[VEC], hd1[VEC], hs2[VEC], hd2[VEC], gx[VEC], gy[VEC];
+  strip_row_sums(load_strip_row(src, y0 - 1, x0, w, h, mode, cval, interior), hs0, hd0);
+  strip_row_sums(load_strip_row(src, y0, x0, w, h, mode, cval, interior), hs1, hd1);
+  StripRow next = load_strip_row(src, y0 + 1, x0, w, h, mode, cval, interior);
+  for (int y = y0; y < y_end; ++y) {
+    // Issue row y+2's load (when this strip needs it) before computing and storing row y.
+    StripRow after = next;
+    if (y + 1 < y_end) after = load_strip_row(src, y + 2, x0, w, h, mode, cval, interior);
+    strip_row_sums(next, hs2, hd2);
+#pragma unroll
+    for (int k = 0; k < VEC; ++k) {
+      gx[k] = hd0[k] + 2 * hd1[k] + hd2[k];
+      gy[k] = hs2[k] - hs0[k];
+      hs0[k] = hs1[k];
+      hd0[k] = hd1[k];
+      hs1[k] = hs2[k];
+      hd1[k] = hd2[k];
+    }
+    store_strip(out_a, out_b, y * w + x0, count, gx, gy);
+    next = after;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
 // image: the input read through an image object (seed 003 section 9.3.4 names textures as the
 // remaining option). The sampler clamps to the edge, which is the replicate border, so replicate
 // reads the raw coordinates; the other modes map them with border_index first.
@@ -280,4 +503,10 @@ __kernel void sobel_rounded_sqrt_check(__global int* scalar_out, __global int* v
     scalar_out[s0 + k] = rounded_sqrt(s0 + k);
     vector_out[s0 + k] = v[k];
   }
+}
+
+// The same for rounded_sqrt_bits, over its range s in [0, n), n <= MAGNITUDE_SATURATES + 1.
+__kernel void sobel_rounded_sqrt_bits_check(__global int* out, int n) {
+  const int s = get_global_id(0);
+  if (s < n) out[s] = rounded_sqrt_bits(s);
 }

@@ -1,6 +1,7 @@
 // Host launcher for the Sobel variants (kernels in sobel.cl).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <optional>
@@ -51,6 +52,19 @@ struct Plan {
   std::string options;
 };
 
+// row_tile's output rows per work-item: the `rows` tunable, or for 0 enough to give the device about
+// two full waves of work-items (2048 resident per compute unit, as on NVIDIA GPUs), between 4 and 64:
+// more rows per work-item reload fewer halo rows, fewer keep a large GPU busy on small images.
+int row_tile_rows(const DeviceInfo& device, const TuningConfig& config, int w, int h) {
+  const VariantInfo& info = *find_variant(sobel_variants(), "row_tile");
+  const int rows = tunable_value(config, info, "rows");
+  if (rows > 0) return rows;
+  const int columns = tunable_value(config, info, "columns");
+  const std::int64_t items_x = (std::int64_t(w) + columns - 1) / columns;
+  const std::int64_t wave = std::int64_t(std::max(1u, device.compute_units)) * 2048 * 2;
+  return static_cast<int>(std::clamp<std::int64_t>((items_x * h + wave - 1) / wave, 4, 64));
+}
+
 Plan make_plan(Context& ctx, const SobelParams& params, std::string_view variant_name, int w, int h,
                const TuningConfig& config) {
   check_params(params);
@@ -65,6 +79,11 @@ Plan make_plan(Context& ctx, const SobelParams& params, std::string_view variant
     throw std::invalid_argument("the image variant needs single-channel 8-bit images (CL_R, CL_UNSIGNED_INT8), "
                                 "which this device does not list");
   plan.options = fmt::format("-D OUTPUT={}", static_cast<int>(params.output));
+  if (plan.variant == "row_tile") {
+    // Vector width and alignment are build options so the strip's loads and stores are whole vectors.
+    const int columns = tunable_value(plan.config, *find_variant(sobel_variants(), "row_tile"), "columns");
+    plan.options += fmt::format(" -D VEC={} -D ALIGNED={}", columns, w % columns == 0 ? 1 : 0);
+  }
   return plan;
 }
 
@@ -84,11 +103,22 @@ std::vector<cl::Event> enqueue(Context& ctx, const DeviceImage& in, const cl::Bu
   std::size_t items_x = W, items_y = H;
   if (plan.variant == "row16") items_x = (W + 15) / 16;
   if (plan.variant == "block16x2") items_x = (W + 15) / 16, items_y = (H + 1) / 2;
-  const int lx = tunable_value(plan.config, info, "local_x"), ly = tunable_value(plan.config, info, "local_y");
+  const int rows = plan.variant == "row_tile" ? row_tile_rows(ctx.info(), plan.config, w, h) : 0;
+  if (plan.variant == "row_tile") {
+    const auto columns = std::size_t(tunable_value(plan.config, info, "columns"));
+    items_x = (W + columns - 1) / columns, items_y = (H + std::size_t(rows) - 1) / std::size_t(rows);
+  }
+  // Variants without a local_y tunable (row_tile) use one row of work-items per work-group.
+  const int lx = tunable_value(plan.config, info, "local_x");
+  const int ly = tunable_value(plan.config, info, "local_y", 1);
   const cl::NDRange global = lx > 0 ? cl::NDRange(round_up(items_x, lx), round_up(items_y, ly))
                                     : cl::NDRange(items_x, items_y);
   const cl::NDRange local = lx > 0 ? cl::NDRange(lx, ly) : cl::NullRange;
 
+  if (plan.variant == "row_tile") {
+    set_kernel_args(kernel, in.buffer, out_a, out_b, w, h, mode, cval, rows);
+    return {launch(ctx, kernel, global, local)};
+  }
   if (plan.variant != "image") {
     set_kernel_args(kernel, in.buffer, out_a, out_b, w, h, mode, cval);
     return {launch(ctx, kernel, global, local)};

@@ -20,6 +20,14 @@ const std::vector<Tunable> kLocalSize = {
     {"local_y", {1, 2, 4, 8, 16}, "work-group height"},
 };
 
+// row_tile: a work-group is a row of local_x strips, each `columns` wide and `rows` high. Defaults for
+// a large GPU: 128 work-items x 8 columns cover 1024 contiguous pixels of a row.
+const std::vector<Tunable> kRowTile = {
+    {"local_x", {128, 64, 256, 32}, "work-items per work-group, side by side along the row"},
+    {"columns", {8, 4, 16}, "columns per work-item (one uchar/short vector load and store per row)"},
+    {"rows", {0, 4, 8, 16, 32}, "output rows per work-item (0: about two waves of work-items on the device)"},
+};
+
 }  // namespace
 
 const std::vector<VariantInfo>& sobel_variants() {
@@ -33,6 +41,10 @@ const std::vector<VariantInfo>& sobel_variants() {
       {"block16x2", "16x2 pixels per work-item from 18x4 inputs, vector loads (seed 003 Figure 9-11)", kLocalSize},
       {"image", "one pixel per work-item, input read through an image object and sampler (seed 003 9.3.4)",
        kLocalSize},
+      {"row_tile",
+       "coalesced strips: consecutive work-items own consecutive 4/8/16-column vectors of a row and walk "
+       "down `rows` rows with the horizontal sums of two rows in registers (beyond the seeds)",
+       kRowTile},
   };
   return all;
 }
@@ -42,7 +54,14 @@ std::optional<std::string> sobel_unsupported(const DeviceInfo& device, std::stri
                                              const TuningConfig& config) {
   const VariantInfo* info = find_variant(sobel_variants(), std::string(variant));
   if (!info) return fmt::format("unknown Sobel variant '{}'", variant);
-  const int lx = tunable_value(config, *info, "local_x"), ly = tunable_value(config, *info, "local_y");
+  const int lx = tunable_value(config, *info, "local_x"), ly = tunable_value(config, *info, "local_y", 1);
+  if (variant == "row_tile") {
+    const int columns = tunable_value(config, *info, "columns"), rows = tunable_value(config, *info, "rows");
+    if (columns != 4 && columns != 8 && columns != 16)
+      return fmt::format("row_tile takes 4, 8 or 16 columns per work-item, not {}", columns);
+    if (rows < 0) return fmt::format("row_tile needs rows >= 0 (0: automatic), not {}", rows);
+    if (lx < 1) return fmt::format("row_tile needs a work-group width of at least 1, not {}", lx);
+  }
   if (lx > 0 && std::size_t(lx) * std::size_t(ly) > device.max_work_group_size)
     return fmt::format("work-group {}x{} exceeds the device's {} work-items", lx, ly, device.max_work_group_size);
   if (variant == "image") {

@@ -69,6 +69,22 @@ TEST(SobelRounding, DeviceRoundedSqrtIsExactForEveryPossibleSum) {
   }
 }
 
+// row_tile's helper without correction steps, over every sum it is given (the magnitude clamps the
+// sum to 255^2 + 256 first).
+TEST(SobelRounding, DeviceRoundedSqrtBitsIsExactUpToTheSaturation) {
+  Context& ctx = test_context();
+  const int n = 255 * 255 + 255 + 2;  // s in 0 .. 65281
+  cl::Buffer out = ctx.buffer(CL_MEM_READ_WRITE, std::size_t(n) * sizeof(int));
+  const std::vector<int> junk(n, -7);
+  check_cl(ctx.queue().enqueueWriteBuffer(out, CL_TRUE, 0, junk.size() * sizeof(int), junk.data()), "write");
+  cl::Kernel& kernel = ctx.kernel("sobel.cl", "-D OUTPUT=0", "sobel_rounded_sqrt_bits_check");
+  set_kernel_args(kernel, out, n);
+  launch(ctx, kernel, cl::NDRange(std::size_t(n))).wait();
+  std::vector<int> got(n);
+  check_cl(ctx.queue().enqueueReadBuffer(out, CL_TRUE, 0, got.size() * sizeof(int), got.data()), "read");
+  for (int s = 0; s < n; ++s) ASSERT_EQ(got[s], double_rounded_sqrt(s)) << "s=" << s;
+}
+
 // ---- grey conversion -----------------------------------------------------------------------------
 
 TEST(SobelGrey, ConvertsRgbAndRgbaWithSpecFormula) {
@@ -170,18 +186,19 @@ void poison(Context& ctx, const cl::Buffer& buffer, std::size_t bytes) {
 
 // Runs `variant` with `params` on the device input and downloads the result; outputs are poisoned
 // first so unwritten pixels show.
-Image run_device(const std::string& variant, const DeviceImage& d_in, const SobelParams& params) {
+Image run_device(const std::string& variant, const DeviceImage& d_in, const SobelParams& params,
+                 const TuningConfig& config = {}) {
   Context& ctx = test_context();
   if (params.output == SobelOutput::gradients) {
     DeviceGradients out = DeviceGradients::allocate(ctx, d_in.width, d_in.height);
     poison(ctx, out.gx, out.plane_bytes());
     poison(ctx, out.gy, out.plane_bytes());
-    sobel(ctx, d_in, out, params, variant);
+    sobel(ctx, d_in, out, params, variant, config);
     return out.download(ctx);
   }
   DeviceImage out = DeviceImage::allocate(ctx, d_in.width, d_in.height, 1);
   poison(ctx, out.buffer, out.byte_size());
-  sobel(ctx, d_in, out, params, variant);
+  sobel(ctx, d_in, out, params, variant, config);
   return out.download(ctx);
 }
 
@@ -218,15 +235,50 @@ TEST_P(SobelVariant, BitExactAgainstReference) {
   check_variant(variant, size);
 }
 
-// The sizes: below, at and past one 16-pixel block, odd heights for block16x2, full HD.
+// The sizes: below, at and past one 16-pixel block, odd heights for block16x2, odd both ways,
+// full HD.
 INSTANTIATE_TEST_SUITE_P(Sizes, SobelVariant,
                          ::testing::Combine(::testing::ValuesIn(variant_names()),
                                             ::testing::Values(SizeCase{1, 1}, SizeCase{2, 2}, SizeCase{15, 3},
-                                                              SizeCase{16, 16}, SizeCase{17, 5}, SizeCase{33, 31},
+                                                              SizeCase{16, 16}, SizeCase{17, 5}, SizeCase{13, 17},
+                                                              SizeCase{33, 31},
                                                               SizeCase{257, 129}, SizeCase{1920, 1080})),
                          [](const auto& info) {
                            return fmt::format("{}_{}", std::get<0>(info.param), size_name(std::get<1>(info.param)));
                          });
+
+// row_tile's tunables, which change its code paths: vector width (built in), aligned rows (widths
+// that are multiples of it) or not, rows per work-item (1, a remainder strip, automatic), and strips
+// narrower than a vector. Every output and border, fresh random inputs, poisoned outputs.
+TEST(SobelRowTile, EveryWidthAlignmentAndRowCountIsBitExact) {
+  Context& ctx = test_context();
+  for (SizeCase size : {SizeCase{1, 1}, SizeCase{13, 17}, SizeCase{24, 5}, SizeCase{48, 33}, SizeCase{3, 40},
+                        SizeCase{257, 129}})
+    for (int columns : {4, 8, 16})
+      for (int rows : {0, 1, 3, 16}) {
+        const auto seed = testing::fresh_seed();
+        const Image in = testing::random_image(size.width, size.height, 1, SampleType::u8, seed);
+        const DeviceImage d_in = DeviceImage::upload(ctx, in);
+        const TuningConfig config{{"columns", columns}, {"rows", rows}, {"local_x", rows == 3 ? 32 : 64}};
+        for (const Border& border : kBorders)
+          for (SobelOutput output : kOutputs) {
+            const SobelParams params{output, border};
+            SCOPED_TRACE(fmt::format("size={} [{}] output={} border={} seed={}", size_name(size),
+                                     to_string(config), to_string(output), to_string(border), seed));
+            ASSERT_FALSE(sobel_unsupported(ctx.info(), "row_tile", params, size.width, size.height, config));
+            ASSERT_TRUE(
+                testing::images_equal(sobel_reference(in, params), run_device("row_tile", d_in, params, config)));
+          }
+      }
+}
+
+TEST(SobelRowTile, RefusesTunablesItCannotRun) {
+  const DeviceInfo& device = test_context().info();
+  EXPECT_TRUE(sobel_unsupported(device, "row_tile", {}, 64, 64, {{"columns", 5}}));
+  EXPECT_TRUE(sobel_unsupported(device, "row_tile", {}, 64, 64, {{"rows", -1}}));
+  EXPECT_TRUE(sobel_unsupported(device, "row_tile", {}, 64, 64, {{"local_x", 0}}));
+  EXPECT_FALSE(sobel_unsupported(device, "row_tile", {}, 64, 64, {{"columns", 16}, {"rows", 7}, {"local_x", 1}}));
+}
 
 // ---- orientation ---------------------------------------------------------------------------------
 
