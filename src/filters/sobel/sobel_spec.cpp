@@ -75,9 +75,12 @@ std::optional<std::string> sobel_unsupported(const DeviceInfo& device, std::stri
 
 // The rule until the tuner has measured this device: block16x2 loads the fewest bytes per pixel
 // (seed 003 Table 9-4) and needs nothing from the device. Not yet backed by a measurement here.
-std::string sobel_auto_variant(const DeviceInfo& /*device*/, const SobelParams& /*params*/, int /*width*/,
+// GPUs: row_tile's coalesced loads and stores (H200 8k: gradients 0.143 ms against 1.22 for block16x2
+// and 0.32 for separable; bench/results/2026-11-22-nvidia-h200-sobel-row-tile.md). CPUs: block16x2,
+// whose explicit 16-wide vectors PoCL keeps (row_tile is 2-6x slower there).
+std::string sobel_auto_variant(const DeviceInfo& device, const SobelParams& /*params*/, int /*width*/,
                                int /*height*/) {
-  return "block16x2";
+  return (device.type & CL_DEVICE_TYPE_GPU) ? "row_tile" : "block16x2";
 }
 
 VariantChoice sobel_choose(Context& ctx, const SobelParams& params, std::string_view variant, int width, int height,
