@@ -3,15 +3,20 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <ctime>
+#include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <thread>
 
 #include "clfilters/device_image.hpp"
+#include "clfilters/image_io.hpp"
+#include "common/synthetic_image.hpp"
 #include "runtime/launch.hpp"
 
 namespace clf {
@@ -54,7 +59,65 @@ std::vector<std::string> selected_variants(const FilterSpec& spec, const std::st
   return out;
 }
 
+// FILTER_PARAMS_WxH.npy with only [A-Za-z0-9._-]: "box-blur_channels-4_diameter-9_1920x1080.npy".
+std::string input_file_name(const std::string& filter, const std::string& params, int w, int h) {
+  std::string name = fmt::format("{}_{}_{}x{}.npy", filter, params, w, h);
+  for (char& c : name)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '-' && c != '_')
+      c = c == ' ' ? '_' : '-';
+  return name;
+}
+
 }  // namespace
+
+std::string sha256_hex(const void* bytes, std::size_t size) {
+  static constexpr std::uint32_t k[64] = {
+      0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
+      0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
+      0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
+      0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
+      0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
+      0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
+      0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+      0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2};
+  std::uint32_t h[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
+                        0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
+  const auto rotr = [](std::uint32_t x, int n) { return (x >> n) | (x << (32 - n)); };
+  const auto block = [&](const std::uint8_t* p) {
+    std::uint32_t w[64];
+    for (int i = 0; i < 16; ++i)
+      w[i] = std::uint32_t(p[4 * i]) << 24 | std::uint32_t(p[4 * i + 1]) << 16 |
+             std::uint32_t(p[4 * i + 2]) << 8 | std::uint32_t(p[4 * i + 3]);
+    for (int i = 16; i < 64; ++i) {
+      const std::uint32_t s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >> 3);
+      const std::uint32_t s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >> 10);
+      w[i] = w[i - 16] + s0 + w[i - 7] + s1;
+    }
+    std::uint32_t a = h[0], b = h[1], c = h[2], d = h[3], e = h[4], f = h[5], g = h[6], hh = h[7];
+    for (int i = 0; i < 64; ++i) {
+      const std::uint32_t t1 =
+          hh + (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) + ((e & f) ^ (~e & g)) + k[i] + w[i];
+      const std::uint32_t t2 = (rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)) + ((a & b) ^ (a & c) ^ (b & c));
+      hh = g, g = f, f = e, e = d + t1, d = c, c = b, b = a, a = t1 + t2;
+    }
+    h[0] += a, h[1] += b, h[2] += c, h[3] += d, h[4] += e, h[5] += f, h[6] += g, h[7] += hh;
+  };
+  const auto* p = static_cast<const std::uint8_t*>(bytes);
+  std::size_t full = size / 64 * 64;
+  for (std::size_t i = 0; i < full; i += 64) block(p + i);
+  // The tail, a 1 bit, zeros, and the length in bits (big-endian) fill one or two last blocks.
+  std::uint8_t tail[128] = {};
+  const std::size_t rest = size - full;
+  if (rest) std::memcpy(tail, p + full, rest);
+  tail[rest] = 0x80;
+  const std::size_t tail_size = rest < 56 ? 64 : 128;
+  const std::uint64_t bits = std::uint64_t(size) * 8;
+  for (int i = 0; i < 8; ++i) tail[tail_size - 1 - i] = std::uint8_t(bits >> (8 * i));
+  for (std::size_t i = 0; i < tail_size; i += 64) block(tail + i);
+  std::string hex;
+  for (std::uint32_t v : h) hex += fmt::format("{:08x}", v);
+  return hex;
+}
 
 Stats stats_of(std::vector<double> v) {
   if (v.empty()) return {};
@@ -94,7 +157,22 @@ BenchReport run_bench(Context& ctx, const BenchOptions& options,
     const auto cases = options.cases.empty() ? spec->bench_cases() : options.cases;
     for (const auto& params : cases)
       for (const auto& [w, h] : options.sizes) {
-        auto instance = spec->instantiate(ctx, w, h, params, seeds());
+        std::string input_file, input_sha256;
+        std::unique_ptr<FilterInstance> instance;
+        {
+          SyntheticPhotoCapture capture;
+          instance = spec->instantiate(ctx, w, h, params, seeds());
+          // Filters draw one photo per instance (Jacobi derives its edge map from it); guide samples none.
+          if (!options.save_inputs_dir.empty() && !capture.images.empty()) {
+            const Image& input = capture.images.front();
+            std::filesystem::create_directories(options.save_inputs_dir);
+            input_file = (std::filesystem::path(options.save_inputs_dir) /
+                          input_file_name(spec->name(), params_text(params), w, h))
+                             .string();
+            write_image(input, input_file);
+            input_sha256 = sha256_hex(input.data.data(), input.data.size());
+          }
+        }
         // The CPU reference at 4 threads and at all threads (seed 001's table).
         std::optional<double> cpu4, cpu_all;
         if (options.cpu_runs > 0) {
@@ -117,6 +195,8 @@ BenchReport run_bench(Context& ctx, const BenchOptions& options,
           row.width = w;
           row.height = h;
           row.variant = row.resolved = variant;
+          row.input_file = input_file;
+          row.input_sha256 = input_sha256;
           if (variant == "auto") row.resolved = instance->auto_variant();
           row.cpu4_ms = cpu4;
           row.cpu_all_ms = cpu_all;
@@ -253,7 +333,9 @@ std::string format_json(const BenchReport& r) {
                     {"cpu4_ms", optional(row.cpu4_ms)},
                     {"cpu_all_ms", optional(row.cpu_all_ms)},
                     {"speedup_vs_cpu4", optional(row.speedup_vs_cpu4)},
-                    {"speedup_vs_cpu_all", optional(row.speedup_vs_cpu_all)}});
+                    {"speedup_vs_cpu_all", optional(row.speedup_vs_cpu_all)},
+                    {"input_file", row.input_file},
+                    {"input_sha256", row.input_sha256}});
   return json{{"device", r.device},       {"platform", r.platform}, {"driver", r.driver},
               {"date", r.date},           {"command", r.command},   {"copy_gb_per_s", r.copy_gb_per_s},
               {"cpu_threads", r.cpu_threads}, {"rows", rows}}

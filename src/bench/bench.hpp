@@ -4,6 +4,7 @@
 // measured copy bandwidth, and speedups over the filter's first (naive) variant and the CPU reference.
 #pragma once
 
+#include <cstddef>
 #include <functional>
 #include <optional>
 #include <string>
@@ -25,6 +26,9 @@ struct BenchOptions {
   // A variant whose calls are slow (naive on a CPU) stops its warm-up and timed runs after this many
   // seconds, with at least 3 timed runs; the row records how many ran.
   double max_seconds_per_row = 20;
+  // Non-empty: each case's input (what synthetic_photo drew for it) is written to this folder as
+  // FILTER_PARAMS_WxH.npy and its SHA-256 recorded in the rows, so peers can run on the same bytes.
+  std::string save_inputs_dir;
 };
 
 struct Stats {
@@ -44,6 +48,8 @@ struct BenchRow {
   double gpix_per_s = 0, gb_per_s = 0, bandwidth_fraction = 0;
   std::optional<double> speedup_vs_naive, speedup_vs_cpu4, speedup_vs_cpu_all;
   std::optional<double> cpu4_ms, cpu_all_ms;
+  std::string input_file;    // with save_inputs_dir: the saved input's path ("" if none was drawn)
+  std::string input_sha256;  // of its samples (row-major, interleaved), as hex
 };
 
 struct BenchReport {
@@ -57,6 +63,9 @@ struct BenchReport {
 double measure_copy_bandwidth(Context& ctx);
 
 Stats stats_of(std::vector<double> samples);
+
+// SHA-256 of `size` bytes as 64 hex digits (FIPS 180-4), to show two programs read the same input.
+std::string sha256_hex(const void* bytes, std::size_t size);
 
 BenchReport run_bench(Context& ctx, const BenchOptions& options,
                       const std::function<void(const std::string&)>& progress = {});

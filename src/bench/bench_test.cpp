@@ -1,7 +1,15 @@
 // The benchmark harness's arithmetic and output formats (its timings are exercised by the smoke run).
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <random>
+
 #include "bench/bench.hpp"
+#include "clfilters/image_io.hpp"
+#include "common/synthetic_image.hpp"
 
 namespace clf {
 namespace {
@@ -50,6 +58,74 @@ TEST(BenchFormats, CsvJsonTableAndPlot) {
   EXPECT_NE(svg.find("</svg>"), std::string::npos);
   EXPECT_NE(svg.find("block4x4"), std::string::npos);
   EXPECT_EQ(svg.find("two_pass"), std::string::npos);  // skipped rows have no bar
+}
+
+TEST(BenchSha256, KnownVectors) {
+  // FIPS 180-4 examples: empty, one block, a message whose padding needs a second block, many blocks.
+  EXPECT_EQ(sha256_hex("", 0), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  EXPECT_EQ(sha256_hex("abc", 3), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  const std::string two = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
+  EXPECT_EQ(sha256_hex(two.data(), two.size()),
+            "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+  const std::string million(1000000, 'a');
+  EXPECT_EQ(sha256_hex(million.data(), million.size()),
+            "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+}
+
+TEST(SyntheticPhotoCapture, SeesWhatIsDrawnWhileItLives) {
+  const Image outside = synthetic_photo(5, 3, 1, 1);
+  SyntheticPhotoCapture capture;
+  const Image a = synthetic_photo(7, 5, 4, 2);
+  {
+    SyntheticPhotoCapture inner;  // nested: the inner one takes it, the outer one is restored after
+    synthetic_photo(3, 3, 1, 3);
+    EXPECT_EQ(inner.images.size(), 1u);
+  }
+  const Image b = synthetic_photo(6, 2, 1, 4);
+  ASSERT_EQ(capture.images.size(), 2u);
+  EXPECT_EQ(capture.images[0].data, a.data);
+  EXPECT_EQ(capture.images[1].data, b.data);
+  (void)outside;
+}
+
+// --save-inputs: the saved .npy is the instance's input and its hash is in every row of the case.
+TEST(BenchSaveInputs, WritesEachCaseInputWithItsHash) {
+  const FilterSpec* spec = find_filter_spec("box-blur");
+  if (!spec) GTEST_SKIP() << "box-blur is not in this build";
+  const auto dir = std::filesystem::temp_directory_path() /
+                   fmt::format("clf_bench_inputs_{}_{}", ::getpid(), std::random_device{}());
+  Context ctx;
+  BenchOptions options;
+  options.filters = {spec};
+  options.sizes = {{19, 7}, {8, 5}};
+  options.variants = "naive,auto";
+  ParamMap params;
+  params.emplace("diameter", "3");
+  params.emplace("channels", "4");
+  options.cases = {params};
+  options.warmup = 0;
+  options.runs = 1;
+  options.total_runs = 1;
+  options.cpu_runs = 0;
+  options.save_inputs_dir = dir.string();
+  const BenchReport report = run_bench(ctx, options);
+  ASSERT_EQ(report.rows.size(), 4u);
+  for (const auto& row : report.rows) {
+    SCOPED_TRACE(row.variant);
+    EXPECT_EQ(row.status, "ok");
+    ASSERT_EQ(std::filesystem::path(row.input_file).filename().string(),
+              fmt::format("box-blur_channels-4_diameter-3_{}x{}.npy", row.width, row.height));
+    const Image saved = read_image(row.input_file);
+    EXPECT_EQ(saved.width, row.width);
+    EXPECT_EQ(saved.height, row.height);
+    EXPECT_EQ(saved.channels, 4);
+    EXPECT_EQ(sha256_hex(saved.data.data(), saved.data.size()), row.input_sha256);
+  }
+  EXPECT_EQ(report.rows[0].input_sha256, report.rows[1].input_sha256);  // one input per case
+  EXPECT_NE(report.rows[0].input_sha256, report.rows[2].input_sha256);
+  EXPECT_NE(format_json(report).find(report.rows[0].input_sha256), std::string::npos);
+  std::error_code ignored;
+  std::filesystem::remove_all(dir, ignored);
 }
 
 }  // namespace

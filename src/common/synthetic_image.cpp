@@ -8,6 +8,16 @@
 #include "common/parallel.hpp"
 
 namespace clf {
+namespace {
+thread_local SyntheticPhotoCapture* active_capture = nullptr;
+}  // namespace
+
+SyntheticPhotoCapture::SyntheticPhotoCapture() : previous_(active_capture) {
+  active_capture = this;
+}
+SyntheticPhotoCapture::~SyntheticPhotoCapture() {
+  active_capture = previous_;
+}
 
 Image synthetic_photo(int width, int height, int channels, std::uint64_t seed) {
   Image img(width, height, channels);
@@ -49,6 +59,7 @@ Image synthetic_photo(int width, int height, int channels, std::uint64_t seed) {
         }
       }
   });
+  if (active_capture) active_capture->images.push_back(img);
   return img;
 }
 

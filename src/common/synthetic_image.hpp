@@ -3,11 +3,28 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "clfilters/image.hpp"
 
 namespace clf {
 
 Image synthetic_photo(int width, int height, int channels, std::uint64_t seed);
+
+// While one lives, every image synthetic_photo() draws on this thread is also copied into `images`,
+// so the benchmark can save and hash the exact input a FilterInstance was set up with (issue 8's
+// peers run on the same bytes) without every filter exposing its input. Captures nest.
+class SyntheticPhotoCapture {
+ public:
+  SyntheticPhotoCapture();
+  ~SyntheticPhotoCapture();
+  SyntheticPhotoCapture(const SyntheticPhotoCapture&) = delete;
+  SyntheticPhotoCapture& operator=(const SyntheticPhotoCapture&) = delete;
+
+  std::vector<Image> images;
+
+ private:
+  SyntheticPhotoCapture* previous_;
+};
 
 }  // namespace clf

@@ -64,6 +64,8 @@ class BenchCommand : public Command {
     cmd->add_option("--format", format_, "table | json | csv")->capture_default_str();
     cmd->add_option("--out", out_, "write the results in --format to FILE (the table still goes to stdout)");
     cmd->add_option("--plot", plot_, "write an SVG bar chart of speedup over naive");
+    cmd->add_option("--save-inputs", options_.save_inputs_dir,
+                    "write each case's input to DIR as FILTER_PARAMS_WxH.npy, with its SHA-256 in the rows");
     cmd->add_option("--device", device_, "OpenCL device (index or name substring)");
     return cmd;
   }
