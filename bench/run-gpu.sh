@@ -2,11 +2,13 @@
 # One call on the GPU machine: register NVIDIA's OpenCL driver, build, run every test on the NVIDIA
 # device and on PoCL there, tune the NVIDIA device, and benchmark both. Full logs and result files go
 # to OUT_DIR (results/ there is laid out like bench/results/ in the repo); a short summary is printed
-# last.   Usage: bench/run-gpu.sh OUT_DIR [STEPS]   STEPS: any of build,test,tune,bench-1080p,bench-8k,bench-pocl,peers
-# (default all). Result files are packed into OUT_DIR/results.tar.gz.
+# last. Result files are packed into OUT_DIR/results.tar.gz after every step.
+#   Usage: bench/run-gpu.sh OUT_DIR [STEPS]
+#   STEPS: any of build,test,tune,bench-1080p,bench-8k,bench-auto,bench-pocl,peers
+#          (default: all but bench-auto). CLF_TUNING_FILE=FILE starts from that tuning database.
 set -uo pipefail
 out="${1:?usage: bench/run-gpu.sh OUT_DIR [STEPS]}"
-steps="${2:-build,test,tune,bench-1080p,bench-8k,bench-pocl,peers}"
+steps="${2:-build,test,tune,bench-1080p,bench-8k,bench-pocl,peers}"  # bench-auto: on request
 results="$(mktemp -d)/results"
 mkdir -p "$results"
 cd "$(dirname "$0")/.."
@@ -46,9 +48,15 @@ if step test; then
   done
 fi
 
+# A tuning database from an earlier call (the machine is fresh each call): CLF_TUNING_FILE=path.
+if [ -n "${CLF_TUNING_FILE:-}" ] && [ -f "$CLF_TUNING_FILE" ]; then
+  mkdir -p "$XDG_CACHE_HOME/clfilters" && cp "$CLF_TUNING_FILE" "$XDG_CACHE_HOME/clfilters/tuning.json"
+fi
 if step tune; then
   start=$(date +%s)
-  CLFILTERS_DEVICE=nvidia $cli tune --size 8192x8192 --budget 90 > "$out/tune-nvidia.log" 2>&1
+  CLFILTERS_DEVICE=nvidia $cli tune --size 8192x8192 --budget 120 > "$out/tune-nvidia.log" 2>&1
+  # Small images favour other shapes (shorter strips, smaller work-groups): a second size class.
+  CLFILTERS_DEVICE=nvidia $cli tune --size 1920x1080 --budget 60 >> "$out/tune-nvidia.log" 2>&1
   CLFILTERS_DEVICE=nvidia $cli tune --show >> "$out/tune-nvidia.log" 2>&1
   echo "tune on nvidia: $(elapsed $start)" >> "$summary"
   cp "$XDG_CACHE_HOME/clfilters/tuning.json" "$results/$today-$gpu_slug-tuning.json" 2>/dev/null
@@ -73,6 +81,11 @@ if step bench-1080p; then
 fi
 if step bench-8k; then
   bench "$gpu_slug-8k" nvidia --sizes 8192x8192 --warmup 5 --runs 20 --total-runs 2 --cpu-runs 0 --max-seconds-per-row 3
+fi
+# The tuned choice only, at both sizes: the headline table, quicker than every variant.
+if step bench-auto; then
+  bench "$gpu_slug-auto" nvidia --sizes 8192x8192,1920x1080 --variants auto --warmup 10 --runs 50 --total-runs 2 \
+    --cpu-runs 0
 fi
 if step bench-pocl; then
   bench "pocl-16core-1080p" pocl --sizes 1920x1080 --warmup 2 --runs 5 --total-runs 2 --cpu-runs 1 --max-seconds-per-row 2
