@@ -40,7 +40,7 @@ fi
 $cli devices > "$out/devices.txt" 2>&1
 
 if step test; then
-  for dev in nvidia pocl; do
+  for dev in ${CLF_TEST_DEVICES:-nvidia pocl}; do
     start=$(date +%s)
     CLFILTERS_DEVICE=$dev ctest --preset release -j 8 --timeout 900 > "$out/ctest-$dev.log" 2>&1
     echo "tests on $dev: $(grep -E 'tests passed|tests failed' "$out/ctest-$dev.log" | tail -1) ($(elapsed $start))" >> "$summary"
