@@ -3,6 +3,7 @@
 # Usage: bench/gpu-quick.sh OUT_DIR FILTER_DIRS "CLI COMMANDS..."   e.g.
 #   bench/gpu-quick.sh $OUT "box_blur" "bench box-blur --sizes 8192x8192 --variants all"
 # Each CLI command (separated by ';') runs on the NVIDIA device with its output in OUT_DIR/cmd-N.txt.
+# CLF_QUICK_TESTS=REGEX first runs the CTest tests matching REGEX on the NVIDIA device (OUT_DIR/ctest.log).
 set -uo pipefail
 out="${1:?usage}"; filters="${2:?usage}"; cmds="${3:-}"
 cd "$(dirname "$0")/.."
@@ -16,6 +17,13 @@ for f in ${filters//;/ }; do targets="$targets ${f}_test"; done
 if ! { cmake --preset release "-DCLF_FILTERS=$filters" && cmake --build --preset release -j "$(nproc)" --target $targets; } \
   > "$out/build.log" 2>&1; then
   tail -30 "$out/build.log"; exit 1
+fi
+if [ -n "${CLF_QUICK_TESTS:-}" ]; then
+  start=$(date +%s)
+  ctest --preset release -j 8 --timeout 600 -R "$CLF_QUICK_TESTS" > "$out/ctest.log" 2>&1
+  echo "== tests matching '$CLF_QUICK_TESTS' on $CLFILTERS_DEVICE ($(( $(date +%s) - start )) s):" \
+    "$(grep -E 'tests passed|tests failed' "$out/ctest.log" | tail -1)"
+  grep -E '\(Failed\)|Timeout|Not Run' "$out/ctest.log" | head -20
 fi
 i=0
 IFS=';' read -ra list <<< "$cmds"

@@ -292,3 +292,303 @@ __kernel void bilateral_pixels4(__global const pix_t* src, __global pix_t* dst, 
   if (y0 + 2 < h) dst[(y0 + 2) * w + x] = pack_rounded(sum2 / wsum2, centre2);
   if (y0 + 3 < h) dst[(y0 + 3) * w + x] = pack_rounded(sum3 / wsum3, centre3);
 }
+
+// ---------------------------------------------------------------------------------------------
+// unrolled (not from a seed; the exp2 split between the special-function unit and an FMA polynomial
+// follows FlashAttention-4's software exp2): every loop over the window unrolled at build time for one
+// radius, so each tap is straight-line code with its spatial term a per-kernel constant, BLOCK_X
+// horizontally adjacent outputs per work-item sharing each window row held in registers, and the
+// colour values pre-scaled so the whole weight is one exp2:
+//   w = exp2(s(dx, dy) - |p' - c'|^2),  p' = p sqrt(log2(e) / (2 sr^2)),
+//   s = -(dx^2 + dy^2) log2(e) / (2 ss^2).
+// Per tap and output (grey): d = p' - c', e = fma(d, -d, s), w = exp2(e), sum = fma(w, d, sum),
+// wsum += w: four FP32 instructions and one exp2. The exp2 runs on the special-function unit
+// (native_exp2; an eighth of the FP32 rate on NVIDIA: 16 against 128 lanes per SM) for most taps, and
+// for SOFT_EXP of every 16 (tap, output) pairs on the FMA pipe instead (soft_exp2: 3 FADD, 3 FFMA,
+// 1 integer op), so that neither the SFU nor the instruction issue alone bounds the grey filter.
+//
+// Colour (EXPANDED=1): the difference form costs 3 FADD + 3 FFMA for the exponent. Expanded,
+//   -|p' - c'|^2 = q_p + q_c + 2 c'.p',  q = -|p'|^2 computed once per tile pixel (a fourth plane),
+// it is e = fma(2c'_r, p'_r, fma(2c'_g, p'_g, fma(2c'_b, p'_b, q_p + (q_c + s)))): 1 FADD + 3 FFMA,
+// with (q_c + s) the same for every tap of one output at one spatial distance. The sums take w p'
+// instead of w d. With the MUFU and the 3 FFMA + 1 FADD of the sums, 9 instructions a tap instead of
+// 11. The terms cancel, so the host builds it only where they are small (see Accuracy).
+//
+// Build options (besides CHANNELS): RADIUS, LOCAL_X, LOCAL_Y (the work-group shape), BLOCK_X (outputs
+// per work-item in x), ROWS (output rows per work-item, LOCAL_Y apart), SOFT_EXP (0..16), CLAMP_EXP
+// (1 when an exponent can fall below -125, which soft_exp2's bit arithmetic cannot represent),
+// EXPANDED (0 or 1).
+// Built with -cl-denorms-are-zero, so native_exp2 needs no subnormal fix-up on NVIDIA.
+//
+// Accuracy (the analysis at the top of this file; w_i' = w_i (1 + e_i)):
+//  - The host rounds the colour scale to 16 significant bits, so p' = p * scale is exact for p <= 255
+//    (8 + 16 bits) and so is d' = (p - c) * scale; e = fma(d', -d', s) is then rounded once. What
+//    remains is the scale's own rounding, |eta| <= 2^-16: the range exponent E_i = |d'|^2 becomes
+//    E_i (1 + eta)^2, a relative weight error |e_i| <= 2 eta ln(2) E_i = 2.12e-5 E_i. With w_i <= S_i 2^-E_i
+//    (S_i the spatial weight) and E 2^-E <= 0.531, |v' - v| <= 255 sum(w_i |e_i|) / sum(w) <=
+//    255 * 2.12e-5 * 0.531 * sum(S_i) = 2.87e-3 sum(S_i) (sum(w) >= 1, the centre's weight):
+//    <= 0.12 for the 9x9 window at ss = 3 (sum(S_i) = 41.6), <= 0.83 in the worst case the variant
+//    accepts (radius 8, every S_i = 1: 288 taps; a loose bound, it takes |p_i - v| = 255 for all).
+//  - native_exp2: NVIDIA's ex2.approx.ftz is within a few ulp (taken here as a relative error below
+//    2^-20; PoCL computes exp2): 255 * 2^-20 < 3e-4.
+//  - soft_exp2: a degree-3 minimax polynomial for 2^f on [-0.5, 0.5], relative error 7.5e-5 measured
+//    in float over the interval (bilateral_test.cpp, UnrolledSoftExp2, repeats the arithmetic): 0.02.
+//    Clamping the exponent at -125 raises weights below 2^-125 to ~2^-125: nothing next to the centre's 1.
+//  - EXPANDED: every term of the exponent is at most M = E_max + S_max in magnitude (E_max = colours *
+//    255^2 scale^2, S_max = 2 r^2 log2(e) / (2 ss^2)), and the sum is rounded 11 times (q_p: 3, q_c: 3,
+//    q_c + s, q_p + that, 3 fma), each by at most 2^-24 (2 M): the exponent is off by at most
+//    22 * 2^-24 M, a relative weight error 22 * 2^-24 * M * ln(2). The host builds it only for
+//    M <= 256 (colour with sr >= ~15 at the usual ss): e < 2.4e-4, 255 e / (1 - e) < 0.07.
+// Together |v' - v| < 0.92 < 1 (0.2 at the bench's 9x9, ss = 3): the +-1 contract holds.
+#ifdef RADIUS
+
+#ifndef EXPANDED
+#define EXPANDED 0
+#endif
+#define UR_DIAMETER (2 * RADIUS + 1)
+#define UR_COLOURS (CHANNELS == 4 ? 3 : 1)
+#define UR_PLANES (UR_COLOURS + EXPANDED)  // the colours, then q = -|p'|^2 when EXPANDED
+#define UR_TILE_W (LOCAL_X * BLOCK_X + 2 * RADIUS)  // tile columns in pixels
+#define UR_STRIDE (((UR_TILE_W + 3) / 4) * 4)       // floats per tile row: float4-aligned rows
+#define UR_TILE_H (LOCAL_Y * ROWS + 2 * RADIUS)
+#define UR_PLANE (UR_STRIDE * UR_TILE_H)           // one colour plane of the tile
+#define UR_SEG (BLOCK_X + 2 * RADIUS)              // window-row pixels a work-item reads per row
+// Row segments are read with the widest aligned vector loads: a segment starts at tile column
+// BLOCK_X * local_x, so float4 when BLOCK_X is a multiple of 4.
+#if BLOCK_X % 4 == 0
+#define UR_VW 4
+#elif BLOCK_X % 2 == 0
+#define UR_VW 2
+#else
+#define UR_VW 1
+#endif
+#define UR_NV ((UR_SEG + UR_VW - 1) / UR_VW)  // loads per segment (may read past UR_SEG, within the row)
+#define UR_SEG_PAD (UR_NV * UR_VW)
+
+// 2^x for x <= 0 on FMA-pipe instructions: x = j + f with j = round(x) and f in [-0.5, 0.5], 2^f by
+// a degree-3 polynomial (relative error 7.5e-5), 2^j added into the exponent bits. Adding 1.5 * 2^23
+// leaves round(x) in the low mantissa bits of t (for -2^22 < x <= 0), and t << 23 moves them into
+// the exponent field (the constant's own bits shift out).
+inline float soft_exp2(float x) {
+#if CLAMP_EXP
+  x = fmax(x, -125.0f);
+#endif
+  const float t = x + 12582912.0f;
+  const float f = x - (t - 12582912.0f);
+  const float p = fma(fma(fma(0x1.c3f76p-5f, f, 0x1.f0de1ap-3f), f, 0x1.62f31ap-1f), f, 0x1.fff692p-1f);
+  return as_float(as_uint(p) + (as_uint(t) << 23));
+}
+
+// Which exp2 the (tap, output) pair number u uses: SOFT_EXP of every 16, spread out.
+#define UR_EXP2(u, x) ((((u) * 5) % 16 < SOFT_EXP) ? soft_exp2(x) : native_exp2(x))
+
+// Channel `channel` of a pixel times the colour scale, into a tile plane. No int-to-float conversion
+// (those also run at an eighth of the FP32 rate on NVIDIA): 2^23 + v has v in its low mantissa bits, and
+// fma((2^23 + v), scale, -2^23 scale) = v scale exactly, since v scale is exact in float (scale has 16
+// significant bits) and fma rounds once.
+inline void ur_store_pixel(__local float* tile, int at, uint pixel, float scale, float offset) {
+  float q = 0.0f;
+#pragma unroll
+  for (int ch = 0; ch < UR_COLOURS; ++ch) {
+    const float v = fma(as_float(0x4B000000u | ((pixel >> (8 * ch)) & 0xFFu)), scale, offset);
+    tile[ch * UR_PLANE + at] = v;
+    q = fma(v, -v, q);
+  }
+#if EXPANDED
+  tile[UR_COLOURS * UR_PLANE + at] = q;
+#endif
+}
+
+// Loads a window-row segment of one colour plane, starting at `row`, into registers.
+inline void ur_load_segment(__local const float* row, float* seg) {
+#pragma unroll
+  for (int v = 0; v < UR_NV; ++v) {
+#if UR_VW == 4
+    const float4 q = ((__local const float4*)row)[v];
+    seg[4 * v] = q.x;
+    seg[4 * v + 1] = q.y;
+    seg[4 * v + 2] = q.z;
+    seg[4 * v + 3] = q.w;
+#elif UR_VW == 2
+    const float2 q = ((__local const float2*)row)[v];
+    seg[2 * v] = q.x;
+    seg[2 * v + 1] = q.y;
+#else
+    seg[v] = row[v];
+#endif
+  }
+}
+
+// The stored pixel: the rounded colours, and for RGBA the centre's alpha.
+inline pix_t ur_output(uint q, __global const pix_t* src, int at) {
+#if CHANNELS == 4
+  return q | (src[at] & 0xFF000000u);
+#else
+  (void)src;
+  (void)at;
+  return (pix_t)q;
+#endif
+}
+
+#define UR_STEPS_X ((UR_TILE_W + LOCAL_X - 1) / LOCAL_X)
+#define UR_STEPS_Y ((UR_TILE_H + LOCAL_Y - 1) / LOCAL_Y)
+
+__kernel __attribute__((reqd_work_group_size(LOCAL_X, LOCAL_Y, 1))) void bilateral_unrolled(
+    __global const pix_t* src, __global pix_t* dst, int w, int h, int mode, uint cval_bits, float range_scale,
+    float inv_range_scale, float spatial_log2) {
+  // The tile's planes (colours scaled by range_scale, then q when EXPANDED), border applied; declared
+  // as float4 for the alignment of the vector loads (UR_PLANE is a multiple of 4).
+  __local float4 tile4[UR_PLANES * UR_PLANE / 4];
+  __local float* tile = (__local float*)tile4;
+  const int lx = get_local_id(0), ly = get_local_id(1);
+  const int gx0 = get_group_id(0) * (LOCAL_X * BLOCK_X), gy0 = get_group_id(1) * (LOCAL_Y * ROWS);
+  const int ox = gx0 - RADIUS, oy = gy0 - RADIUS;  // image position of tile (0, 0)
+  const float offset = -8388608.0f * range_scale;
+  if (ox >= 0 && oy >= 0 && ox + UR_TILE_W <= w && oy + UR_TILE_H <= h) {
+    // Inside the image (all but the edge work-groups): straight loads, trip counts fixed at build time,
+    // offsets within a row constant; only the last step in each direction may fall outside the tile.
+    const bool last_x = lx + (UR_STEPS_X - 1) * LOCAL_X < UR_TILE_W;
+#pragma unroll
+    for (int i = 0; i < UR_STEPS_Y; ++i) {
+      const int ty = ly + i * LOCAL_Y;
+      if (i < UR_STEPS_Y - 1 || ty < UR_TILE_H) {
+        __global const pix_t* row = src + (oy + ty) * w + ox + lx;
+        const int at = ty * UR_STRIDE + lx;
+#pragma unroll
+        for (int j = 0; j < UR_STEPS_X; ++j)
+          if (j < UR_STEPS_X - 1 || last_x)
+            ur_store_pixel(tile, at + j * LOCAL_X, row[j * LOCAL_X], range_scale, offset);
+      }
+    }
+  } else {
+    for (int ty = ly; ty < UR_TILE_H; ty += LOCAL_Y) {
+      const int yy = border_index(oy + ty, h, mode);
+      for (int tx = lx; tx < UR_TILE_W; tx += LOCAL_X) {
+        const int xx = border_index(ox + tx, w, mode);
+        const uint p = (xx < 0 || yy < 0) ? cval_bits : (uint)src[yy * w + xx];
+        ur_store_pixel(tile, ty * UR_STRIDE + tx, p, range_scale, offset);
+      }
+    }
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+
+  const int x0 = gx0 + lx * BLOCK_X;
+#pragma unroll 1
+  for (int k = 0; k < ROWS; ++k) {
+    const int ty = ly + k * LOCAL_Y;  // output row within the tile's outputs
+    const int y = gy0 + ty;
+    if (y >= h || x0 >= w) break;
+    // Tile position of window row dy = 0, column dx = -RADIUS, of output 0.
+    __local const float* base = tile + (ty + RADIUS) * UR_STRIDE + lx * BLOCK_X;
+    // c: the centres; sum: of w d (difference form) or of w p' (EXPANDED); a = 2 c', qc = q of the centre.
+    float c[UR_COLOURS][BLOCK_X], sum[UR_COLOURS][BLOCK_X], wsum[BLOCK_X];
+#if EXPANDED
+    float a[UR_COLOURS][BLOCK_X], qc[BLOCK_X];
+#endif
+    // Window rows in the order dy = 0 (the centres come from it), 1..R, -1..-R.
+#pragma unroll
+    for (int j = 0; j < UR_DIAMETER; ++j) {
+      const int dy = j <= RADIUS ? j : RADIUS - j;
+      float seg[UR_PLANES][UR_SEG_PAD];
+#pragma unroll
+      for (int pl = 0; pl < UR_PLANES; ++pl) ur_load_segment(base + pl * UR_PLANE + dy * UR_STRIDE, seg[pl]);
+      if (j == 0) {
+#pragma unroll
+        for (int m = 0; m < BLOCK_X; ++m) {
+          // The centre tap: weight 1, difference 0.
+          wsum[m] = 1.0f;
+#pragma unroll
+          for (int ch = 0; ch < UR_COLOURS; ++ch) {
+            c[ch][m] = seg[ch][m + RADIUS];
+#if EXPANDED
+            a[ch][m] = 2.0f * c[ch][m];
+            sum[ch][m] = c[ch][m];
+#else
+            sum[ch][m] = 0.0f;
+#endif
+          }
+#if EXPANDED
+          qc[m] = seg[UR_COLOURS][m + RADIUS];
+#endif
+        }
+      }
+#pragma unroll
+      for (int i = 0; i < UR_DIAMETER; ++i) {
+        const int dx = i - RADIUS;
+        if (dx == 0 && dy == 0) continue;
+        const float s = -(float)(dx * dx + dy * dy) * spatial_log2;
+#pragma unroll
+        for (int m = 0; m < BLOCK_X; ++m) {
+#if EXPANDED
+          float e = seg[UR_COLOURS][m + i] + (qc[m] + s);
+#pragma unroll
+          for (int ch = UR_COLOURS - 1; ch >= 0; --ch) e = fma(a[ch][m], seg[ch][m + i], e);
+          const float wgt = UR_EXP2((j * UR_DIAMETER + i) * BLOCK_X + m, e);
+#pragma unroll
+          for (int ch = 0; ch < UR_COLOURS; ++ch) sum[ch][m] = fma(wgt, seg[ch][m + i], sum[ch][m]);
+#else
+          float d[UR_COLOURS];
+          float e = s;
+#pragma unroll
+          for (int ch = 0; ch < UR_COLOURS; ++ch) {
+            d[ch] = seg[ch][m + i] - c[ch][m];
+            e = fma(d[ch], -d[ch], e);
+          }
+          const float wgt = UR_EXP2((j * UR_DIAMETER + i) * BLOCK_X + m, e);
+#pragma unroll
+          for (int ch = 0; ch < UR_COLOURS; ++ch) sum[ch][m] = fma(wgt, d[ch], sum[ch][m]);
+#endif
+          wsum[m] += wgt;
+        }
+      }
+    }
+    // v = c + sum(w d) / sum(w) (EXPANDED: sum(w p') / sum(w)), back in 8-bit units; SPEC rounding:
+    // nearest, ties up, clamped. native_recip: NVIDIA's rcp.approx is within 1 ulp, nothing next to
+    // the +-1 contract.
+    uint q[BLOCK_X];
+#pragma unroll
+    for (int m = 0; m < BLOCK_X; ++m) {
+      const float r = inv_range_scale * native_recip(wsum[m]);
+      q[m] = 0;
+#pragma unroll
+      for (int ch = 0; ch < UR_COLOURS; ++ch) {
+#if EXPANDED
+        const float v = sum[ch][m] * r;
+#else
+        const float v = fma(sum[ch][m], r, c[ch][m] * inv_range_scale);
+#endif
+        q[m] |= (uint)clamp(floor(v + 0.5f), 0.0f, 255.0f) << (8 * ch);
+      }
+    }
+    // Every q[m] is stored unconditionally on both paths below: were an output's store conditional, the
+    // compiler would sink its sums into that branch and keep every weight of the window alive to the
+    // end (255 registers and spills).
+    const int at = y * w + x0;
+#if BLOCK_X % 4 == 0
+    if (gx0 + LOCAL_X * BLOCK_X <= w && at % 4 == 0) {
+      // The work-group's outputs all lie inside, aligned: one vector store per 4 outputs.
+#pragma unroll
+      for (int m = 0; m < BLOCK_X; m += 4) {
+#if CHANNELS == 4
+        const uint4 alpha = *(__global const uint4*)(src + at + m) & 0xFF000000u;
+        *(__global uint4*)(dst + at + m) = (uint4)(q[m], q[m + 1], q[m + 2], q[m + 3]) | alpha;
+#else
+        *(__global uchar4*)(dst + at + m) =
+            (uchar4)((uchar)q[m], (uchar)q[m + 1], (uchar)q[m + 2], (uchar)q[m + 3]);
+#endif
+      }
+      continue;
+    }
+#endif
+    // Outputs past the right edge go to the last column, last to first, so the real output of that
+    // column (a smaller m, since x0 < w) is written after them and stays.
+    const int row = y * w;
+#pragma unroll
+    for (int m = BLOCK_X - 1; m >= 0; --m) {
+      const int at_m = row + min(x0 + m, w - 1);
+      dst[at_m] = ur_output(q[m], src, at_m);
+    }
+  }
+}
+
+#endif  // RADIUS

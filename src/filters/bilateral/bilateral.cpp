@@ -101,6 +101,31 @@ std::vector<float> spatial_table(double sigma_spatial, int radius) {
   return table;
 }
 
+float unrolled_range_scale(double sigma_range) {
+  const double scale = std::sqrt(std::log2(std::exp(1.0)) * gaussian_coefficient(sigma_range));
+  int exponent = 0;
+  std::frexp(scale, &exponent);  // scale = m 2^exponent, m in [0.5, 1)
+  return static_cast<float>(std::ldexp(std::round(std::ldexp(scale, 16 - exponent)), exponent - 16));
+}
+
+bool unrolled_needs_clamp(double sigma_spatial, double sigma_range, int radius, int channels) {
+  const double log2e = std::log2(std::exp(1.0));
+  const double colours = channels == 4 ? 3 : 1;
+  const double lowest = colours * 255.0 * 255.0 * log2e * gaussian_coefficient(sigma_range) +
+                        2.0 * radius * radius * log2e * gaussian_coefficient(sigma_spatial);
+  return lowest > 120.0;  // margin below -125 for the float rounding of the exponent
+}
+
+bool unrolled_expanded(const BilateralParams& params, int channels) {
+  if (channels != 4) return false;
+  const double log2e = std::log2(std::exp(1.0));
+  const double scale = unrolled_range_scale(params.sigma_range);
+  const int r = bilateral_radius(params);
+  const double colour = 3.0 * 255.0 * 255.0 * scale * scale;
+  const double spatial = 2.0 * r * r * log2e * gaussian_coefficient(params.sigma_spatial);
+  return colour + spatial <= 256.0;
+}
+
 }  // namespace bilateral_detail
 
 namespace {
@@ -141,6 +166,18 @@ Plan make_plan(Context& ctx, const BilateralParams& params, std::string_view var
     throw std::invalid_argument(
         "local_image: this device has no CL_R / CL_UNSIGNED_INT8 images for grey input");
   plan.options = fmt::format("-D CHANNELS={}", c);
+  if (plan.variant == "unrolled") {
+    // Everything the unrolled loops need is fixed at build time; a program per shape and radius.
+    const UnrolledShape shape =
+        unrolled_shape(*find_variant(bilateral_variants(), plan.variant), plan.config, c);
+    const int r = bilateral_radius(params);
+    plan.options += fmt::format(
+        " -D RADIUS={} -D LOCAL_X={} -D LOCAL_Y={} -D BLOCK_X={} -D ROWS={} -D SOFT_EXP={} -D CLAMP_EXP={} "
+        "-D EXPANDED={} -cl-denorms-are-zero",
+        r, shape.local_x, shape.local_y, shape.block_x, shape.rows, shape.soft_exp,
+        shape.soft_exp > 0 && unrolled_needs_clamp(params.sigma_spatial, params.sigma_range, r, c) ? 1 : 0,
+        unrolled_expanded(params, c) ? 1 : 0);
+  }
   plan.kernel = "bilateral_" + plan.variant;
   return plan;
 }
@@ -183,6 +220,19 @@ std::vector<cl::Event> bilateral(Context& ctx, const DeviceImage& in, DeviceImag
     set_kernel_args(kernel, in.buffer, out.buffer, w, h, r, mode, cval, spatial_coef, range_coef);
     const auto [global, local] = local_ranges(info, tunables, W, H);
     return {launch(ctx, kernel, global, local)};
+  }
+  if (variant == "unrolled") {
+    const UnrolledShape shape = unrolled_shape(info, tunables, c);
+    const auto spatial_log2 =
+        static_cast<cl_float>(std::log2(std::exp(1.0)) * gaussian_coefficient(params.sigma_spatial));
+    const float range_scale = unrolled_range_scale(params.sigma_range);
+    set_kernel_args(kernel, in.buffer, out.buffer, w, h, mode, cval, range_scale, 1.0f / range_scale,
+                    spatial_log2);
+    const auto per_x = std::size_t(shape.local_x * shape.block_x),
+               per_y = std::size_t(shape.local_y * shape.rows);
+    const cl::NDRange global((W + per_x - 1) / per_x * std::size_t(shape.local_x),
+                             (H + per_y - 1) / per_y * std::size_t(shape.local_y));
+    return {launch(ctx, kernel, global, cl::NDRange(shape.local_x, shape.local_y))};
   }
   cl::Buffer& spatial = upload_table(ctx, "bilateral.spatial", spatial_table(params.sigma_spatial, r));
   if (variant == "gauss_table") {

@@ -2,6 +2,7 @@
 // computes for the kernels, and the work-group shapes of the tiled variants.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -38,5 +39,32 @@ struct TileShape {
 
 // Work-group (tile) shape of the local, local_image and range_table variants for these tunables.
 TileShape tile_shape(const DeviceInfo& device, const VariantInfo& variant, const TuningConfig& config);
+
+// The unrolled variant is built for one radius with every window loop unrolled; its code grows with
+// the window, so it stops here.
+inline constexpr int kMaxUnrolledRadius = 8;
+
+// The unrolled variant's build-time shape (bilateral.cl, "unrolled").
+struct UnrolledShape {
+  int local_x = 16;
+  int local_y = 8;
+  int block_x = 4;   // outputs per work-item in x
+  int rows = 2;      // output rows per work-item
+  int soft_exp = 3;  // of every 16 taps, how many use the FMA-pipe exp2 (0..16)
+};
+UnrolledShape unrolled_shape(const VariantInfo& variant, const TuningConfig& config, int channels);
+// Local memory of its tile: `planes` float planes of (local_x * block_x + 2r) x (local_y * rows + 2r).
+std::size_t unrolled_tile_bytes(const UnrolledShape& shape, int radius, int planes);
+// Its tile planes: the colours, and q = -|p'|^2 where the expanded exponent is built.
+int unrolled_planes(const BilateralParams& params, int channels);
+
+// The colour scale of the unrolled variant, sqrt(log2(e) / (2 sr^2)), rounded to 16 significant bits
+// (relative error <= 2^-16) so that every p * scale (p <= 255) and (p - c) * scale is exact in float.
+float unrolled_range_scale(double sigma_range);
+// Whether an exponent of the unrolled variant can fall below -125 (soft_exp2 then clamps it).
+bool unrolled_needs_clamp(double sigma_spatial, double sigma_range, int radius, int channels);
+// Whether it computes the colour exponent expanded (bilateral.cl): colour, with every term of the
+// exponent at most 256 in magnitude, which bounds its cancellation error.
+bool unrolled_expanded(const BilateralParams& params, int channels);
 
 }  // namespace clf::bilateral_detail

@@ -29,6 +29,18 @@ const std::vector<Tunable> kTileSize = {
     {"tile_y", {16, 8, 4}, "work-group (tile) height"},
 };
 
+// The unrolled variant: work-group shape, outputs per work-item, and the share of exp2 on the FMA pipe.
+const std::vector<Tunable> kUnrolledTunables = {
+    {"local_x", {16, 32, 8}, "work-group width"},
+    {"local_y", {8, 4, 16}, "work-group height"},
+    {"block_x", {4, 2, 8}, "horizontally adjacent outputs per work-item, sharing window rows in registers"},
+    {"rows", {2, 1, 4}, "output rows per work-item (local_y apart): the tile's halo is loaded once for all"},
+    {"soft_exp",
+     {-1, 0, 2, 3, 5},
+     "of every 16 taps, how many compute exp2 on the FMA pipe instead of the special-function unit "
+     "(-1: 3 for grey, 0 for colour)"},
+};
+
 bool is_tiled(std::string_view variant) {
   return variant == "local" || variant == "local_image" || variant == "range_table";
 }
@@ -51,11 +63,39 @@ const std::vector<VariantInfo>& bilateral_variants() {
        "4 vertically adjacent pixels per work-item, each loaded pixel weighed for every window holding it; "
        "spatial and range tables",
        kLocalSize},
+      {"unrolled",
+       "every window loop unrolled for the radius at build time (radius <= 8), several outputs per "
+       "work-item from a local tile, one exp2 per tap split between the special-function unit and an "
+       "FMA-pipe polynomial",
+       kUnrolledTunables},
   };
   return all;
 }
 
 namespace bilateral_detail {
+
+UnrolledShape unrolled_shape(const VariantInfo& variant, const TuningConfig& config, int channels) {
+  UnrolledShape s;
+  s.local_x = tunable_value(config, variant, "local_x");
+  s.local_y = tunable_value(config, variant, "local_y");
+  s.block_x = tunable_value(config, variant, "block_x");
+  s.rows = tunable_value(config, variant, "rows");
+  s.soft_exp = tunable_value(config, variant, "soft_exp");
+  // Colour is bound by FP32 instructions (11 a tap), not by exp2, so it keeps every exp2 on the SFU.
+  if (s.soft_exp < 0) s.soft_exp = channels == 4 ? 0 : 3;
+  return s;
+}
+
+std::size_t unrolled_tile_bytes(const UnrolledShape& s, int radius, int planes) {
+  const std::size_t width = std::size_t(s.local_x * s.block_x + 2 * radius);
+  const std::size_t stride = (width + 3) / 4 * 4;
+  const std::size_t height = std::size_t(s.local_y * s.rows + 2 * radius);
+  return stride * height * sizeof(float) * std::size_t(planes);
+}
+
+int unrolled_planes(const BilateralParams& params, int channels) {
+  return (channels == 4 ? 3 : 1) + (unrolled_expanded(params, channels) ? 1 : 0);
+}
 
 TileShape tile_shape(const DeviceInfo& device, const VariantInfo& variant, const TuningConfig& config) {
   TileShape tile{tunable_value(config, variant, "tile_x"), tunable_value(config, variant, "tile_y")};
@@ -90,6 +130,26 @@ std::optional<std::string> bilateral_unsupported(const DeviceInfo& device, std::
       return fmt::format("local_image: {}x{} exceeds the device's largest 2D image, {}x{}", width, height,
                          device.image2d_max_width, device.image2d_max_height);
   }
+  if (variant == "unrolled") {
+    if (r > kMaxUnrolledRadius)
+      return fmt::format("unrolled is built for radius <= {} (its code grows with the window), not {}",
+                         kMaxUnrolledRadius, r);
+    const UnrolledShape shape = unrolled_shape(*info, config, channels);
+    if (shape.local_x < 1 || shape.local_y < 1 || shape.block_x < 1 || shape.rows < 1 || shape.soft_exp > 16)
+      return fmt::format(
+          "unrolled: local_x, local_y, block_x, rows must be >= 1, soft_exp <= 16; got {} {} {} {} {}",
+          shape.local_x, shape.local_y, shape.block_x, shape.rows, shape.soft_exp);
+    if (std::size_t(shape.local_x) * std::size_t(shape.local_y) > device.max_work_group_size)
+      return fmt::format("work-group {}x{} exceeds the device's {} work-items", shape.local_x, shape.local_y,
+                         device.max_work_group_size);
+    // The tile is a static local array: NVIDIA refuses those above the 48 KiB it reports here.
+    const std::size_t bytes = unrolled_tile_bytes(shape, r, unrolled_planes(params, channels));
+    if (bytes > device.local_mem_bytes)
+      return fmt::format(
+          "unrolled needs {} bytes of local memory for this shape at radius {}, the device "
+          "has {}",
+          bytes, r, device.local_mem_bytes);
+  }
   if (is_tiled(variant)) {
     const TileShape tile = tile_shape(device, *info, config);
     if (std::size_t(tile.width) * std::size_t(tile.height) > device.max_work_group_size)
@@ -108,8 +168,15 @@ std::optional<std::string> bilateral_unsupported(const DeviceInfo& device, std::
 
 // The rule until the tuner has measured this device: range_table (no exp in the loop, tile in local
 // memory) where it fits, else pixels4, which needs neither images nor local memory.
+// The rule until the tuner has measured this device. GPUs: unrolled where its radius is built, 2.2x
+// range_table (grey) and 1.9x local (RGBA) on the H200 at 8k with its default shape
+// (bench/results/2026-11-23-nvidia-h200-epsilon-bilateral-jacobi.md). Else range_table, the seed's
+// table step, or pixels4 where the tables do not fit.
 std::string bilateral_auto_variant(const DeviceInfo& device, const BilateralParams& params, int width,
                                    int height, int channels) {
+  if ((device.type & CL_DEVICE_TYPE_GPU) &&
+      !bilateral_unsupported(device, "unrolled", params, width, height, channels))
+    return "unrolled";
   if (!bilateral_unsupported(device, "range_table", params, width, height, channels)) return "range_table";
   return "pixels4";
 }

@@ -7,11 +7,13 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cmath>
 #include <map>
 #include <tuple>
 
 #include "clfilters/image_io.hpp"
+#include "common/synthetic_image.hpp"
 #include "filters/bilateral/bilateral_internal.hpp"
 #include "testing/test_images.hpp"
 
@@ -186,18 +188,21 @@ std::string size_name(const SizeCase& s) {
   return fmt::format("{}x{}", s.width, s.height);
 }
 
-// The variants allowed to be skipped, and why: local_image where the device has no images.
-bool may_skip(const std::string& variant) {
+// The variants allowed to be skipped, and why: local_image where the device has no images, unrolled
+// above the radius it is built for.
+bool may_skip(const std::string& variant, const BilateralParams& params) {
+  if (variant == "unrolled") return bilateral_radius(params) > bilateral_detail::kMaxUnrolledRadius;
   return variant == "local_image" && !test_context().info().image_support;
 }
 
 // Runs `variant` with a poisoned output (so unwritten pixels show) and returns what it wrote.
-Image run_device(const std::string& variant, DeviceImage& d_in, const BilateralParams& params) {
+Image run_device(const std::string& variant, DeviceImage& d_in, const BilateralParams& params,
+                 const TuningConfig& config = {}) {
   Context& ctx = test_context();
   Image poisoned(d_in.width, d_in.height, d_in.channels);
   testing::poison(poisoned);
   DeviceImage d_out = DeviceImage::upload(ctx, poisoned);
-  bilateral(ctx, d_in, d_out, params, variant);
+  bilateral(ctx, d_in, d_out, params, variant, config);
   return d_out.download(ctx);
 }
 
@@ -237,7 +242,7 @@ void check_all_variants(const Image& in, const BilateralParams& params, Differen
   for (const auto& v : bilateral_variants()) {
     SCOPED_TRACE(fmt::format("variant={}", v.name));
     if (auto why = bilateral_unsupported(ctx.info(), v.name, params, in.width, in.height, in.channels)) {
-      EXPECT_TRUE(may_skip(v.name)) << *why;
+      EXPECT_TRUE(may_skip(v.name, params)) << *why;
       continue;
     }
     const Image got = run_device(v.name, d_in, params);
@@ -311,6 +316,165 @@ TEST(BilateralLarge, EveryVariantWithinOneOfTheReference) {
     check_all_variants(in, params, log);
   }
   log.print("1024x1024");
+}
+
+// ---- the unrolled variant: its arithmetic and every shape ------------------------------------------
+
+// soft_exp2 of bilateral.cl, step for step in float (fma rounds once, as OpenCL's does).
+float soft_exp2(float x, bool clamp) {
+  if (clamp) x = std::fmax(x, -125.0f);
+  const float t = x + 12582912.0f;
+  const float f = x - (t - 12582912.0f);
+  const float p =
+      std::fma(std::fma(std::fma(0x1.c3f76p-5f, f, 0x1.f0de1ap-3f), f, 0x1.62f31ap-1f), f, 0x1.fff692p-1f);
+  return std::bit_cast<float>(std::bit_cast<std::uint32_t>(p) + (std::bit_cast<std::uint32_t>(t) << 23));
+}
+
+// The bound bilateral.cl's accuracy analysis uses (7.5e-5) over every exponent a tap can have, and the
+// clamp keeping far smaller weights tiny, positive and finite.
+TEST(UnrolledSoftExp2, RelativeErrorIsBelowTheBound) {
+  double worst = 0;
+  for (int i = 0; i <= 125 * 4096; ++i) {
+    const float x = -float(i) / 4096.0f;  // every 1/4096 from 0 down to -125, the half-integers included
+    const double exact = std::exp2(double(x));
+    worst = std::max(worst, std::fabs(double(soft_exp2(x, false)) / exact - 1));
+  }
+  std::cout << fmt::format("[ soft_exp2 ] worst relative error {:.3e} over [-125, 0]\n", worst);
+  EXPECT_LT(worst, 7.6e-5);
+  for (float x : {-125.5f, -126.0f, -300.0f, -1e6f, -1e30f}) {
+    const float got = soft_exp2(x, true);
+    EXPECT_GT(got, 0.0f) << x;
+    EXPECT_LT(got, 1e-37f) << x;
+  }
+}
+
+// The colour scale has at most 16 significant bits, so every p' = p * scale and every difference
+// (p - c) * scale is exact in float (bilateral.cl's accuracy analysis relies on it), and it is within
+// 2^-16 of the exact scale.
+TEST(UnrolledRangeScale, ScaledColoursAndDifferencesAreExact) {
+  for (double sigma : {0.01, 0.5, 1.0, 10.0, 30.0, 80.0, 255.0, 1e5}) {
+    SCOPED_TRACE(fmt::format("sigma_range={}", sigma));
+    const float scale = bilateral_detail::unrolled_range_scale(sigma);
+    const double exact = std::sqrt(std::log2(std::exp(1.0)) / (2 * sigma * sigma));
+    EXPECT_LE(std::fabs(scale / exact - 1), std::ldexp(1.0, -16));
+    int exponent = 0;
+    const double mantissa = std::frexp(double(scale), &exponent);
+    EXPECT_EQ(std::ldexp(mantissa, 16), std::round(std::ldexp(mantissa, 16)));  // 16 significant bits
+    for (int p = 0; p <= 255; ++p) {
+      ASSERT_EQ(double(float(p) * scale), double(p) * double(scale)) << p;
+      for (int c : {0, 1, 77, 254, 255})
+        ASSERT_EQ(double(float(p) * scale - float(c) * scale), double(p - c) * double(scale))
+            << p << " " << c;
+    }
+  }
+}
+
+TEST(UnrolledRangeScale, ExpandedExponentOnlyForColourWithSmallTerms) {
+  using bilateral_detail::unrolled_expanded;
+  EXPECT_TRUE(unrolled_expanded(make_params({3, 30}, 4, {}), 4));  // 156 + 2.6: the bench's colour case
+  EXPECT_FALSE(unrolled_expanded(make_params({3, 30}, 4, {}), 1));
+  EXPECT_FALSE(unrolled_expanded(make_params({1, 10}, 4, {}), 4));    // 1430
+  EXPECT_FALSE(unrolled_expanded(make_params({0.5, 80}, 8, {}), 4));  // 23 + the spatial term 369
+  EXPECT_EQ(bilateral_detail::unrolled_planes(make_params({3, 30}, 4, {}), 4), 4);
+  EXPECT_EQ(bilateral_detail::unrolled_planes(make_params({1, 10}, 4, {}), 4), 3);
+}
+
+TEST(UnrolledRangeScale, ClampIsBuiltWhereAnExponentCanPassMinus125) {
+  using bilateral_detail::unrolled_needs_clamp;
+  EXPECT_FALSE(unrolled_needs_clamp(3, 30, 4, 1));  // 52 + 2.6
+  EXPECT_TRUE(unrolled_needs_clamp(3, 30, 4, 4));   // 156 + 2.6
+  EXPECT_TRUE(unrolled_needs_clamp(1, 10, 1, 1));
+  EXPECT_FALSE(unrolled_needs_clamp(5, 80, 8, 4));
+}
+
+// Shapes beyond the tunables' lists too (odd outputs per work-item, odd work-groups), so every code
+// path of the kernel runs: scalar, float2 and float4 row loads, partial and whole work-groups, aligned
+// and unaligned stores, edge and inside tiles, exp2 all on one unit, all on the other, or split, with
+// and without the clamp. Odd image sizes, poisoned outputs, fresh random or photograph-like inputs.
+// Each line is a program build, which costs PoCL seconds for the unrolled code: mostly small radii
+// here; radius 6 and 8 with the default shape run in the tests above and below.
+TEST(UnrolledVariant, EveryShapeWithinOneOfTheReference) {
+  struct Run {
+    int width, height, channels, radius;
+    SigmaPair sigma;
+    TuningConfig shape;
+  };
+  auto shape = [](int local_x, int local_y, int block_x, int rows, int soft_exp) {
+    return TuningConfig{{"local_x", local_x},
+                        {"local_y", local_y},
+                        {"block_x", block_x},
+                        {"rows", rows},
+                        {"soft_exp", soft_exp}};
+  };
+  const Run runs[] = {
+      {67, 35, 1, 4, {3, 30}, {}},  // the defaults: 16x8 work-items, 4x2 outputs each, soft_exp 3
+      {1, 1, 1, 4, {3, 30}, {}},
+      {67, 35, 4, 4, {3, 30}, shape(8, 4, 2, 1, 16)},
+      {130, 9, 1, 1, {1, 10}, shape(5, 3, 3, 3, 0)},
+      {3, 70, 4, 2, {1, 10}, shape(4, 4, 1, 4, 16)},
+      {140, 72, 1, 3, {2, 0.5}, shape(8, 4, 2, 1, 16)},
+      {45, 46, 4, 3, {5, 80}, shape(32, 2, 8, 1, 3)},
+      {141, 72, 4, 2, {3, 30}, shape(16, 4, 4, 3, 5)},
+  };
+  Context& ctx = test_context();
+  DifferenceLog log;
+  int rotation = 0;
+  for (const Run& run : runs) {
+    const auto seed = testing::fresh_seed();
+    const BilateralParams params =
+        make_params(run.sigma, run.radius, kBorders[rotation % std::size(kBorders)]);
+    const Image in = rotation++ % 2
+                         ? testing::random_image(run.width, run.height, run.channels, SampleType::u8, seed)
+                         : synthetic_photo(run.width, run.height, run.channels, seed);
+    SCOPED_TRACE(fmt::format("{}x{}x{} {} [{}] seed={}", run.width, run.height, run.channels,
+                             describe(params), to_string(run.shape), seed));
+    ASSERT_FALSE(bilateral_unsupported(ctx.info(), "unrolled", params, run.width, run.height, run.channels,
+                                       run.shape));
+    DeviceImage d_in = DeviceImage::upload(ctx, in);
+    const Image expected = bilateral_reference(in, params);
+    const Image got = run_device("unrolled", d_in, params, run.shape);
+    ASSERT_TRUE(testing::images_equal(expected, got, 1.0));
+    if (expected.data.size() >= kMinSamplesForMean) {
+      EXPECT_LE(mean_abs_difference(expected, got), kMaxMeanDifference);
+    }
+    log.add(fmt::format("unrolled-c{}", run.channels), expected, got);
+  }
+  log.print("shapes");
+}
+
+// The +-1 contract hides small errors of the weights (a 0.5% error in one coefficient of soft_exp2
+// still passes it), so this checks the kernel's exp2 paths more tightly: a correct kernel only flips
+// a rounding where the exact mean lies within ~1e-4 of a tie, a few samples in 10^5.
+TEST(UnrolledVariant, EveryExp2PathFlipsAlmostNoRounding) {
+  Context& ctx = test_context();
+  for (int c : {1, 4})
+    for (int soft_exp : {0, 16}) {
+      const auto seed = testing::fresh_seed();
+      const BilateralParams params = make_params({3, 30}, 4, {BorderMode::reflect101, 0});
+      const TuningConfig config = {{"soft_exp", soft_exp}};
+      SCOPED_TRACE(fmt::format("channels={} soft_exp={} seed={}", c, soft_exp, seed));
+      const Image in = synthetic_photo(256, 192, c, seed);
+      DeviceImage d_in = DeviceImage::upload(ctx, in);
+      const Image expected = bilateral_reference(in, params);
+      const Image got = run_device("unrolled", d_in, params, config);
+      ASSERT_TRUE(testing::images_equal(expected, got, 1.0));
+      const double mean = mean_abs_difference(expected, got);
+      std::cout << fmt::format("[ accuracy ] unrolled channels={} soft_exp={:<2} mean |difference| {:.6f}\n",
+                               c, soft_exp, mean);
+      EXPECT_LE(mean, 2e-4);
+    }
+}
+
+TEST(UnrolledVariant, RefusesWhatItCannotBuild) {
+  const DeviceInfo& device = test_context().info();
+  const BilateralParams p = make_params({3, 30}, 4, {});
+  EXPECT_TRUE(bilateral_unsupported(device, "unrolled", make_params({3, 30}, 9, {}), 64, 64, 1));
+  EXPECT_FALSE(bilateral_unsupported(device, "unrolled", make_params({3, 30}, 8, {}), 64, 64, 1));
+  EXPECT_TRUE(bilateral_unsupported(device, "unrolled", p, 64, 64, 1, {{"block_x", 0}}));
+  EXPECT_TRUE(bilateral_unsupported(device, "unrolled", p, 64, 64, 1, {{"soft_exp", 17}}));
+  // A tile larger than the device's local memory.
+  EXPECT_TRUE(bilateral_unsupported(device, "unrolled", p, 64, 64, 4,
+                                    {{"local_x", 64}, {"local_y", 64}, {"block_x", 8}, {"rows", 8}}));
 }
 
 // ---- degenerate cases ------------------------------------------------------------------------------
@@ -504,6 +668,18 @@ TEST(BilateralHost, AutoPicksASupportedVariant) {
       const std::string v = bilateral_auto_variant(ctx.info(), p, 640, 480, c);
       EXPECT_FALSE(bilateral_unsupported(ctx.info(), v, p, 640, 480, c)) << v << " radius=" << radius;
     }
+}
+
+// The rule without tuning data: unrolled on GPUs where its radius is built, range_table elsewhere.
+TEST(BilateralHost, AutoRulePrefersUnrolledOnGpus) {
+  DeviceInfo device = test_context().info();
+  const BilateralParams nine = make_params({3, 30}, 4, {}), wide = make_params({3, 30}, 16, {});
+  device.type = CL_DEVICE_TYPE_GPU;
+  EXPECT_EQ(bilateral_auto_variant(device, nine, 640, 480, 1), "unrolled");
+  EXPECT_EQ(bilateral_auto_variant(device, nine, 640, 480, 4), "unrolled");
+  EXPECT_NE(bilateral_auto_variant(device, wide, 640, 480, 1), "unrolled");  // radius 16 > kMaxUnrolledRadius
+  device.type = CL_DEVICE_TYPE_CPU;
+  EXPECT_EQ(bilateral_auto_variant(device, nine, 640, 480, 1), "range_table");
 }
 
 }  // namespace

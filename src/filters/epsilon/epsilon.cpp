@@ -115,6 +115,27 @@ Plan make_plan(Context& ctx, const EpsilonParams& params, std::string_view varia
     } else {
       plan.kernel = v == "packed_half" ? "eps_packed" : "eps_vec4_select";
     }
+  } else if (v == "regblock") {
+    // Radius, block and work-group are compile-time so the block's taps unroll into registers (on GPUs).
+    EpsilonRegBlockShape shape = epsilon_regblock_shape(plan.config);
+    const int unroll = device.type & CL_DEVICE_TYPE_CPU ? 0 : 1;
+    const auto options = [&](int form) {
+      return plan.options + fmt::format(" -D RB_RADIUS={} -D RB_COLS={} -D RB_ROWS={} -D RB_LX={} -D RB_LY={} "
+                                        "-D RB_FORM={} -D RB_UNROLL={}",
+                                        params.radius, shape.cols, shape.rows, shape.local_x, shape.local_y, form,
+                                        unroll);
+    };
+    plan.kernel = "eps_regblock";
+    if (shape.form == 3) {
+      // f16x2 sums are exact up to 2048 (epsilon.cl); past that, off NVIDIA and where the PTX does not
+      // build, form 2 computes the same result.
+      const int window = (2 * params.radius + 1) * (2 * params.radius + 1);
+      const bool exact = std::max(params.threshold, 1) * window <= 2048;
+      if (!exact || !epsilon_has_nvidia_ptx(device) ||
+          !builds(ctx, fmt::format("epsilon.ptx_f16x2.{}", options(3)), options(3), plan.kernel))
+        shape.form = 2;
+    }
+    plan.options = options(shape.form);
   } else if (v == "packed" || v == "local") {
     plan.kernel = "eps_" + v;
   } else if (v == "vec4" || v == "vec8" || v == "vec16") {
@@ -165,6 +186,14 @@ std::vector<cl::Event> epsilon(Context& ctx, const DeviceImage& in, DeviceImage&
     set_kernel_args(kernel, image, out.buffer, w, h, r, T, mode, cval);
     const auto [global, local] = local_ranges(info, plan.config, W, H);
     return {copied, launch(ctx, kernel, global, local)};
+  }
+  if (plan.variant == "regblock") {
+    const EpsilonRegBlockShape shape = epsilon_regblock_shape(plan.config);
+    const std::size_t lx = shape.local_x, ly = shape.local_y;
+    const std::size_t groups_x = (W + lx * shape.cols - 1) / (lx * shape.cols);
+    const std::size_t groups_y = (H + ly * shape.rows - 1) / (ly * shape.rows);
+    set_kernel_args(kernel, in.buffer, out.buffer, w, h, T, mode, cval);
+    return {launch(ctx, kernel, cl::NDRange(groups_x * lx, groups_y * ly), cl::NDRange(lx, ly))};
   }
   if (plan.variant == "local") {
     const EpsilonLocalShape group = epsilon_local_shape(plan.config);

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstddef>
 #include <string_view>
 
 #include "clfilters/runtime.hpp"
@@ -14,6 +15,22 @@ struct EpsilonLocalShape {
   int height;
 };
 EpsilonLocalShape epsilon_local_shape(const TuningConfig& config);
+
+// Tunables of the regblock variant: a rows x cols block of outputs per work-item, a local_x x local_y
+// work-group, and the form of the per-tap instructions (epsilon.cl, RB_FORM).
+struct EpsilonRegBlockShape {
+  int cols;
+  int rows;
+  int local_x;
+  int local_y;
+  int form;
+};
+EpsilonRegBlockShape epsilon_regblock_shape(const TuningConfig& config);
+// Whether the device's compiler takes NVIDIA inline PTX (regblock form 3).
+bool epsilon_has_nvidia_ptx(const DeviceInfo& device);
+// Bytes of its tile: (local_x * cols + 2r) x (local_y * rows + 2r) 4-byte words, each side rounded up
+// to the work-group's (and the width to 4).
+std::size_t epsilon_regblock_tile_bytes(const EpsilonRegBlockShape& shape, int radius);
 
 // Output pixels one work-item computes along a row for this variant (1, 4, 8 or 16).
 int epsilon_pixels_per_item(std::string_view variant);

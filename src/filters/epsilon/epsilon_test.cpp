@@ -184,7 +184,8 @@ bool skip_is_declared(const DeviceInfo& device, const std::string& variant, cons
   if (variant == "naive") return !device.image_support || why.find("2D images go up to") != std::string::npos;
   if (variant == "packed_half" || variant == "vec4_half")
     return !device.has_fp16() && why.find("cl_khr_fp16") != std::string::npos;
-  if (variant == "local") return why.find("local memory") != std::string::npos || why.find("work-items") != std::string::npos;
+  if (variant == "local" || variant == "regblock")
+    return why.find("local memory") != std::string::npos || why.find("work-items") != std::string::npos;
   return false;
 }
 
@@ -284,6 +285,40 @@ TEST(EpsilonDegenerate, ZeroThresholdOnDistinctNeighboursReturnsTheInput) {
         DeviceImage d_out = DeviceImage::upload(ctx, poisoned);
         epsilon(ctx, d_in, d_out, p, v.name);
         EXPECT_TRUE(testing::images_equal(in, d_out.download(ctx)));
+      }
+  }
+}
+
+// Windows whose sums of p - c reach the largest values a threshold allows: isolated pixels 25 below (left
+// half) or above (right half) a flat field, one per 9x9 cell, so 80 neighbours differ by exactly 25 and
+// the sum of differences is +-2000. regblock's f16x2 form (NVIDIA) is exact up to 2048 and is used for
+// T <= 25 at r = 4 (81 T <= 2048), form 2 above: T = 24, 25, 26 cover both sides and the boundary.
+TEST(EpsilonDegenerate, NeighboursAllAtTheThresholdNearTheF16Bound) {
+  Context& ctx = test_context();
+  for (int c : {1, 4}) {
+    const auto seed = testing::fresh_seed();
+    Image in = test_input(67, 45, c, seed);  // random samples stay in the bottom rows
+    const int ox = int(seed % 9), oy = int((seed / 9) % 9);
+    for (int y = 0; y < 36; ++y)
+      for (int x = 0; x < in.width; ++x)
+        for (int ch = 0; ch < c; ++ch) {
+          const bool left = x < in.width / 2, isolated = x % 9 == ox && y % 9 == oy;
+          in.data[(std::size_t(y) * in.width + x) * c + ch] = std::uint8_t(left == isolated ? 125 : 100);
+        }
+    const DeviceImage d_in = DeviceImage::upload(ctx, in);
+    for (int T : {24, 25, 26})
+      for (const Border& border : {kBorders[0], kBorders[2]}) {
+        const EpsilonParams p = make_params(4, T, border);
+        const Image expected = epsilon_reference(in, p);
+        for (const auto& v : epsilon_variants()) {
+          SCOPED_TRACE(fmt::format("variant={} channels={} {} seed={}", v.name, c, describe(p), seed));
+          if (epsilon_unsupported(ctx.info(), v.name, p, in.width, in.height, c)) continue;
+          Image poisoned(in.width, in.height, c);
+          testing::poison(poisoned);
+          DeviceImage d_out = DeviceImage::upload(ctx, poisoned);
+          epsilon(ctx, d_in, d_out, p, v.name);
+          EXPECT_TRUE(testing::images_equal(expected, d_out.download(ctx)));
+        }
       }
   }
 }
@@ -439,6 +474,8 @@ TEST(EpsilonHost, UnsupportedNamesTheReason) {
   EXPECT_NE(epsilon_unsupported(bare, "vec4_half", p, 64, 64, 4).value_or("").find("cl_khr_fp16"), std::string::npos);
   bare.local_mem_bytes = 1024;
   EXPECT_NE(epsilon_unsupported(bare, "local", p, 64, 64, 4).value_or("").find("local memory"), std::string::npos);
+  EXPECT_NE(epsilon_unsupported(bare, "regblock", p, 64, 64, 1).value_or("").find("local memory"),
+            std::string::npos);
   EXPECT_TRUE(epsilon_unsupported(bare, "no_such_variant", p, 64, 64, 1).has_value());
   for (const char* plain : {"packed", "vec4", "vec8", "vec16", "vec4_branchless", "vec8_branchless"})
     EXPECT_FALSE(epsilon_unsupported(bare, plain, p, 64, 64, 4)) << plain;

@@ -75,7 +75,23 @@ std::string kernel_name(const std::string& variant) {
   if (variant == "host_roundtrip" || variant == "col1d") return "jacobi_col1d";
   if (variant == "row1d") return "jacobi_row1d";
   if (variant == "tiled2d") return "jacobi_tiled2d";
+  if (variant == "strip") return "jacobi_strip";
+  if (variant == "wavefront") return "jacobi_wavefront";
   return "jacobi_temporal";
+}
+
+// Build options: strip's and wavefront's register arrays need their sizes at compile time.
+std::string kernel_options(const std::string& variant, const TuningConfig& config, int width) {
+  const VariantInfo& info = *find_variant(jacobi_variants(), variant);
+  if (variant == "strip") {
+    const int vec = tunable_value(config, info, "vec");
+    return fmt::format("-D VEC={} -D ROWS={} -D ALIGNED={}", vec, tunable_value(config, info, "rows"),
+                       width % vec == 0 ? 1 : 0);
+  }
+  if (variant == "wavefront")
+    return fmt::format("-D STEPS={} -D COLS={}", tunable_value(config, info, "steps"),
+                       tunable_value(config, info, "cols"));
+  return kNoOptions;
 }
 
 // The largest float <= t (t >= 0): change <= t in double exactly when its bits are <= this one's.
@@ -115,13 +131,13 @@ class Runner {
         config_(config),
         w_(u.width),
         h_(u.height) {
-    kernel_ = &ctx.kernel(kKernelFile, kNoOptions, kernel_name(variant_));
+    kernel_ = &ctx.kernel(kKernelFile, kernel_options(variant_, config_, w_), kernel_name(variant_));
     other_ = ctx.scratch_buffer("jacobi.other", u.byte_size());
     window_ = params.tolerance ? params.check_every : 0;
     changes_ = ctx.scratch_buffer("jacobi.changes",
                                   sizeof(cl_uint) * std::size_t(std::max(window_, kMaxJacobiStepsPerLaunch)));
     tol_bits_ = params.tolerance ? tolerance_bits(*params.tolerance) : 0;
-    per_launch_ = variant_ == "temporal" ? jacobi_temporal_steps(config_, info_) : 1;
+    per_launch_ = jacobi_temporal_steps(config_, info_);
   }
 
   JacobiDeviceRun run() {
@@ -235,6 +251,26 @@ class Runner {
     }
     const auto [gx, gy] = jacobi_work_group(config_, info_);
     const auto lx = std::size_t(gx), ly = std::size_t(gy);
+    if (variant_ == "strip") {
+      const auto vec = std::size_t(tunable_value(config_, info_, "vec"));
+      const auto rows = std::size_t(tunable_value(config_, info_, "rows"));
+      set_kernel_args(k, edges_.buffer, l.src, l.dst, w_, h_, changes_, prev_from, prev_to, slot, tol_bits_,
+                      cl::Local(sizeof(cl_uint) * lx * ly));
+      const cl::NDRange global(round_up((W + vec - 1) / vec, lx), round_up((H + rows - 1) / rows, ly));
+      events.push_back(launch(ctx_, k, global, cl::NDRange(lx, ly)));
+      return;
+    }
+    if (variant_ == "wavefront") {
+      const int steps = jacobi_temporal_steps(config_, info_), cols = tunable_value(config_, info_, "cols");
+      const int rows = jacobi_wavefront_rows(ctx_.info(), config_, w_, h_);
+      const std::size_t owned = std::size_t(cols) * lx - 2 * std::size_t(steps);
+      const std::size_t levels = sizeof(float) * 2 * std::size_t(steps) * (lx + 2);
+      set_kernel_args(k, edges_.buffer, l.src, l.dst, w_, h_, l.count, rows, changes_, prev_from, prev_to,
+                      slot, tol_bits_, cl::Local(levels), cl::Local(cols > 1 ? levels : sizeof(float)));
+      const cl::NDRange global((W + owned - 1) / owned * lx, (H + std::size_t(rows) - 1) / std::size_t(rows));
+      events.push_back(launch(ctx_, k, global, cl::NDRange(lx, 1)));
+      return;
+    }
     const cl::NDRange global(round_up(W, lx), round_up(H, ly)), local(lx, ly);
     if (variant_ == "tiled2d") {
       set_kernel_args(k, edges_.buffer, l.src, l.dst, w_, h_, changes_, prev_from, prev_to, slot, tol_bits_,
@@ -270,7 +306,8 @@ class Runner {
 
 void jacobi_prepare(Context& ctx, std::string_view variant, int width, int height, const TuningConfig& config) {
   check_size(width, height);
-  ctx.kernel(kKernelFile, kNoOptions, kernel_name(resolve_variant(ctx, variant, width, height, config).variant));
+  const VariantChoice choice = resolve_variant(ctx, variant, width, height, config);
+  ctx.kernel(kKernelFile, kernel_options(choice.variant, choice.config, width), kernel_name(choice.variant));
 }
 
 JacobiDeviceRun jacobi_reconstruct(Context& ctx, const DeviceFloatImage& edges, DeviceFloatImage& u,

@@ -1,7 +1,7 @@
 // The edge map and every reconstruction variant against the double-precision reference (relative L2
 // <= 1e-5, SPEC), the reference itself against a brute-force seed-style computation, temporal blocking
-// against one-step Jacobi bit for bit, the exact iteration count of the tolerance stop, a round trip
-// that rebuilds an image, and the errors bad arguments give.
+// (temporal, wavefront) and strip against one-step Jacobi bit for bit, the exact iteration count of the
+// tolerance stop, a round trip that rebuilds an image, and the errors bad arguments give.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -288,6 +288,67 @@ TEST(JacobiTemporal, EqualsOneStepJacobiBitForBit) {
   }
 }
 
+// wavefront: several bands and row blocks (small work-groups and blocks), every column count, k above and
+// below the iteration count, launches of fewer than k iterations (the checked path), interior blocks of
+// full launches (the fast path), widths and heights off every multiple.
+TEST(JacobiWavefront, EqualsOneStepJacobiBitForBit) {
+  Context& ctx = test_context();
+  const std::vector<TuningConfig> configs = {
+      {{"steps", 1}, {"cols", 1}, {"local_x", 16}, {"rows", 8}},
+      {{"steps", 3}, {"cols", 2}, {"local_x", 16}, {"rows", 5}},
+      {{"steps", 8}, {"cols", 1}, {"local_x", 32}, {"rows", 0}},
+      {{"steps", 8}, {"cols", 2}, {"local_x", 16}, {"rows", 12}},
+      {{"steps", 4}, {"cols", 4}, {"local_x", 16}, {"rows", 3}},
+      {{"steps", 16}, {"cols", 1}, {"local_x", 64}, {"rows", 0}},
+  };
+  for (auto [w, h] : {std::pair{1, 1}, {5, 3}, {70, 45}, {131, 67}}) {
+    const auto seed = testing::fresh_seed();
+    const Image edges = random_edges(w, h, seed);
+    for (int n : {1, 5, 13, 37}) {
+      JacobiParams p;
+      p.iterations = n;
+      Image one_step;
+      run_device("tiled2d", edges, p, Image(), one_step);
+      for (const TuningConfig& config : configs) {
+        SCOPED_TRACE(fmt::format("{}x{} n={} [{}] seed={}", w, h, n, to_string(config), seed));
+        ASSERT_FALSE(jacobi_unsupported(ctx.info(), "wavefront", w, h, config));
+        Image got;
+        const JacobiDeviceRun run = run_device("wavefront", edges, p, Image(), got, config);
+        EXPECT_EQ(run.iterations, n);
+        ASSERT_TRUE(testing::images_equal(one_step, got));
+      }
+    }
+  }
+}
+
+// strip: every vector width, strip heights from 1 to 16, aligned rows (width % vec == 0) and not, partial
+// strips at the right and bottom edges.
+TEST(JacobiStrip, EqualsOneStepJacobiBitForBit) {
+  const std::vector<TuningConfig> configs = {
+      {{"vec", 1}, {"rows", 1}, {"local_x", 8}, {"local_y", 2}},
+      {{"vec", 2}, {"rows", 3}, {"local_x", 32}, {"local_y", 1}},
+      {{"vec", 4}, {"rows", 8}, {"local_x", 8}, {"local_y", 2}},
+      {{"vec", 4}, {"rows", 1}, {"local_x", 32}, {"local_y", 1}},
+      {{"vec", 1}, {"rows", 16}, {"local_x", 32}, {"local_y", 1}},
+      {{"vec", 2}, {"rows", 4}, {"local_x", 8}, {"local_y", 2}},
+  };
+  for (auto [w, h] : {std::pair{1, 1}, {6, 5}, {64, 33}, {71, 29}}) {
+    const auto seed = testing::fresh_seed();
+    const Image edges = random_edges(w, h, seed);
+    const Image initial = random_edges(w, h, seed + 1);
+    JacobiParams p;
+    p.iterations = 7;
+    Image one_step;
+    run_device("tiled2d", edges, p, initial, one_step);
+    for (const TuningConfig& config : configs) {
+      SCOPED_TRACE(fmt::format("{}x{} [{}] seed={}", w, h, to_string(config), seed));
+      Image got;
+      run_device("strip", edges, p, initial, got, config);
+      ASSERT_TRUE(testing::images_equal(one_step, got));
+    }
+  }
+}
+
 TEST(JacobiVariants, AllGiveTheSameIteratesBitForBit) {
   const auto seed = testing::fresh_seed();
   SCOPED_TRACE(fmt::format("seed={}", seed));
@@ -340,6 +401,13 @@ TEST(JacobiTolerance, CountMatchesTheReferenceForEveryVariantAndCheckInterval) {
         for (const auto& v : jacobi_variants()) {
           std::vector<TuningConfig> configs = {{}};
           if (v.name == "temporal") configs = {{{"steps", 3}}, {{"steps", 8}}, {{"steps", 16}, {"tile_x", 8}}};
+          // Several bands and row blocks, so several work-groups add to each iteration's maximum (the
+          // configurations of JacobiWavefront, whose programs PoCL has then compiled already).
+          if (v.name == "wavefront")
+            configs = {{{"steps", 3}, {"cols", 2}, {"local_x", 16}, {"rows", 5}},
+                       {{"steps", 8}, {"cols", 2}, {"local_x", 16}, {"rows", 12}},
+                       {{"steps", 16}, {"cols", 1}, {"local_x", 64}, {"rows", 0}}};
+          if (v.name == "strip") configs = {{}, {{"vec", 1}, {"rows", 3}, {"local_x", 8}, {"local_y", 1}}};
           for (const TuningConfig& config : configs) {
             SCOPED_TRACE(fmt::format("{}x{} variant={} [{}] m={} tolerance={} expected count={} seed={}", w, h,
                                      v.name, to_string(config), m, tolerance, count, seed));
@@ -500,6 +568,16 @@ TEST(JacobiHost, RefusesTunablesThatDoNotFit) {
   EXPECT_TRUE(jacobi_unsupported(nvidia_like, "temporal", 64, 64, {{"steps", 16}, {"tile_x", 32}, {"tile_y", 32}}));
   EXPECT_FALSE(jacobi_unsupported(nvidia_like, "temporal", 64, 64, {{"steps", 16}}));
   EXPECT_FALSE(jacobi_unsupported(nvidia_like, "temporal", 64, 64));
+  // wavefront: k in 1..16, a band wider than its two halos, its levels within local memory.
+  EXPECT_TRUE(jacobi_unsupported(device, "wavefront", 64, 64, {{"steps", 17}}));
+  EXPECT_TRUE(jacobi_unsupported(device, "wavefront", 64, 64, {{"steps", 16}, {"local_x", 16}, {"cols", 2}}));
+  EXPECT_TRUE(jacobi_unsupported(device, "wavefront", 64, 64, {{"cols", 3}}));
+  EXPECT_TRUE(
+      jacobi_unsupported(nvidia_like, "wavefront", 64, 64, {{"steps", 16}, {"local_x", 512}, {"cols", 2}}));
+  EXPECT_FALSE(jacobi_unsupported(nvidia_like, "wavefront", 64, 64));
+  EXPECT_FALSE(jacobi_unsupported(nvidia_like, "strip", 64, 64));
+  EXPECT_TRUE(jacobi_unsupported(device, "strip", 64, 64, {{"vec", 3}}));
+  EXPECT_TRUE(jacobi_unsupported(device, "strip", 64, 64, {{"rows", 0}}));
 }
 
 TEST(JacobiHost, AutoPicksASupportedVariant) {
