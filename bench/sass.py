@@ -33,6 +33,20 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 SHARED_HEADER = os.path.join(REPO, "src", "common", "border.cl")  # prepended to every kernel file
 LIBCLC = "/usr/lib/clc/nvptx64--nvidiacl.bc"
+# libclc leaves some native_* builtins to LLVM intrinsics that LLVM 15's NVPTX back end cannot lower;
+# NVIDIA's compiler maps them to these PTX approximations.
+PRELUDE = """
+#define SASS_APPROX(name, ptx) \\
+  inline float sass_##name(float x) { float r; asm(ptx " %0, %1;" : "=f"(r) : "f"(x)); return r; }
+SASS_APPROX(exp2, "ex2.approx.ftz.f32")
+SASS_APPROX(recip, "rcp.approx.ftz.f32")
+SASS_APPROX(sqrt, "sqrt.approx.ftz.f32")
+SASS_APPROX(rsqrt, "rsqrt.approx.ftz.f32")
+#define native_exp2(x) sass_exp2(x)
+#define native_recip(x) sass_recip(x)
+#define native_sqrt(x) sass_sqrt(x)
+#define native_rsqrt(x) sass_rsqrt(x)
+"""
 
 # Hopper pipes by opcode (the first word of the mnemonic). Anything unlisted counts as "other".
 PIPES = {
@@ -60,12 +74,13 @@ def find_tool(name):
 def ptx_from_cl(cl_path, defines, tmp):
     source = os.path.join(tmp, "kernel.cl")
     with open(source, "w") as out:
+        out.write(PRELUDE)
         for part in (SHARED_HEADER, cl_path):
             with open(part) as f:
                 out.write(f.read() + "\n")
     ptx = os.path.join(tmp, "kernel.ptx")
     cmd = ["clang-15", "-x", "cl", "-cl-std=CL1.2", "-target", "nvptx64--nvidiacl", "-march=sm_80", "-O3", "-S",
-           "-Xclang", "-finclude-default-header", "-Xclang", "-mlink-builtin-bitcode", "-Xclang", LIBCLC,
+           "-Xclang", "-finclude-default-header", "-Dasm=__asm__", "-Xclang", "-mlink-builtin-bitcode", "-Xclang", LIBCLC,
            *defines, "-o", ptx, source]
     subprocess.run(cmd, check=True)
     return ptx
@@ -81,9 +96,11 @@ def assemble(ptx, tmp):
     with open(fixed, "w") as f:
         f.write(text)
     cubin = os.path.join(tmp, "kernel.cubin")
-    info = subprocess.run([find_tool("ptxas"), "-arch=sm_90", "-O3", "-v", fixed, "-o", cubin],
-                          check=True, capture_output=True, text=True).stderr
-    return cubin, info
+    run = subprocess.run([find_tool("ptxas"), "-arch=sm_90", "-O3", "-v", "-c", fixed, "-o", cubin],
+                         capture_output=True, text=True)
+    if run.returncode:
+        sys.exit("sass.py: ptxas failed:\n" + run.stderr[-3000:])
+    return cubin, run.stderr
 
 
 def parse_sass(sass):

@@ -403,12 +403,21 @@ FORCE_INLINE void wf_step(const WfSweep* sw, int s, bool checks, bool ramp, floa
   if (s + 2 < total) wf_step(&sw, s + 2, CHECKS, RAMP && s + 2 < 2 * STEPS, wc, wa, wb, ed, nu, ne, m); \
   barrier(CLK_LOCAL_MEM_FENCE);
 
-__kernel void jacobi_wavefront(__global const float* restrict edges, __global const float* restrict src,
+// Two more build options cut the instructions of each pixel-level update (bench/NOTES.md):
+// - LOCAL_X, the work-group width: every local-memory address is then a base register plus a constant
+//   (with a runtime width each level's neighbour reads and writes cost three IMADs more);
+// - MEASURE: 0 builds a program that never measures the change (the host uses it for every launch
+//   that does not), so the per-level tests and maxima of the tolerance stop leave the loop.
+#ifndef MEASURE
+#define MEASURE 1
+#endif
+__kernel __attribute__((reqd_work_group_size(LOCAL_X, 1, 1))) void jacobi_wavefront(
+    __global const float* restrict edges, __global const float* restrict src,
                                __global float* restrict dst, int w, int h, int steps, int rows,
                                __global uint* changes, int prev_from, int prev_to, int slot, uint tol_bits,
                                __local uint* first, __local uint* last_cols) {
   if (converged_before(changes, prev_from, prev_to, tol_bits)) return;
-  const int tw = get_local_size(0), i = get_local_id(0);
+  const int tw = LOCAL_X, i = get_local_id(0);
   const int ow = COLS * tw - 2 * STEPS;  // owned columns
   const int x0 = get_group_id(0) * ow - STEPS, y0 = get_group_id(1) * rows;
   WfSweep sw;
@@ -421,7 +430,7 @@ __kernel void jacobi_wavefront(__global const float* restrict edges, __global co
 #endif
   sw.w = w, sw.h = h, sw.steps = steps, sw.y0 = y0, sw.y_end = min(y0 + rows, h), sw.i = i;
   sw.pitch = tw + 2;  // one pad on each side of a row of work-items
-  sw.measure = slot >= 0;
+  sw.measure = MEASURE && slot >= 0;  // MEASURE 0: the host never passes slot >= 0
 #pragma unroll
   for (int c = 0; c < COLS; ++c) {
     const int p = COLS * i + c;
@@ -469,6 +478,7 @@ __kernel void jacobi_wavefront(__global const float* restrict edges, __global co
   for (; s < total; s += 3) {
     WF_STEP3(false, false)
   }
+#if MEASURE
   // Every level's largest change over the work-group: one tree for all levels, in `first` (free now).
   // Run whether or not this launch measures: PoCL 3.1 miscompiled it inside `if (measure)` (wrong maxima
   // from the second launch on), and it costs a few barriers per work-group.
@@ -488,5 +498,6 @@ __kernel void jacobi_wavefront(__global const float* restrict edges, __global co
   if (sw.measure)
     for (int t = i; t < steps; t += tw)
       if (red[t * tw] > 0) atomic_max(changes + slot + t, red[t * tw]);
+#endif
 }
 #endif  // STEPS

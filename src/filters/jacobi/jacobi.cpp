@@ -80,8 +80,10 @@ std::string kernel_name(const std::string& variant) {
   return "jacobi_temporal";
 }
 
-// Build options: strip's and wavefront's register arrays need their sizes at compile time.
-std::string kernel_options(const std::string& variant, const TuningConfig& config, int width) {
+// Build options: strip's and wavefront's register arrays need their sizes at compile time; wavefront
+// also takes its work-group width and whether it measures the change (jacobi.cl).
+std::string kernel_options(const std::string& variant, const TuningConfig& config, int width,
+                           bool measure = false) {
   const VariantInfo& info = *find_variant(jacobi_variants(), variant);
   if (variant == "strip") {
     const int vec = tunable_value(config, info, "vec");
@@ -89,8 +91,9 @@ std::string kernel_options(const std::string& variant, const TuningConfig& confi
                        width % vec == 0 ? 1 : 0);
   }
   if (variant == "wavefront")
-    return fmt::format("-D STEPS={} -D COLS={}", tunable_value(config, info, "steps"),
-                       tunable_value(config, info, "cols"));
+    return fmt::format("-D STEPS={} -D COLS={} -D LOCAL_X={} -D MEASURE={}", tunable_value(config, info, "steps"),
+                       tunable_value(config, info, "cols"), tunable_value(config, info, "local_x"),
+                       measure ? 1 : 0);
   return kNoOptions;
 }
 
@@ -239,7 +242,7 @@ class Runner {
 
   // Enqueues one launch. `slot` < 0: do not measure; else the window slot of its first iteration.
   void enqueue(const Launch& l, int prev_from, int prev_to, int slot, std::vector<cl::Event>& events) {
-    cl::Kernel& k = *kernel_;
+    cl::Kernel& k = slot >= 0 ? measuring_kernel() : *kernel_;
     const auto W = std::size_t(w_), H = std::size_t(h_);
     if (variant_ == "host_roundtrip" || variant_ == "col1d" || variant_ == "row1d") {
       set_kernel_args(k, edges_.buffer, l.src, l.dst, w_, h_, changes_, prev_from, prev_to, slot, tol_bits_);
@@ -286,6 +289,14 @@ class Runner {
     events.push_back(launch(ctx_, k, global, local));
   }
 
+  // The kernel for launches that measure the change: the same one, except for wavefront, whose
+  // measuring program is built on first use.
+  cl::Kernel& measuring_kernel() {
+    if (!measuring_)
+      measuring_ = &ctx_.kernel(kKernelFile, kernel_options(variant_, config_, w_, true), kernel_name(variant_));
+    return *measuring_;
+  }
+
   Context& ctx_;
   const DeviceFloatImage& edges_;
   DeviceFloatImage& u_;
@@ -295,6 +306,7 @@ class Runner {
   const TuningConfig& config_;
   int w_, h_;
   cl::Kernel* kernel_ = nullptr;
+  cl::Kernel* measuring_ = nullptr;
   cl::Buffer other_, changes_;
   int window_ = 0;
   cl_uint tol_bits_ = 0;
