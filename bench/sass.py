@@ -15,6 +15,7 @@ nvdisasm from PyPI (pip install nvidia-cuda-nvcc nvidia-cuda-cuobjdump nvidia-cu
 Usage:
   bench/sass.py src/filters/sobel/sobel.cl sobel_row_tile -D OUTPUT=0 -D VEC=4 -D ALIGNED=1
   bench/sass.py driver.ptx sobel_row_tile
+  bench/sass.py ~/.cache/clfilters/programs/0123456789abcdef.bin sobel_row_tile   (its .txt names the build)
 Per loop (a backward branch and its target) it prints the instruction count and the split by pipe:
 ALU (integer/logic, 64 lanes per SM on Hopper), FMA (FP32 and IMAD, 128 lanes), XU (MUFU and
 conversions, 16 lanes), LSU (loads, stores, shared memory), and the rest. Dividing a loop's count by
@@ -89,8 +90,10 @@ def ptx_from_cl(cl_path, defines, tmp):
 def assemble(ptx, tmp):
     with open(ptx) as f:
         text = f.read()
-    # clang 15 writes PTX 7.5 for sm_80; sm_90 needs PTX 7.8.
-    text = re.sub(r"^\.version \d+\.\d+", ".version 7.8", text, flags=re.M)
+    # clang 15 writes PTX 7.5 for sm_80; sm_90 needs PTX 7.8 or later.
+    version = re.search(r"^\.version (\d+)\.(\d+)", text, flags=re.M)
+    if version and (int(version.group(1)), int(version.group(2))) < (7, 8):
+        text = re.sub(r"^\.version \d+\.\d+", ".version 7.8", text, flags=re.M)
     text = re.sub(r"^\.target sm_\d+", ".target sm_90", text, flags=re.M)
     fixed = os.path.join(tmp, "sm90.ptx")
     with open(fixed, "w") as f:
@@ -146,7 +149,8 @@ def main():
             joined.append(defines[i])
             i += 1
     with tempfile.TemporaryDirectory() as tmp:
-        ptx = src if src.endswith(".ptx") else ptx_from_cl(src, joined, tmp)
+        from_driver = src.endswith((".ptx", ".bin"))
+        ptx = src if from_driver else ptx_from_cl(src, joined, tmp)
         cubin, info = assemble(ptx, tmp)
         env = dict(os.environ, PATH=os.path.dirname(find_tool("nvdisasm")) + ":" + os.environ.get("PATH", ""))
         sass = subprocess.run([find_tool("cuobjdump"), "-sass", "-fun", kernel, cubin], check=True,
@@ -156,7 +160,7 @@ def main():
     instrs = parse_sass(sass)
     if not instrs:
         sys.exit(f"sass.py: no SASS for kernel {kernel}")
-    print(f"{kernel} (sm_90, {'driver PTX' if src.endswith('.ptx') else 'clang PTX'}): " + "; ".join(usage))
+    print(f"{kernel} (sm_90, {'driver PTX' if from_driver else 'clang PTX'}): " + "; ".join(usage))
     report("whole kernel", instrs)
     addr = {a: k for k, (a, _, _) in enumerate(instrs)}
     loops = []

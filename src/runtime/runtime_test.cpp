@@ -88,7 +88,17 @@ TEST(ProgramCache, BuildsOnceAndWritesTheDiskCache) {
   cl::Program& b = ctx.program_from_source("test.cl", source, "");
   EXPECT_EQ(a(), b());  // the in-memory cache returns the same program
   ASSERT_TRUE(fs::exists(dir / "clfilters" / "programs"));
-  EXPECT_FALSE(fs::is_empty(dir / "clfilters" / "programs"));
+  // One binary and, beside it, what it was built from.
+  int binaries = 0;
+  for (const auto& f : fs::directory_iterator(dir / "clfilters" / "programs")) {
+    if (f.path().extension() != ".bin") continue;
+    ++binaries;
+    std::ifstream about(fs::path(f.path()).replace_extension(".txt"));
+    std::string first_line;
+    std::getline(about, first_line);
+    EXPECT_EQ(first_line, "test.cl ") << f.path();
+  }
+  EXPECT_EQ(binaries, 1);
 
   // A second context loads the binary from disk, and the kernel from it works.
   Context again;
@@ -105,7 +115,7 @@ TEST(ProgramCache, BuildsOnceAndWritesTheDiskCache) {
 
   // A corrupt cached binary is rebuilt from source, not an error.
   for (const auto& f : fs::directory_iterator(dir / "clfilters" / "programs")) {
-    std::ofstream(f.path(), std::ios::binary | std::ios::trunc) << "garbage";
+    if (f.path().extension() == ".bin") std::ofstream(f.path(), std::ios::binary | std::ios::trunc) << "garbage";
   }
   Context third;
   EXPECT_NO_THROW(third.program_from_source("test.cl", source, ""));
