@@ -40,21 +40,38 @@ std::string today() {
                      tm.tm_min);
 }
 
-std::vector<std::string> selected_variants(const FilterSpec& spec, const std::string& which) {
-  std::vector<std::string> out;
-  if (which == "auto") return {"auto"};
+// The rows to time: "all", "auto", or names separated by commas, each optionally with explicit
+// tunables as the tuner prints them, "unrolled[block_x=2,rows=4]" (unknown names are dropped).
+struct SelectedVariant {
+  std::string name;
+  TuningConfig config;
+  std::string label;  // as given
+};
+
+std::vector<SelectedVariant> selected_variants(const FilterSpec& spec, const std::string& which) {
+  std::vector<SelectedVariant> out;
+  if (which == "auto") return {{"auto", {}, "auto"}};
   if (which == "all") {
-    for (const auto& v : spec.variants()) out.push_back(v.name);
-    out.push_back("auto");
+    for (const auto& v : spec.variants()) out.push_back({v.name, {}, v.name});
+    out.push_back({"auto", {}, "auto"});
     return out;
   }
   std::size_t start = 0;
-  while (start <= which.size()) {
-    const auto comma = which.find(',', start);
-    const std::string name = which.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    if (name == "auto" || find_variant(spec.variants(), name)) out.push_back(name);
-    if (comma == std::string::npos) break;
-    start = comma + 1;
+  while (start < which.size()) {
+    // The next comma outside brackets ends this entry.
+    std::size_t end = start;
+    for (int depth = 0; end < which.size() && (depth > 0 || which[end] != ','); ++end)
+      depth += which[end] == '[' ? 1 : which[end] == ']' ? -1 : 0;
+    const std::string entry = which.substr(start, end - start);
+    const auto bracket = entry.find('[');
+    const std::string name = entry.substr(0, bracket);
+    TuningConfig config;
+    if (bracket != std::string::npos) {
+      if (entry.back() != ']') throw std::invalid_argument(fmt::format("--variants: missing ']' in '{}'", entry));
+      config = parse_tuning_config(entry.substr(bracket + 1, entry.size() - bracket - 2));
+    }
+    if (name == "auto" || find_variant(spec.variants(), name)) out.push_back({name, config, entry});
+    start = end + 1;
   }
   return out;
 }
@@ -188,13 +205,13 @@ BenchReport run_bench(Context& ctx, const BenchOptions& options,
           }
         }
         std::optional<double> naive_ms;
-        for (const auto& variant : selected_variants(*spec, options.variants)) {
+        for (const auto& [variant, config, label] : selected_variants(*spec, options.variants)) {
           BenchRow row;
           row.filter = spec->name();
           row.params = params_text(params);
           row.width = w;
           row.height = h;
-          row.variant = row.resolved = variant;
+          row.variant = row.resolved = label;
           row.input_file = input_file;
           row.input_sha256 = input_sha256;
           if (variant == "auto") row.resolved = instance->auto_variant();
@@ -202,12 +219,12 @@ BenchReport run_bench(Context& ctx, const BenchOptions& options,
           row.cpu_all_ms = cpu_all;
           if (progress) progress(fmt::format("{} {} {}x{}: {}", spec->name(), row.params, w, h, variant));
           try {
-            if (auto why = variant == "auto" ? std::nullopt : instance->unsupported(variant, {})) {
+            if (auto why = variant == "auto" ? std::nullopt : instance->unsupported(variant, config)) {
               row.status = "skipped: " + *why;
               report.rows.push_back(row);
               continue;
             }
-            kernel_milliseconds(instance->enqueue(variant, {}));
+            kernel_milliseconds(instance->enqueue(variant, config));
             if (auto diff = instance->check_output()) {
               row.status = "WRONG: " + *diff;
               report.rows.push_back(row);
@@ -216,19 +233,19 @@ BenchReport run_bench(Context& ctx, const BenchOptions& options,
             const auto row_start = Clock::now();
             const double cap_ms = options.max_seconds_per_row * 1e3;
             for (int i = 0; i < options.warmup && ms_since(row_start) < cap_ms / 4; ++i)
-              kernel_milliseconds(instance->enqueue(variant, {}));
+              kernel_milliseconds(instance->enqueue(variant, config));
             std::vector<double> kernel, total;
             std::vector<double> call;
             for (int i = 0; i < options.runs && (i < 3 || ms_since(row_start) < cap_ms); ++i) {
               const auto call_start = Clock::now();
-              const auto events = instance->enqueue(variant, {});
+              const auto events = instance->enqueue(variant, config);
               check_cl(ctx.queue().finish(), "clFinish");
               call.push_back(ms_since(call_start));
               kernel.push_back(kernel_milliseconds(events));
             }
             row.call_ms = stats_of(call);
             for (int i = 0; i < options.total_runs && (i < 3 || ms_since(row_start) < cap_ms); ++i)
-              total.push_back(instance->run_host_to_host(variant, {}));
+              total.push_back(instance->run_host_to_host(variant, config));
             row.kernel_ms = stats_of(kernel);
             row.total_ms = stats_of(total);
             row.kernel_runs = int(kernel.size());
@@ -246,7 +263,7 @@ BenchReport run_bench(Context& ctx, const BenchOptions& options,
           row.gb_per_s = double(instance->bytes_moved()) / s / 1e9;
           row.bandwidth_fraction = report.copy_gb_per_s > 0 ? row.gb_per_s / report.copy_gb_per_s : 0;
           // The first variant of every spec is its baseline (the seeds' "naive").
-          if (variant == spec->variants().front().name) naive_ms = row.kernel_ms.median;
+          if (label == spec->variants().front().name) naive_ms = row.kernel_ms.median;
           if (naive_ms) row.speedup_vs_naive = *naive_ms / row.kernel_ms.median;
           if (cpu4) row.speedup_vs_cpu4 = *cpu4 / row.kernel_ms.median;
           if (cpu_all) row.speedup_vs_cpu_all = *cpu_all / row.kernel_ms.median;

@@ -128,5 +128,32 @@ TEST(BenchSaveInputs, WritesEachCaseInputWithItsHash) {
   std::filesystem::remove_all(dir, ignored);
 }
 
+// --variants NAME[k=v,...] times that configuration: a shape the device cannot launch is skipped with
+// its reason (so the tunables reached the filter), a good one runs and checks; a missing ']' is an error.
+TEST(BenchVariants, ExplicitTunablesReachTheFilter) {
+  const FilterSpec* spec = find_filter_spec("box-blur");
+  if (!spec) GTEST_SKIP() << "box-blur is not in this build";
+  Context ctx;
+  BenchOptions options;
+  options.filters = {spec};
+  options.sizes = {{21, 9}};
+  options.variants = "local_tile[tile_x=8,tile_y=4],local_tile[tile_x=4096,tile_y=4096]";
+  ParamMap params;
+  params.emplace("diameter", "5");
+  params.emplace("channels", "4");
+  options.cases = {params};
+  options.warmup = 0;
+  options.runs = 1;
+  options.total_runs = 1;
+  options.cpu_runs = 0;
+  const BenchReport report = run_bench(ctx, options);
+  ASSERT_EQ(report.rows.size(), 2u);
+  EXPECT_EQ(report.rows[0].variant, "local_tile[tile_x=8,tile_y=4]");
+  EXPECT_EQ(report.rows[0].status, "ok");
+  EXPECT_EQ(report.rows[1].status.rfind("skipped: ", 0), 0u) << report.rows[1].status;
+  options.variants = "local_tile[tile_x=8";
+  EXPECT_THROW(run_bench(ctx, options), std::invalid_argument);
+}
+
 }  // namespace
 }  // namespace clf

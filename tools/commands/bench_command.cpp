@@ -47,7 +47,7 @@ class BenchCommand : public Command {
     auto* cmd = app.add_subcommand("bench", "time every variant of the filters (warm-up, then timed runs)");
     cmd->add_option("FILTER", filters_, "filters to run (default: all)");
     cmd->add_option("--sizes", sizes_, "comma-separated WxH list")->capture_default_str();
-    cmd->add_option("--variants", variants_, "all | auto | comma-separated variant names")->capture_default_str();
+    cmd->add_option("--variants", variants_, "all | auto | comma-separated variant names, each optionally with tunables: unrolled[block_x=2,rows=4]")->capture_default_str();
     cmd->add_option("--params", params_, "one parameter set for every filter given, e.g. diameter=31,channels=1");
     cmd->add_option("--warmup", options_.warmup, "warm-up runs")->capture_default_str()->check(CLI::NonNegativeNumber);
     cmd->add_option("--runs", options_.runs, "timed runs (kernel time)")->capture_default_str()->check(CLI::PositiveNumber);
