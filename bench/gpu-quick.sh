@@ -4,6 +4,9 @@
 #   bench/gpu-quick.sh $OUT "box_blur" "bench box-blur --sizes 8192x8192 --variants all"
 # Each CLI command (separated by ';') runs on the NVIDIA device with its output in OUT_DIR/cmd-N.txt.
 # CLF_QUICK_TESTS=REGEX first runs the CTest tests matching REGEX on the NVIDIA device (OUT_DIR/ctest.log).
+# At the end the tuning database goes to OUT_DIR/tuning.json and the driver's built programs (PTX on
+# NVIDIA, each with a .txt naming its kernel file and options) to OUT_DIR/programs.tar.gz, for
+# bench/sass.py here.
 set -uo pipefail
 out="${1:?usage}"; filters="${2:?usage}"; cmds="${3:-}"
 cd "$(dirname "$0")/.."
@@ -34,3 +37,7 @@ for c in "${list[@]}"; do
   echo "== [$i] clfilters $c  ($(( $(date +%s) - start )) s, rc $?)"
   grep -vE '^\s*$' "$out/cmd-$i.txt" | tail -${CLF_TAIL:-12}
 done
+cache="$XDG_CACHE_HOME/clfilters"
+cp "$cache/tuning.json" "$out/" 2>/dev/null
+tar czf "$out/programs.tar.gz" -C "$cache" programs 2>/dev/null
+true

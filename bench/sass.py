@@ -16,6 +16,7 @@ Usage:
   bench/sass.py src/filters/sobel/sobel.cl sobel_row_tile -D OUTPUT=0 -D VEC=4 -D ALIGNED=1
   bench/sass.py driver.ptx sobel_row_tile
   bench/sass.py ~/.cache/clfilters/programs/0123456789abcdef.bin sobel_row_tile   (its .txt names the build)
+  --sass FILE (anywhere after the kernel name) also writes the whole SASS listing to FILE.
 Per loop (a backward branch and its target) it prints the instruction count and the split by pipe:
 ALU (integer/logic, 64 lanes per SM on Hopper), FMA (FP32 and IMAD, 128 lanes), XU (MUFU and
 conversions, 16 lanes), LSU (loads, stores, shared memory), and the rest. Dividing a loop's count by
@@ -139,6 +140,11 @@ def main():
     if len(sys.argv) < 3:
         sys.exit(__doc__)
     src, kernel, defines = sys.argv[1], sys.argv[2], sys.argv[3:]
+    listing = None
+    if "--sass" in defines:
+        at = defines.index("--sass")
+        listing = defines[at + 1]
+        del defines[at:at + 2]
     # "-D NAME=V" may come as two words.
     joined, i = [], 0
     while i < len(defines):
@@ -155,6 +161,9 @@ def main():
         env = dict(os.environ, PATH=os.path.dirname(find_tool("nvdisasm")) + ":" + os.environ.get("PATH", ""))
         sass = subprocess.run([find_tool("cuobjdump"), "-sass", "-fun", kernel, cubin], check=True,
                               capture_output=True, text=True, env=env).stdout
+    if listing:
+        with open(listing, "w") as f:
+            f.write(sass)
     block = re.search(rf"Compiling entry function '{re.escape(kernel)}'.*?\n(.*?)(?=Compiling entry|\Z)", info, re.S)
     usage = re.findall(r"(\d+ bytes stack frame.*|Used \d+ registers.*)", block.group(1) if block else "")
     instrs = parse_sass(sass)
