@@ -97,7 +97,9 @@ inline void group_max_to_global(uint bits, __local uint* scratch, __global uint*
 
 // seed 002, "Occupancy": a 2D decomposition, one pixel per work-item; the host swaps the buffers
 // between iterations. The work-group shape is the tunable the seed investigates (8x8, 16x16, 32x12).
-__kernel void jacobi_tiled2d(__global const float* edges, __global const float* src, __global float* dst, int w,
+// restrict (not in the seed) lets NVIDIA read u and the edges through the read-only path (LDG.CONSTANT).
+__kernel void jacobi_tiled2d(__global const float* restrict edges, __global const float* restrict src,
+                             __global float* restrict dst, int w,
                              int h, __global uint* changes, int prev_from, int prev_to, int slot, uint tol_bits,
                              __local uint* scratch) {
   if (converged_before(changes, prev_from, prev_to, tol_bits)) return;
