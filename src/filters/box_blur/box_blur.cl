@@ -566,4 +566,102 @@ __kernel void box_fused_blocks(__global const uint* src, __global uint* dst, int
     }
   }
 }
+// ---------------------------------------------------------------------------------------------
+// fused_prefix: fused_blocks' vertical pass, with the horizontal window taken from prefix sums in
+// FP32 so that a window costs the same whatever d is, mostly on the FP32 lanes (twice INT32's).
+// Not from a seed; issue 8.
+// - Each column sum is converted once to float (2^23 exponent trick) and each work-item stores the
+//   exclusive prefix Q of its ITEMS columns plus its block total. The window [s, s + d) of band
+//   columns is then (blocks s/ITEMS .. e/ITEMS - 1) + Q(e) - Q(s) with e = s + d: two local reads per
+//   output, the whole-block part (about d / ITEMS block reads) shared by the work-item's ITEMS outputs
+//   and corrected by one block at either end where an output's s or e crosses into the next block.
+// - Every intermediate is an integer below 2^24 for d <= 128 ((d + 2 ITEMS) * d * 255), so the float
+//   sums are exact and in any order; rounding is round_pack's FMA without its conversion.
+// - Q has one pad float4 per ITEMS entries: 16-byte reads ITEMS + 1 entries apart are conflict-free.
+// Predicted (bench/sass.py, ITEMS=8): see box_blur_spec.cpp's description and bench/NOTES.md.
+#define LOG2_ITEMS (ITEMS == 2 ? 1 : ITEMS == 4 ? 2 : 3)
+#define QIDX(x) ((x) + ((x) >> LOG2_ITEMS))
+
+// Column sums (R,B | G,A in 16-bit lanes) as exact floats, one LOP3/PRMT-able op per channel.
+inline float4 csum_to_float(uint2 v) {
+  const uint4 u = (uint4)((v.x & 0xFFFFu) | 0x4B000000u, (v.y & 0xFFFFu) | 0x4B000000u, (v.x >> 16) | 0x4B000000u,
+                          (v.y >> 16) | 0x4B000000u);
+  return as_float4(u) - 8388608.0f;
+}
+
+__kernel void box_fused_prefix(__global const uint* src, __global uint* dst, int w, int h, int d, int mode,
+                               uint cval, int strip, float inv_n, float bias, __local float4* qbuf,
+                               __local float4* blocks) {
+  const int lx = get_local_id(0), L = get_local_size(0);
+  const int r = d / 2, ra = (r + ITEMS - 1) / ITEMS * ITEMS, a = ra - r;
+  // Work-item t's outputs read blocks up to (t * ITEMS + a + d + ITEMS - 1) / ITEMS.
+  const int halo = (a + d + ITEMS - 1) / ITEMS;
+  const int tw = (L - halo) * ITEMS;
+  const int gx0 = get_group_id(0) * tw, cx = gx0 - ra + lx * ITEMS;
+  const int y0 = get_group_id(1) * strip, y1 = min(y0 + strip, h);
+  const bool aligned = w % ITEMS == 0 && gx0 - ra >= 0 && gx0 - ra + L * ITEMS <= w;
+
+  csum_t col[ITEMS];
+  uint p_in[ITEMS], p_out[ITEMS];
+  for (int k = 0; k < ITEMS; ++k) col[k] = 0;
+  int j = 0;
+  for (; j + 1 < d; j += 2) {
+    load_items(src, border_index(y0 - r + j, h, mode), cx, w, mode, cval, aligned, p_in);
+    load_items(src, border_index(y0 - r + j + 1, h, mode), cx, w, mode, cval, aligned, p_out);
+    for (int k = 0; k < ITEMS; ++k) col[k] += TO_CSUM(p_in[k]) + TO_CSUM(p_out[k]);
+  }
+  if (j < d) {
+    load_items(src, border_index(y0 - r + j, h, mode), cx, w, mode, cval, aligned, p_in);
+    for (int k = 0; k < ITEMS; ++k) col[k] += TO_CSUM(p_in[k]);
+  }
+  if (y0 + 1 < y1) {
+    load_items(src, border_index(y0 + 1 - r + d - 1, h, mode), cx, w, mode, cval, aligned, p_in);
+    load_items(src, border_index(y0 - r, h, mode), cx, w, mode, cval, aligned, p_out);
+  }
+  const int nb = (a + d) / ITEMS, am = (a + d) % ITEMS;  // output 0: whole blocks t .. t+nb-1, e % ITEMS
+  const int sbase = QIDX(lx * ITEMS + a), ebase = QIDX(lx * ITEMS + a + d);
+  for (int y = y0; y < y1; ++y) {
+    if (y > y0) {
+      for (int k = 0; k < ITEMS; ++k) col[k] = col[k] + TO_CSUM(p_in[k]) - TO_CSUM(p_out[k]);
+      if (y + 1 < y1) {
+        load_items(src, border_index(y + 1 - r + d - 1, h, mode), cx, w, mode, cval, aligned, p_in);
+        load_items(src, border_index(y - r, h, mode), cx, w, mode, cval, aligned, p_out);
+      }
+    }
+    const int buf = (y - y0) & 1;
+    __local float4* q = qbuf + buf * L * (ITEMS + 1);
+    __local float4* b = blocks + buf * L;
+    float4 run = 0.0f;
+#pragma unroll
+    for (int k = 0; k < ITEMS; ++k) {
+      q[lx * (ITEMS + 1) + k] = run;
+      run += csum_to_float(col[k]);
+    }
+    b[lx] = run;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (lx >= L - halo) continue;
+    float4 m = 0.0f;
+    for (int i = 0; i < nb; ++i) m += b[lx + i];
+    const float4 next = b[lx + nb];
+    pix_items o;
+#pragma unroll
+    for (int k = 0; k < ITEMS; ++k) {
+      // Output k's s (and e) lie in the next block once a + k (am + k) reaches ITEMS.
+      // The block corrections as FMAs by 0 or +-1 (exact on these integers) rather than selects.
+      const bool s_next = a + k >= ITEMS, e_next = am + k >= ITEMS;
+      const float4 s = fma(next, (float4)(e_next ? 1.0f : 0.0f),
+                           fma(run, (float4)(s_next ? -1.0f : 0.0f), m + q[ebase + k + e_next])) -
+                       q[sbase + k + s_next];
+      const uint4 u = as_uint4(fma(s, (float4)inv_n, (float4)bias) + 12582912.0f);
+      o.a[k] = (u.x & 0xFFu) | ((u.y & 0xFFu) << 8) | ((u.z & 0xFFu) << 16) | (u.w << 24);
+    }
+    const int x = gx0 + lx * ITEMS;
+    if (w % ITEMS == 0 && x + ITEMS <= w) {
+      *(__global pixvec_t*)(dst + y * w + x) = o.v;
+    } else {
+      for (int k = 0; k < ITEMS; ++k)
+        if (x + k < w) dst[y * w + x + k] = o.a[k];
+    }
+  }
+}
 #endif

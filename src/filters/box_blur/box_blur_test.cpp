@@ -101,7 +101,8 @@ void check_variant(const std::string& variant, SizeCase size, const std::vector<
           // fused_sliding beyond its rounding's range.
           EXPECT_TRUE((variant == "two_pass" && d % 2 == 1) || variant == "local_tile" ||
                       (variant == "fused_sliding" && d > 2047) ||
-                      (variant == "fused_blocks" && (c == 1 || d > 2047)))
+                      (variant == "fused_blocks" && (c == 1 || d > 2047)) ||
+                      (variant == "fused_prefix" && (c == 1 || d > 128)))
               << *why;
           continue;
         }
@@ -167,7 +168,7 @@ TEST(BoxBlurFusedTunables, EveryTunableCombinationMatchesTheReference) {
   Context& ctx = test_context();
   const Image in = testing::random_image(200, 90, 4, SampleType::u8, testing::fresh_seed());
   DeviceImage d_in = DeviceImage::upload(ctx, in);
-  for (const std::string variant : {"fused_sliding", "fused_blocks"}) {
+  for (const std::string variant : {"fused_sliding", "fused_blocks", "fused_prefix"}) {
     const VariantInfo& info = *find_variant(box_blur_variants(), variant);
     for (int d : {3, 15, 16, 31})
       for (const TuningConfig& config : all_configs(info)) {
