@@ -578,6 +578,9 @@ __kernel void box_fused_blocks(__global const uint* src, __global uint* dst, int
 // - Every intermediate is an integer below 2^24 for d <= 128 ((d + 2 ITEMS) * d * 255), so the float
 //   sums are exact and in any order; rounding is round_pack's FMA without its conversion.
 // - Q has one pad float4 per ITEMS entries: 16-byte reads ITEMS + 1 entries apart are conflict-free.
+// - -D WIN_A = (-(d/2)) mod ITEMS and WIN_AM = (WIN_A + d) mod ITEMS (at most 2 ITEMS programs, from d
+//   mod 2 ITEMS): with them known the block corrections are two adds per work-item and the prefix
+//   reads take immediate offsets, instead of 8 FMAs per output with runtime values.
 // Predicted (bench/sass.py, ITEMS=8): see box_blur_spec.cpp's description and bench/NOTES.md.
 #define LOG2_ITEMS (ITEMS == 2 ? 1 : ITEMS == 4 ? 2 : 3)
 #define QIDX(x) ((x) + ((x) >> LOG2_ITEMS))
@@ -618,7 +621,7 @@ __kernel void box_fused_prefix(__global const uint* src, __global uint* dst, int
     load_items(src, border_index(y0 + 1 - r + d - 1, h, mode), cx, w, mode, cval, aligned, p_in);
     load_items(src, border_index(y0 - r, h, mode), cx, w, mode, cval, aligned, p_out);
   }
-  const int nb = (a + d) / ITEMS, am = (a + d) % ITEMS;  // output 0: whole blocks t .. t+nb-1, e % ITEMS
+  const int nb = (a + d) / ITEMS;  // output 0's window: whole blocks t .. t + nb - 1, then e % ITEMS == WIN_AM
   const int sbase = QIDX(lx * ITEMS + a), ebase = QIDX(lx * ITEMS + a + d);
   for (int y = y0; y < y1; ++y) {
     if (y > y0) {
@@ -643,15 +646,15 @@ __kernel void box_fused_prefix(__global const uint* src, __global uint* dst, int
     float4 m = 0.0f;
     for (int i = 0; i < nb; ++i) m += b[lx + i];
     const float4 next = b[lx + nb];
+    // Output k's s (e) lies in the next block from k = ITEMS - WIN_A (ITEMS - WIN_AM) on: the block
+    // range gains `next` and loses `run` there, and the prefix read skips the pad entry.
+    float4 mk = m;
     pix_items o;
 #pragma unroll
     for (int k = 0; k < ITEMS; ++k) {
-      // Output k's s (and e) lie in the next block once a + k (am + k) reaches ITEMS.
-      // The block corrections as FMAs by 0 or +-1 (exact on these integers) rather than selects.
-      const bool s_next = a + k >= ITEMS, e_next = am + k >= ITEMS;
-      const float4 s = fma(next, (float4)(e_next ? 1.0f : 0.0f),
-                           fma(run, (float4)(s_next ? -1.0f : 0.0f), m + q[ebase + k + e_next])) -
-                       q[sbase + k + s_next];
+      if (k == ITEMS - WIN_AM) mk += next;
+      if (k == ITEMS - WIN_A) mk -= run;
+      const float4 s = mk + q[ebase + k + (k >= ITEMS - WIN_AM)] - q[sbase + k + (k >= ITEMS - WIN_A)];
       const uint4 u = as_uint4(fma(s, (float4)inv_n, (float4)bias) + 12582912.0f);
       o.a[k] = (u.x & 0xFFu) | ((u.y & 0xFFu) << 8) | ((u.z & 0xFFu) << 16) | (u.w << 24);
     }
