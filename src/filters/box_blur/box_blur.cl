@@ -581,7 +581,13 @@ __kernel void box_fused_blocks(__global const uint* src, __global uint* dst, int
 // - -D WIN_A = (-(d/2)) mod ITEMS and WIN_AM = (WIN_A + d) mod ITEMS (at most 2 ITEMS programs, from d
 //   mod 2 ITEMS): with them known the block corrections are two adds per work-item and the prefix
 //   reads take immediate offsets, instead of 8 FMAs per output with runtime values.
-// Predicted (bench/sass.py, ITEMS=8): see box_blur_spec.cpp's description and bench/NOTES.md.
+// Predicted with bench/sass.py (clang PTX, ITEMS=8, local_x=64, strip=64; interior rows, halo
+// work-items and strip warm-up included): ~67 instructions per pixel at d=3 and d=9 (~22 INT32,
+// ~37 FP32), ~77 at d=31, ~88 at d=63, against fused_blocks' ~86, ~90, ~150, ~215 by the same count.
+// The per-output part is ~25 (2 LDS.128, 13 FADD, 4 FFMA, 3 LOP3, addresses). Local memory per
+// work-group: 2 * local_x * (ITEMS + 2) * 16 bytes (20.5 KiB at 64 x 8).
+// Only built for fused_prefix (WIN_A given), so fused_blocks' programs stay as they were.
+#if defined(WIN_A) && defined(WIN_AM)
 #define LOG2_ITEMS (ITEMS == 2 ? 1 : ITEMS == 4 ? 2 : 3)
 #define QIDX(x) ((x) + ((x) >> LOG2_ITEMS))
 
@@ -667,4 +673,5 @@ __kernel void box_fused_prefix(__global const uint* src, __global uint* dst, int
     }
   }
 }
+#endif  // WIN_A
 #endif
