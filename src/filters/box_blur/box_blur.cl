@@ -585,7 +585,8 @@ __kernel void box_fused_blocks(__global const uint* src, __global uint* dst, int
 // work-items and strip warm-up included): ~67 instructions per pixel at d=3 and d=9 (~22 INT32,
 // ~37 FP32), ~77 at d=31, ~88 at d=63, against fused_blocks' ~86, ~90, ~150, ~215 by the same count.
 // The per-output part is ~25 (2 LDS.128, 13 FADD, 4 FFMA, 3 LOP3, addresses). Local memory per
-// work-group: 2 * local_x * (ITEMS + 2) * 16 bytes (20.5 KiB at 64 x 8).
+// work-group: 2 * local_x * (ITEMS + 2) * 16 bytes (20.5 KiB at 64 x 8). Registers (clang PTX, ptxas
+// sm_90): 99 at ITEMS=8, 57 at ITEMS=4 (fused_blocks: 69 at ITEMS=4).
 // Only built for fused_prefix (WIN_A given), so fused_blocks' programs stay as they were.
 #if defined(WIN_A) && defined(WIN_AM)
 #define LOG2_ITEMS (ITEMS == 2 ? 1 : ITEMS == 4 ? 2 : 3)
@@ -596,6 +597,22 @@ inline float4 csum_to_float(uint2 v) {
   const uint4 u = (uint4)((v.x & 0xFFFFu) | 0x4B000000u, (v.y & 0xFFFFu) | 0x4B000000u, (v.x >> 16) | 0x4B000000u,
                           (v.y >> 16) | 0x4B000000u);
   return as_float4(u) - 8388608.0f;
+}
+
+// load_items with the columns' border indices computed once per work-item (they do not change with
+// the row): the edge work-groups' path stays short, which keeps the register count near the aligned
+// path's.
+inline void load_items_x(__global const uint* src, int yy, int cx, int w, uint cval, bool aligned,
+                         const int* xk, uint* p) {
+  if (yy < 0) {
+    for (int k = 0; k < ITEMS; ++k) p[k] = cval;
+  } else if (aligned) {
+    pix_items u;
+    u.v = *(__global const pixvec_t*)(src + yy * w + cx);
+    for (int k = 0; k < ITEMS; ++k) p[k] = u.a[k];
+  } else {
+    for (int k = 0; k < ITEMS; ++k) p[k] = xk[k] < 0 ? cval : src[yy * w + xk[k]];
+  }
 }
 
 __kernel void box_fused_prefix(__global const uint* src, __global uint* dst, int w, int h, int d, int mode,
@@ -612,20 +629,22 @@ __kernel void box_fused_prefix(__global const uint* src, __global uint* dst, int
 
   csum_t col[ITEMS];
   uint p_in[ITEMS], p_out[ITEMS];
+  int xk[ITEMS];
+  for (int k = 0; k < ITEMS; ++k) xk[k] = aligned ? 0 : border_index(cx + k, w, mode);
   for (int k = 0; k < ITEMS; ++k) col[k] = 0;
   int j = 0;
   for (; j + 1 < d; j += 2) {
-    load_items(src, border_index(y0 - r + j, h, mode), cx, w, mode, cval, aligned, p_in);
-    load_items(src, border_index(y0 - r + j + 1, h, mode), cx, w, mode, cval, aligned, p_out);
+    load_items_x(src, border_index(y0 - r + j, h, mode), cx, w, cval, aligned, xk, p_in);
+    load_items_x(src, border_index(y0 - r + j + 1, h, mode), cx, w, cval, aligned, xk, p_out);
     for (int k = 0; k < ITEMS; ++k) col[k] += TO_CSUM(p_in[k]) + TO_CSUM(p_out[k]);
   }
   if (j < d) {
-    load_items(src, border_index(y0 - r + j, h, mode), cx, w, mode, cval, aligned, p_in);
+    load_items_x(src, border_index(y0 - r + j, h, mode), cx, w, cval, aligned, xk, p_in);
     for (int k = 0; k < ITEMS; ++k) col[k] += TO_CSUM(p_in[k]);
   }
   if (y0 + 1 < y1) {
-    load_items(src, border_index(y0 + 1 - r + d - 1, h, mode), cx, w, mode, cval, aligned, p_in);
-    load_items(src, border_index(y0 - r, h, mode), cx, w, mode, cval, aligned, p_out);
+    load_items_x(src, border_index(y0 + 1 - r + d - 1, h, mode), cx, w, cval, aligned, xk, p_in);
+    load_items_x(src, border_index(y0 - r, h, mode), cx, w, cval, aligned, xk, p_out);
   }
   const int nb = (a + d) / ITEMS;  // output 0's window: whole blocks t .. t + nb - 1, then e % ITEMS == WIN_AM
   const int sbase = QIDX(lx * ITEMS + a), ebase = QIDX(lx * ITEMS + a + d);
@@ -633,8 +652,8 @@ __kernel void box_fused_prefix(__global const uint* src, __global uint* dst, int
     if (y > y0) {
       for (int k = 0; k < ITEMS; ++k) col[k] = col[k] + TO_CSUM(p_in[k]) - TO_CSUM(p_out[k]);
       if (y + 1 < y1) {
-        load_items(src, border_index(y + 1 - r + d - 1, h, mode), cx, w, mode, cval, aligned, p_in);
-        load_items(src, border_index(y - r, h, mode), cx, w, mode, cval, aligned, p_out);
+        load_items_x(src, border_index(y + 1 - r + d - 1, h, mode), cx, w, cval, aligned, xk, p_in);
+        load_items_x(src, border_index(y - r, h, mode), cx, w, cval, aligned, xk, p_out);
       }
     }
     const int buf = (y - y0) & 1;
