@@ -575,20 +575,25 @@ __kernel void box_fused_blocks(__global const uint* src, __global uint* dst, int
 //   columns is then (blocks s/ITEMS .. e/ITEMS - 1) + Q(e) - Q(s) with e = s + d: two local reads per
 //   output, the whole-block part (about d / ITEMS block reads) shared by the work-item's ITEMS outputs
 //   and corrected by one block at either end where an output's s or e crosses into the next block.
-// - Every intermediate is an integer below 2^24 for d <= 128 ((d + 2 ITEMS) * d * 255), so the float
-//   sums are exact and in any order; rounding is round_pack's FMA without its conversion.
+// - Every intermediate is a multiple of 0.5 below 2^23 for d <= 128 ((d + 3 ITEMS) * d * 255), so the
+//   float sums are exact and in any order.
+// - Rounding in one FMA: with `half_fix` = n/2 + 0.5 - 0.5 n (0 or 0.5, added once per row through the
+//   block sum), fma(s + half_fix, 1/n, 1.5 * 2^23) rounds (s + n/2 + 0.5) / n - 0.5 to the nearest
+//   integer, which is (s + n/2) / n: that value is never within 0.5/n of a tie and 1/n's rounding moves
+//   it by at most 256 * 2^-24 (d <= 128). Checked exhaustively for every s and d <= 128 (float64
+//   emulation of the FMA). round_pack needs an FADD more per channel. Not from a seed.
 // - Q has one pad float4 per ITEMS entries: 16-byte reads ITEMS + 1 entries apart are conflict-free.
 // - -D WIN_A = (-(d/2)) mod ITEMS and WIN_AM = (WIN_A + d) mod ITEMS (at most 2 ITEMS programs, from d
 //   mod 2 ITEMS): with them known the block corrections are two adds per work-item and the prefix
 //   reads take immediate offsets, instead of 8 FMAs per output with runtime values.
-// Predicted with bench/sass.py (clang PTX, ITEMS=8, local_x=64, strip=64; interior rows, halo
-// work-items and strip warm-up included): ~67 instructions per pixel at d=3 and d=9 (~22 INT32,
-// ~37 FP32), ~77 at d=31, ~88 at d=63, against fused_blocks' ~86, ~90, ~150, ~215 by the same count.
-// The per-output part is ~25 (2 LDS.128, 13 FADD, 4 FFMA, 3 LOP3, addresses). Local memory per
-// work-group: 2 * local_x * (ITEMS + 2) * 16 bytes (20.5 KiB at 64 x 8). Registers (clang PTX, ptxas
-// sm_90): 99 at ITEMS=8, 57 at ITEMS=4 (fused_blocks: 69 at ITEMS=4).
+// Predicted with bench/sass.py (clang PTX; interior rows, i.e. border branches not taken; halo
+// work-items and strip warm-up included), ITEMS=8, local_x=64, strip=64: ~57 instructions per pixel
+// at d=3, 9 and 11 (~21 INT32, ~27 FP32, ~4.5 LSU), ~65 at d=31, ~74 at d=63; fused_blocks by the same
+// count (items=4, local_x=64): ~77, ~82, ~182, ~250. The per-output part is ~21 (2 LDS.128, 9 FADD,
+// 4 FFMA, 3 LOP3, addresses); the per-column part ~20 (unpack and slide 8 INT32, to float 4, 8 FADD,
+// 1 STS.128). Local memory per work-group: 2 * local_x * (ITEMS + 2) * 16 bytes (20.5 KiB at 64 x 8).
+// Registers (ptxas sm_90): 100 at ITEMS=8, ~57 at ITEMS=4 (fused_blocks: 69 at ITEMS=4).
 // Only built for fused_prefix (WIN_A given), so fused_blocks' programs stay as they were.
-#if defined(WIN_A) && defined(WIN_AM)
 #define LOG2_ITEMS (ITEMS == 2 ? 1 : ITEMS == 4 ? 2 : 3)
 #define QIDX(x) ((x) + ((x) >> LOG2_ITEMS))
 
@@ -616,7 +621,7 @@ inline void load_items_x(__global const uint* src, int yy, int cx, int w, uint c
 }
 
 __kernel void box_fused_prefix(__global const uint* src, __global uint* dst, int w, int h, int d, int mode,
-                               uint cval, int strip, float inv_n, float bias, __local float4* qbuf,
+                               uint cval, int strip, float inv_n, float half_fix, __local float4* qbuf,
                                __local float4* blocks) {
   const int lx = get_local_id(0), L = get_local_size(0);
   const int r = d / 2, ra = (r + ITEMS - 1) / ITEMS * ITEMS, a = ra - r;
@@ -668,7 +673,7 @@ __kernel void box_fused_prefix(__global const uint* src, __global uint* dst, int
     b[lx] = run;
     barrier(CLK_LOCAL_MEM_FENCE);
     if (lx >= L - halo) continue;
-    float4 m = 0.0f;
+    float4 m = (float4)half_fix;
     for (int i = 0; i < nb; ++i) m += b[lx + i];
     const float4 next = b[lx + nb];
     // Output k's s (e) lies in the next block from k = ITEMS - WIN_A (ITEMS - WIN_AM) on: the block
@@ -680,7 +685,7 @@ __kernel void box_fused_prefix(__global const uint* src, __global uint* dst, int
       if (k == ITEMS - WIN_AM) mk += next;
       if (k == ITEMS - WIN_A) mk -= run;
       const float4 s = mk + q[ebase + k + (k >= ITEMS - WIN_AM)] - q[sbase + k + (k >= ITEMS - WIN_A)];
-      const uint4 u = as_uint4(fma(s, (float4)inv_n, (float4)bias) + 12582912.0f);
+      const uint4 u = as_uint4(fma(s, (float4)inv_n, (float4)12582912.0f));
       o.a[k] = (u.x & 0xFFu) | ((u.y & 0xFFu) << 8) | ((u.z & 0xFFu) << 16) | (u.w << 24);
     }
     const int x = gx0 + lx * ITEMS;

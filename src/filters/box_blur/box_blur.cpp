@@ -185,8 +185,9 @@ std::vector<cl::Event> box_blur(Context& ctx, const DeviceImage& in, DeviceImage
   }
   if (variant == "fused_prefix") {
     const BlocksShape shape = box_prefix_shape(tunables, d);
-    const auto inv_n = float(1.0 / double(n)), bias = float((double(n / 2) + 0.5) / double(n) - 0.5);
-    set_kernel_args(kernel(0), in.buffer, out.buffer, w, h, d, mode, cval, shape.strip, inv_n, bias,
+    // One-FMA rounding (see box_fused_prefix): 0.5 for even n, 0 for odd.
+    const auto inv_n = float(1.0 / double(n)), half_fix = float(double(n / 2) + 0.5 - 0.5 * double(n));
+    set_kernel_args(kernel(0), in.buffer, out.buffer, w, h, d, mode, cval, shape.strip, inv_n, half_fix,
                     cl::Local(shape.entry_bytes), cl::Local(shape.block_bytes));
     const std::size_t tw = std::size_t(shape.local_x - shape.halo) * std::size_t(shape.items);
     const std::size_t groups_x = (W + tw - 1) / tw, groups_y = (H + shape.strip - 1) / std::size_t(shape.strip);
