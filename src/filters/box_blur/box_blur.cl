@@ -591,7 +591,7 @@ __kernel void box_fused_blocks(__global const uint* src, __global uint* dst, int
 // at d=3, 9 and 11 (~21 INT32, ~27 FP32, ~4.5 LSU), ~65 at d=31, ~74 at d=63; fused_blocks by the same
 // count (items=4, local_x=64): ~77, ~82, ~182, ~250. The per-output part is ~21 (2 LDS.128, 9 FADD,
 // 4 FFMA, 3 LOP3, addresses); the per-column part ~20 (unpack and slide 8 INT32, to float 4, 8 FADD,
-// 1 STS.128). Local memory per work-group: 2 * local_x * (ITEMS + 2) * 16 bytes (20.5 KiB at 64 x 8).
+// 1 STS.128). Local memory per work-group: 2 * local_x * (ITEMS + 2) * 16 bytes (20 KiB at 64 x 8).
 // Registers (ptxas sm_90): 100 at ITEMS=8, ~57 at ITEMS=4 (fused_blocks: 69 at ITEMS=4).
 // Only built for fused_prefix (WIN_A given), so fused_blocks' programs stay as they were.
 #define LOG2_ITEMS (ITEMS == 2 ? 1 : ITEMS == 4 ? 2 : 3)
