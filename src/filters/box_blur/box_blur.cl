@@ -566,4 +566,136 @@ __kernel void box_fused_blocks(__global const uint* src, __global uint* dst, int
     }
   }
 }
+// ---------------------------------------------------------------------------------------------
+// fused_prefix: fused_blocks' vertical pass, with the horizontal window taken from prefix sums in
+// FP32 so that a window costs the same whatever d is, mostly on the FP32 lanes (twice INT32's).
+// Not from a seed; issue 8.
+// - Each column sum is converted once to float (2^23 exponent trick) and each work-item stores the
+//   exclusive prefix Q of its ITEMS columns plus its block total. The window [s, s + d) of band
+//   columns is then (blocks s/ITEMS .. e/ITEMS - 1) + Q(e) - Q(s) with e = s + d: two local reads per
+//   output, the whole-block part (about d / ITEMS block reads) shared by the work-item's ITEMS outputs
+//   and corrected by one block at either end where an output's s or e crosses into the next block.
+// - Every intermediate is a multiple of 0.5 below 2^23 for d <= 128 ((d + 3 ITEMS) * d * 255), so the
+//   float sums are exact and in any order.
+// - Rounding in one FMA: with `half_fix` = n/2 + 0.5 - 0.5 n (0 or 0.5, added once per row through the
+//   block sum), fma(s + half_fix, 1/n, 1.5 * 2^23) rounds (s + n/2 + 0.5) / n - 0.5 to the nearest
+//   integer, which is (s + n/2) / n: that value is never within 0.5/n of a tie and 1/n's rounding moves
+//   it by at most 256 * 2^-24 (d <= 128). Checked exhaustively for every s and d <= 128 (float64
+//   emulation of the FMA). round_pack needs an FADD more per channel. Not from a seed.
+// - Q has one pad float4 per ITEMS entries: 16-byte reads ITEMS + 1 entries apart are conflict-free.
+// - -D WIN_A = (-(d/2)) mod ITEMS and WIN_AM = (WIN_A + d) mod ITEMS (at most 2 ITEMS programs, from d
+//   mod 2 ITEMS): with them known the block corrections are two adds per work-item and the prefix
+//   reads take immediate offsets, instead of 8 FMAs per output with runtime values.
+// Predicted with bench/sass.py (clang PTX; interior rows, i.e. border branches not taken; halo
+// work-items and strip warm-up included), ITEMS=8, local_x=64, strip=64: ~57 instructions per pixel
+// at d=3, 9 and 11 (~21 INT32, ~27 FP32, ~4.5 LSU), ~65 at d=31, ~74 at d=63; fused_blocks by the same
+// count (items=4, local_x=64): ~77, ~82, ~182, ~250. The per-output part is ~21 (2 LDS.128, 9 FADD,
+// 4 FFMA, 3 LOP3, addresses); the per-column part ~20 (unpack and slide 8 INT32, to float 4, 8 FADD,
+// 1 STS.128). Local memory per work-group: 2 * local_x * (ITEMS + 2) * 16 bytes (20 KiB at 64 x 8).
+// Registers (ptxas sm_90): 100 at ITEMS=8, ~57 at ITEMS=4 (fused_blocks: 69 at ITEMS=4).
+// Only built for fused_prefix (WIN_A given), so fused_blocks' programs stay as they were.
+#define LOG2_ITEMS (ITEMS == 2 ? 1 : ITEMS == 4 ? 2 : 3)
+#define QIDX(x) ((x) + ((x) >> LOG2_ITEMS))
+
+// Column sums (R,B | G,A in 16-bit lanes) as exact floats, one LOP3/PRMT-able op per channel.
+inline float4 csum_to_float(uint2 v) {
+  const uint4 u = (uint4)((v.x & 0xFFFFu) | 0x4B000000u, (v.y & 0xFFFFu) | 0x4B000000u, (v.x >> 16) | 0x4B000000u,
+                          (v.y >> 16) | 0x4B000000u);
+  return as_float4(u) - 8388608.0f;
+}
+
+// load_items with the columns' border indices computed once per work-item (they do not change with
+// the row): the edge work-groups' path stays short, which keeps the register count near the aligned
+// path's.
+inline void load_items_x(__global const uint* src, int yy, int cx, int w, uint cval, bool aligned,
+                         const int* xk, uint* p) {
+  if (yy < 0) {
+    for (int k = 0; k < ITEMS; ++k) p[k] = cval;
+  } else if (aligned) {
+    pix_items u;
+    u.v = *(__global const pixvec_t*)(src + yy * w + cx);
+    for (int k = 0; k < ITEMS; ++k) p[k] = u.a[k];
+  } else {
+    for (int k = 0; k < ITEMS; ++k) p[k] = xk[k] < 0 ? cval : src[yy * w + xk[k]];
+  }
+}
+
+__kernel void box_fused_prefix(__global const uint* src, __global uint* dst, int w, int h, int d, int mode,
+                               uint cval, int strip, float inv_n, float half_fix, __local float4* qbuf,
+                               __local float4* blocks) {
+  const int lx = get_local_id(0), L = get_local_size(0);
+  const int r = d / 2, ra = (r + ITEMS - 1) / ITEMS * ITEMS, a = ra - r;
+  // Work-item t's outputs read blocks up to (t * ITEMS + a + d + ITEMS - 1) / ITEMS.
+  const int halo = (a + d + ITEMS - 1) / ITEMS;
+  const int tw = (L - halo) * ITEMS;
+  const int gx0 = get_group_id(0) * tw, cx = gx0 - ra + lx * ITEMS;
+  const int y0 = get_group_id(1) * strip, y1 = min(y0 + strip, h);
+  const bool aligned = w % ITEMS == 0 && gx0 - ra >= 0 && gx0 - ra + L * ITEMS <= w;
+
+  csum_t col[ITEMS];
+  uint p_in[ITEMS], p_out[ITEMS];
+  int xk[ITEMS];
+  for (int k = 0; k < ITEMS; ++k) xk[k] = aligned ? 0 : border_index(cx + k, w, mode);
+  for (int k = 0; k < ITEMS; ++k) col[k] = 0;
+  int j = 0;
+  for (; j + 1 < d; j += 2) {
+    load_items_x(src, border_index(y0 - r + j, h, mode), cx, w, cval, aligned, xk, p_in);
+    load_items_x(src, border_index(y0 - r + j + 1, h, mode), cx, w, cval, aligned, xk, p_out);
+    for (int k = 0; k < ITEMS; ++k) col[k] += TO_CSUM(p_in[k]) + TO_CSUM(p_out[k]);
+  }
+  if (j < d) {
+    load_items_x(src, border_index(y0 - r + j, h, mode), cx, w, cval, aligned, xk, p_in);
+    for (int k = 0; k < ITEMS; ++k) col[k] += TO_CSUM(p_in[k]);
+  }
+  if (y0 + 1 < y1) {
+    load_items_x(src, border_index(y0 + 1 - r + d - 1, h, mode), cx, w, cval, aligned, xk, p_in);
+    load_items_x(src, border_index(y0 - r, h, mode), cx, w, cval, aligned, xk, p_out);
+  }
+  const int nb = (a + d) / ITEMS;  // output 0's window: whole blocks t .. t + nb - 1, then e % ITEMS == WIN_AM
+  const int sbase = QIDX(lx * ITEMS + a), ebase = QIDX(lx * ITEMS + a + d);
+  for (int y = y0; y < y1; ++y) {
+    if (y > y0) {
+      for (int k = 0; k < ITEMS; ++k) col[k] = col[k] + TO_CSUM(p_in[k]) - TO_CSUM(p_out[k]);
+      if (y + 1 < y1) {
+        load_items_x(src, border_index(y + 1 - r + d - 1, h, mode), cx, w, cval, aligned, xk, p_in);
+        load_items_x(src, border_index(y - r, h, mode), cx, w, cval, aligned, xk, p_out);
+      }
+    }
+    const int buf = (y - y0) & 1;
+    __local float4* q = qbuf + buf * L * (ITEMS + 1);
+    __local float4* b = blocks + buf * L;
+    float4 run = 0.0f;
+#pragma unroll
+    for (int k = 0; k < ITEMS; ++k) {
+      q[lx * (ITEMS + 1) + k] = run;
+      run += csum_to_float(col[k]);
+    }
+    b[lx] = run;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (lx >= L - halo) continue;
+    float4 m = (float4)half_fix;
+    for (int i = 0; i < nb; ++i) m += b[lx + i];
+    const float4 next = b[lx + nb];
+    // Output k's s (e) lies in the next block from k = ITEMS - WIN_A (ITEMS - WIN_AM) on: the block
+    // range gains `next` and loses `run` there, and the prefix read skips the pad entry.
+    float4 mk = m;
+    pix_items o;
+#pragma unroll
+    for (int k = 0; k < ITEMS; ++k) {
+      if (k == ITEMS - WIN_AM) mk += next;
+      if (k == ITEMS - WIN_A) mk -= run;
+      const float4 s = mk + q[ebase + k + (k >= ITEMS - WIN_AM)] - q[sbase + k + (k >= ITEMS - WIN_A)];
+      const uint4 u = as_uint4(fma(s, (float4)inv_n, (float4)12582912.0f));
+      o.a[k] = (u.x & 0xFFu) | ((u.y & 0xFFu) << 8) | ((u.z & 0xFFu) << 16) | (u.w << 24);
+    }
+    const int x = gx0 + lx * ITEMS;
+    if (w % ITEMS == 0 && x + ITEMS <= w) {
+      *(__global pixvec_t*)(dst + y * w + x) = o.v;
+    } else {
+      for (int k = 0; k < ITEMS; ++k)
+        if (x + k < w) dst[y * w + x + k] = o.a[k];
+    }
+  }
+}
+#endif  // WIN_A
 #endif

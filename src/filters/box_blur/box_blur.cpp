@@ -105,6 +105,13 @@ Plan make_plan(Context& ctx, const BoxBlurParams& params, std::string_view varia
     if (params.diameter <= 128) plan.options += " -D FLOAT_ROUND=1";
     plan.kernels = {"box_fused_blocks"};
   }
+  if (v == "fused_prefix") {
+    // The window's offsets within a block, as box_fused_prefix computes them from d (see WIN_A there).
+    const int items = box_prefix_shape(plan.config, params.diameter).items, r = params.diameter / 2;
+    const int a = (r + items - 1) / items * items - r;
+    plan.options += fmt::format(" -D ITEMS={} -D WIN_A={} -D WIN_AM={}", items, a, (a + params.diameter) % items);
+    plan.kernels = {"box_fused_prefix"};
+  }
   return plan;
 }
 
@@ -171,6 +178,17 @@ std::vector<cl::Event> box_blur(Context& ctx, const DeviceImage& in, DeviceImage
     const auto inv_n = float(1.0 / double(n)), bias = float((double(n / 2) + 0.5) / double(n) - 0.5);
     set_kernel_args(kernel(0), in.buffer, out.buffer, w, h, d, mode, cval, shape.strip, twice_half, magic, shift,
                     inv_n, bias, cl::Local(shape.entry_bytes), cl::Local(shape.block_bytes));
+    const std::size_t tw = std::size_t(shape.local_x - shape.halo) * std::size_t(shape.items);
+    const std::size_t groups_x = (W + tw - 1) / tw, groups_y = (H + shape.strip - 1) / std::size_t(shape.strip);
+    return {launch(ctx, kernel(0), cl::NDRange(groups_x * shape.local_x, groups_y),
+                   cl::NDRange(std::size_t(shape.local_x), 1))};
+  }
+  if (variant == "fused_prefix") {
+    const BlocksShape shape = box_prefix_shape(tunables, d);
+    // One-FMA rounding (see box_fused_prefix): 0.5 for even n, 0 for odd.
+    const auto inv_n = float(1.0 / double(n)), half_fix = float(double(n / 2) + 0.5 - 0.5 * double(n));
+    set_kernel_args(kernel(0), in.buffer, out.buffer, w, h, d, mode, cval, shape.strip, inv_n, half_fix,
+                    cl::Local(shape.entry_bytes), cl::Local(shape.block_bytes));
     const std::size_t tw = std::size_t(shape.local_x - shape.halo) * std::size_t(shape.items);
     const std::size_t groups_x = (W + tw - 1) / tw, groups_y = (H + shape.strip - 1) / std::size_t(shape.strip);
     return {launch(ctx, kernel(0), cl::NDRange(groups_x * shape.local_x, groups_y),

@@ -46,4 +46,11 @@ struct BlocksShape {
 // fused_blocks' shape for these tunables and the local memory it needs.
 BlocksShape box_blocks_shape(const TuningConfig& config, int diameter);
 
+// fused_prefix keeps window sums in FP32 (exact below 2^24) and rounds with round_pack's FMA (exact for
+// d <= 128).
+inline constexpr int kMaxPrefixDiameter = 128;
+
+// fused_prefix's shape (window_packed unused; entry_bytes: the float4 prefixes of two rows).
+BlocksShape box_prefix_shape(const TuningConfig& config, int diameter);
+
 }  // namespace clf

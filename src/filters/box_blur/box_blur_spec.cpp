@@ -54,6 +54,12 @@ const std::vector<VariantInfo>& box_blur_variants() {
         // Short strips for small images: each row waits on its loads, so rows per work-group set the
         // critical path when there are few work-groups per SM.
         {"strip", {32, 16, 64, 128, 8, 4}, "rows per work-group"}}},
+      {"fused_prefix",
+       "RGBA, d <= 128: fused_blocks' column sums, the row window from FP32 prefix sums in local memory (two "
+       "reads per output whatever d is, the adds on the FP32 lanes)",
+       {{"local_x", {64, 128, 32, 256}, "work-items per work-group"},
+        {"items", {8, 4, 2}, "consecutive columns per work-item"},
+        {"strip", {64, 32, 16, 128, 256, 8, 4}, "rows per work-group"}}},
   };
   return all;
 }
@@ -107,6 +113,24 @@ BlocksShape box_blocks_shape(const TuningConfig& config, int diameter) {
   // Two rows' worth: the buffers alternate between rows. items + 2 entries per work-item (bank spread).
   shape.entry_bytes = 2 * std::size_t(shape.local_x) * std::size_t(shape.items + 2) * (diameter <= 256 ? 8 : 16);
   shape.block_bytes = 2 * std::size_t(shape.local_x) * (shape.window_packed ? 8 : 16);
+  return shape;
+}
+
+BlocksShape box_prefix_shape(const TuningConfig& config, int diameter) {
+  const VariantInfo& v = *find_variant(box_blur_variants(), "fused_prefix");
+  BlocksShape shape;
+  shape.local_x = tunable_value(config, v, "local_x");
+  shape.items = tunable_value(config, v, "items");
+  shape.strip = tunable_value(config, v, "strip");
+  // Blocks up to the one holding column t * items + a + d are read (see box_fused_prefix).
+  const int r = diameter / 2, a = (r + shape.items - 1) / shape.items * shape.items - r;
+  shape.halo = (a + diameter + shape.items - 1) / shape.items;
+  if (config.empty() && 2 * shape.halo > shape.local_x)
+    shape.local_x = std::max(shape.local_x, int(std::bit_ceil(unsigned(2 * shape.halo))));
+  shape.window_packed = false;
+  // Two rows' worth (the buffers alternate): items + 1 float4 prefixes per work-item, one float4 block total.
+  shape.entry_bytes = 2 * std::size_t(shape.local_x) * std::size_t(shape.items + 1) * 16;
+  shape.block_bytes = 2 * std::size_t(shape.local_x) * 16;
   return shape;
 }
 
@@ -167,6 +191,20 @@ std::optional<std::string> box_blur_unsupported(const DeviceInfo& device, std::s
       return fmt::format("fused_blocks needs more than {} work-items per group for d={}", shape.halo, d);
     if (shape.entry_bytes + shape.block_bytes > device.local_mem_bytes)
       return fmt::format("fused_blocks needs {} bytes of local memory, the device has {}",
+                         shape.entry_bytes + shape.block_bytes, device.local_mem_bytes);
+  }
+  if (variant == "fused_prefix") {
+    if (channels != 4) return std::string("fused_prefix is for RGBA; fused_sliding takes grey");
+    if (d > kMaxPrefixDiameter)
+      return fmt::format("fused_prefix's FP32 sums are exact for d <= {} (got {})", kMaxPrefixDiameter, d);
+    const BlocksShape shape = box_prefix_shape(config, d);
+    if (std::size_t(shape.local_x) > device.max_work_group_size)
+      return fmt::format("work-group of {} exceeds the device's {} work-items", shape.local_x,
+                         device.max_work_group_size);
+    if (shape.local_x <= shape.halo)
+      return fmt::format("fused_prefix needs more than {} work-items per group for d={}", shape.halo, d);
+    if (shape.entry_bytes + shape.block_bytes > device.local_mem_bytes)
+      return fmt::format("fused_prefix needs {} bytes of local memory, the device has {}",
                          shape.entry_bytes + shape.block_bytes, device.local_mem_bytes);
   }
   return std::nullopt;

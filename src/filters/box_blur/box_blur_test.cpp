@@ -101,7 +101,8 @@ void check_variant(const std::string& variant, SizeCase size, const std::vector<
           // fused_sliding beyond its rounding's range.
           EXPECT_TRUE((variant == "two_pass" && d % 2 == 1) || variant == "local_tile" ||
                       (variant == "fused_sliding" && d > 2047) ||
-                      (variant == "fused_blocks" && (c == 1 || d > 2047)))
+                      (variant == "fused_blocks" && (c == 1 || d > 2047)) ||
+                      (variant == "fused_prefix" && (c == 1 || d > 128)))
               << *why;
           continue;
         }
@@ -167,7 +168,7 @@ TEST(BoxBlurFusedTunables, EveryTunableCombinationMatchesTheReference) {
   Context& ctx = test_context();
   const Image in = testing::random_image(200, 90, 4, SampleType::u8, testing::fresh_seed());
   DeviceImage d_in = DeviceImage::upload(ctx, in);
-  for (const std::string variant : {"fused_sliding", "fused_blocks"}) {
+  for (const std::string variant : {"fused_sliding", "fused_blocks", "fused_prefix"}) {
     const VariantInfo& info = *find_variant(box_blur_variants(), variant);
     for (int d : {3, 15, 16, 31})
       for (const TuningConfig& config : all_configs(info)) {
@@ -181,6 +182,31 @@ TEST(BoxBlurFusedTunables, EveryTunableCombinationMatchesTheReference) {
         ASSERT_TRUE(testing::images_equal(box_blur_reference(in, params), d_out.download(ctx)));
       }
   }
+}
+
+// fused_prefix: windows up to its limit of d = 128 (FP32 sums), odd and even d (block corrections at
+// several offsets within a block: WIN_A, WIN_AM), the last partial band on an odd width, and strips
+// shorter and longer than the window and the image. Few d: each (items, d mod 2 items) is a program build.
+TEST(BoxBlurFusedPrefix, WideWindowsAndEveryShapeMatchTheReference) {
+  Context& ctx = test_context();
+  const Image in = testing::random_image(301, 75, 4, SampleType::u8, testing::fresh_seed());
+  DeviceImage d_in = DeviceImage::upload(ctx, in);
+  for (int d : {6, 13, 17, 64, 127, 128})
+    for (int items : {8, 4, 2})
+      for (int local_x : {64, 256})
+        for (int strip : {4, 128}) {
+          const TuningConfig config = {{"items", items}, {"local_x", local_x}, {"strip", strip}};
+          const BoxBlurParams params{d, kBorders[(d + items) % 4]};
+          SCOPED_TRACE(fmt::format("d={} config={}", d, to_string(config)));
+          if (box_blur_unsupported(ctx.info(), "fused_prefix", params, in.width, in.height, 4, config)) continue;
+          Image poisoned(in.width, in.height, 4);
+          testing::poison(poisoned);
+          DeviceImage d_out = DeviceImage::upload(ctx, poisoned);
+          box_blur(ctx, d_in, d_out, params, "fused_prefix", config);
+          ASSERT_TRUE(testing::images_equal(box_blur_reference(in, params), d_out.download(ctx)));
+        }
+  // Beyond its limit it says so.
+  EXPECT_TRUE(box_blur_unsupported(ctx.info(), "fused_prefix", {129, {}}, 300, 70, 4));
 }
 
 INSTANTIATE_TEST_SUITE_P(FullHd, BoxBlurFullHd, ::testing::ValuesIn(variant_names()),
