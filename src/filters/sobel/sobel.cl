@@ -495,19 +495,17 @@ __kernel void sobel_row_tile(__global const uchar* restrict src, __global out_t*
 #define NW (VEC / 4)
 #define STRIP_INLINE __attribute__((always_inline)) inline
 
-// One input row of a strip after the border, for work-items at the image's edges: rows through
-// border_row, the VEC columns as one vector when they are all inside the row (all strips but the last
-// of a row), the two halo columns through the border.
-STRIP_INLINE void strip_load_border(__global const uchar* restrict src, int yy, int x0, int w, int h, int mode,
-                              uchar cval, uint a[NW], uint* left, uint* right) {
-  __global const uchar* row = border_row(src, yy, w, h, mode);
+// One input row of a strip after the border, for work-items at the image's edges. The halo columns'
+// indices after the border, xl and xr (-1: the constant), are the same for every row, so the caller
+// finds them once. Loads read a real row and column (index 0 for the constant) and the constant is
+// selected afterwards, so the rows' loads stay branch-free and few values stay live across them (the
+// kernel's register count is the largest of both paths). The VEC columns are one vector when they are
+// all inside the row (every strip but a row's last), else pixel by pixel through the border.
+STRIP_INLINE void strip_load_border(__global const uchar* restrict src, int yy, int x0, int xl, int xr, int w,
+                                    int h, int mode, uchar cval, uint a[NW], uint* left, uint* right) {
+  const int ry = border_index(yy, h, mode);
+  __global const uchar* row = src + max(ry, 0) * w;
   InWords m;
-  if (!row) {
-#pragma unroll
-    for (int j = 0; j < NW; ++j) a[j] = cval * 0x01010101u;
-    *left = *right = cval;
-    return;
-  }
   if (x0 + VEC <= w) {
 #if ALIGNED
     m.v = *(__global const in_words_t*)(row + x0);
@@ -520,10 +518,11 @@ STRIP_INLINE void strip_load_border(__global const uchar* restrict src, int yy, 
 #pragma unroll
     for (int k = 0; k < VEC; ++k) m.a[k / 4] |= (uint)row_pixel(row, x0 + k, w, mode, cval) << (8 * (k % 4));
   }
+  const uint l = row[max(xl, 0)], r = row[max(xr, 0)];
 #pragma unroll
-  for (int j = 0; j < NW; ++j) a[j] = m.a[j];
-  *left = x0 >= 1 ? row[x0 - 1] : row_pixel(row, x0 - 1, w, mode, cval);
-  *right = row_pixel(row, x0 + VEC, w, mode, cval);
+  for (int j = 0; j < NW; ++j) a[j] = ry < 0 ? cval * 0x01010101u : m.a[j];
+  *left = ry < 0 || xl < 0 ? cval : l;
+  *right = ry < 0 || xr < 0 ? cval : r;
 }
 
 // hs and hd of one input row in lanes: *_e[j] for columns (4j, 4j+2), *_o[j] for (4j+1, 4j+3); hd
@@ -619,8 +618,10 @@ __kernel void sobel_strip(__global const uchar* restrict src, __global out_t* re
       right[r] = p[r * w + VEC];
     }
   } else {
+    const int xl = border_index(x0 - 1, w, mode), xr = border_index(x0 + VEC, w, mode);
 #pragma unroll
-    for (int r = 0; r < ROWS + 2; ++r) strip_load_border(src, y0 - 1 + r, x0, w, h, mode, cval, a[r], &left[r], &right[r]);
+    for (int r = 0; r < ROWS + 2; ++r)
+      strip_load_border(src, y0 - 1 + r, x0, xl, xr, w, h, mode, cval, a[r], &left[r], &right[r]);
   }
   // hs/hd of input rows r, r+1, r+2 rotate through three sets by constant indices (the loop unrolls,
   // so the rotation is renaming, not moves).
