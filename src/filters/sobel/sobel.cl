@@ -481,10 +481,12 @@ __kernel void sobel_row_tile(__global const uchar* restrict src, __global out_t*
 // row_tile's interior loop at the tuned widths (magnitude and l1 VEC=4, gradients VEC=8):
 //   gradients  9.8 (ALU 5.6, FMA 3.3, LSU 0.6)          row_tile 23.8
 //   l1        14.9                                        row_tile 36
-//   magnitude 18.8 with native_sqrt as sqrt.approx.ftz.f32 (one MUFU.SQRT); 21.8 as sqrt.approx.f32;
-//             32 where native_sqrt is libclc's IEEE sqrt  row_tile 56 (libclc IEEE sqrt)
-// At 18.8/px and 1270 Gpix/s the SMs issue ~24 T instr/s of their ~33 T/s (FMA + ALU pipes): the
-// magnitude target is within reach only if NVIDIA's native_sqrt is the one MUFU op.
+//   magnitude 18.4 with native_sqrt as sqrt.approx.ftz.f32 (one MUFU.SQRT; the host passes
+//             -cl-denorms-are-zero), ~21.4 as sqrt.approx.f32, ~32 where native_sqrt is libclc's
+//             IEEE sqrt                                   row_tile 56 (libclc IEEE sqrt)
+// At 18.4/px and 1270 Gpix/s the SMs issue ~23 T instr/s of their ~33 T/s (4 schedulers x 132 SMs x
+// 1.98 GHz; ALU pipe at ~67%): the magnitude target is within reach only if NVIDIA's native_sqrt is
+// the one MUFU op.
 //
 // Build options (set by the host for this kernel only): VEC (4|8|16 columns), ROWS (output rows per
 // work-item), ALIGNED (as row_tile: w % VEC == 0).
@@ -551,8 +553,8 @@ STRIP_INLINE void strip_hsums(const uint a[NW], uint left, uint right, uint hs_e
 // root is at most 255 and is the low byte of the float's bits: no subtract and no min after the root.
 // The root is STRIP_SQRT: native_sqrt, whose error is implementation-defined, so the device test runs
 // sobel_strip_magnitude_check over every s on the device itself. For s <= 65280 the root is at least
-// 4.9e-4 (2^-19 relative) from a half-integer; NVIDIA's sqrt.approx.f32 is documented within 2^-23
-// relative (not from a seed).
+// 4.9e-4 (2^-19 relative) from a half-integer, a margin some 8x wider than a hardware square root's
+// usual error of about 2^-22 (not from a seed; the device test, not this estimate, is the proof).
 #ifndef STRIP_SQRT
 #define STRIP_SQRT native_sqrt
 #endif
@@ -571,9 +573,11 @@ __kernel void sobel_strip_magnitude_check(__global int* out, int n) {
 #endif
 
 #ifdef ROWS
-// Output word m of a row's 8-bit result (pixels 4m .. 4m+3) from the lanes' values.
+// Output word m of a row's 8-bit result (pixels 4m .. 4m+3) from strip_out8's values, whose bits 8..23
+// are zero (0x4B0000qq for the magnitude, below 256 for l1): the shifts push bits 24..31 out, so only
+// b0 needs a mask.
 STRIP_INLINE uint strip_pack4(uint b0, uint b1, uint b2, uint b3) {
-  return (b0 & 0xFF) | ((b1 & 0xFF) << 8) | ((b2 & 0xFF) << 16) | (b3 << 24);
+  return (b0 & 0xFF) | (b1 << 8) | (b2 << 16) | (b3 << 24);
 }
 
 // The 8-bit outputs of the pixel pair in the biased lanes of x (gx) and y (gy): the low lanes' pixel in
