@@ -479,12 +479,12 @@ __kernel void sobel_row_tile(__global const uchar* restrict src, __global out_t*
 // Predicted instructions per pixel of an interior work-item (bench/sass.py: clang + libclc PTX, ptxas
 // sm_90, VEC=16, ROWS=8, ALIGNED=1, 128 pixels per work-item, the whole kernel body counted), against
 // row_tile's interior loop at the tuned widths (magnitude and l1 VEC=4, gradients VEC=8):
-//   gradients  9.8 (ALU 5.6, FMA 3.3, LSU 0.6)          row_tile 23.8
-//   l1        14.9                                        row_tile 36
-//   magnitude 18.4 with native_sqrt as sqrt.approx.ftz.f32 (one MUFU.SQRT; the host passes
+//   gradients  9.7 (ALU 5.7, FMA 3.3, LSU 0.5)          row_tile 23.8
+//   l1        14.8                                        row_tile 36
+//   magnitude 18.3 with native_sqrt as sqrt.approx.ftz.f32 (one MUFU.SQRT; the host passes
 //             -cl-denorms-are-zero), ~21.4 as sqrt.approx.f32, ~32 where native_sqrt is libclc's
 //             IEEE sqrt                                   row_tile 56 (libclc IEEE sqrt)
-// At 18.4/px and 1270 Gpix/s the SMs issue ~23 T instr/s of their ~33 T/s (4 schedulers x 132 SMs x
+// At 18.3/px and 1270 Gpix/s the SMs issue ~23 T instr/s of their ~33 T/s (4 schedulers x 132 SMs x
 // 1.98 GHz; ALU pipe at ~67%): the magnitude target is within reach only if NVIDIA's native_sqrt is
 // the one MUFU op.
 //
@@ -497,14 +497,15 @@ __kernel void sobel_row_tile(__global const uchar* restrict src, __global out_t*
 #define NW (VEC / 4)
 #define STRIP_INLINE __attribute__((always_inline)) inline
 
-// One input row of a strip after the border, for work-items at the image's edges. The halo columns'
-// indices after the border, xl and xr (-1: the constant), are the same for every row, so the caller
-// finds them once. Loads read a real row and column (index 0 for the constant) and the constant is
-// selected afterwards, so the rows' loads stay branch-free and few values stay live across them (the
-// kernel's register count is the largest of both paths). The VEC columns are one vector when they are
-// all inside the row (every strip but a row's last), else pixel by pixel through the border.
-STRIP_INLINE void strip_load_border(__global const uchar* restrict src, int yy, int x0, int xl, int xr, int w,
-                                    int h, int mode, uchar cval, uint a[NW], uint* left, uint* right) {
+// One input row of a strip after the border, for work-items at the image's edges. Not inlined: ROWS + 2
+// inlined copies made the kernel 3x larger (bench/sass.py, 12.3k against 4.1k instructions at 16x8),
+// for a path few work-items take. The halo columns' indices after the border, xl and xr (-1: the
+// constant), are the same for every row, so the caller finds them once. Loads read a real row and
+// column (index 0 for the constant) and the constant is selected afterwards, so the loads need no
+// branches. The VEC columns are one vector when they are all inside the row (every strip but a row's
+// last), else pixel by pixel through the border.
+__attribute__((noinline)) StripRow strip_load_border(__global const uchar* restrict src, int yy, int x0, int xl,
+                                                     int xr, int w, int h, int mode, uchar cval) {
   const int ry = border_index(yy, h, mode);
   __global const uchar* row = src + max(ry, 0) * w;
   InWords m;
@@ -521,10 +522,27 @@ STRIP_INLINE void strip_load_border(__global const uchar* restrict src, int yy, 
     for (int k = 0; k < VEC; ++k) m.a[k / 4] |= (uint)row_pixel(row, x0 + k, w, mode, cval) << (8 * (k % 4));
   }
   const uint l = row[max(xl, 0)], r = row[max(xr, 0)];
-#pragma unroll
-  for (int j = 0; j < NW; ++j) a[j] = ry < 0 ? cval * 0x01010101u : m.a[j];
-  *left = ry < 0 || xl < 0 ? cval : l;
-  *right = ry < 0 || xr < 0 ? cval : r;
+  StripRow out;
+  out.mid = ry < 0 ? (in_words_t)(cval * 0x01010101u) : m.v;
+  out.left = ry < 0 || xl < 0 ? cval : l;
+  out.right = ry < 0 || xr < 0 ? cval : r;
+  return out;
+}
+
+// The words of a loaded vector into an array, by component rather than through a union, so that the
+// compiler keeps the load one vector load (through a union clang split some rows' loads into words).
+STRIP_INLINE void strip_words(in_words_t v, uint a[NW]) {
+#if NW == 1
+  a[0] = v;
+#elif NW == 2
+  a[0] = v.s0;
+  a[1] = v.s1;
+#else
+  a[0] = v.s0;
+  a[1] = v.s1;
+  a[2] = v.s2;
+  a[3] = v.s3;
+#endif
 }
 
 // hs and hd of one input row in lanes: *_e[j] for columns (4j, 4j+2), *_o[j] for (4j+1, 4j+3); hd
@@ -607,25 +625,30 @@ __kernel void sobel_strip(__global const uchar* restrict src, __global out_t* re
   // Interior: every column x0-1 .. x0+VEC and row y0-1 .. y0+ROWS is inside the image, so no border.
   const bool interior = x0 >= 1 && x0 + VEC < w && y0 >= 1 && y0 + ROWS < h;
   if (interior) {
-    __global const uchar* p = src + (y0 - 1) * w + x0;
+    // Each row's address is one offset from src rather than a chain of row steps: clang's alias
+    // analysis follows a pointer back only a few steps, and past them loses restrict (so no
+    // non-coherent loads) and splits the 16-byte loads into words.
 #pragma unroll
     for (int r = 0; r < ROWS + 2; ++r) {
-      InWords m;
+      const int i = (y0 - 1 + r) * w + x0;
 #if ALIGNED
-      m.v = *(__global const in_words_t*)(p + r * w);
+      strip_words(*(__global const in_words_t*)(src + i), a[r]);
 #else
-      m.v = as_in_words(vload_v(0, p + r * w));
+      strip_words(as_in_words(vload_v(0, src + i)), a[r]);
 #endif
-#pragma unroll
-      for (int j = 0; j < NW; ++j) a[r][j] = m.a[j];
-      left[r] = p[r * w - 1];
-      right[r] = p[r * w + VEC];
+      left[r] = src[i - 1];
+      right[r] = src[i + VEC];
     }
   } else {
     const int xl = border_index(x0 - 1, w, mode), xr = border_index(x0 + VEC, w, mode);
 #pragma unroll
     for (int r = 0; r < ROWS + 2; ++r)
-      strip_load_border(src, y0 - 1 + r, x0, xl, xr, w, h, mode, cval, a[r], &left[r], &right[r]);
+    {
+      const StripRow q = strip_load_border(src, y0 - 1 + r, x0, xl, xr, w, h, mode, cval);
+      strip_words(q.mid, a[r]);
+      left[r] = q.left;
+      right[r] = q.right;
+    }
   }
   // hs/hd of input rows r, r+1, r+2 rotate through three sets by constant indices (the loop unrolls,
   // so the rotation is renaming, not moves).
