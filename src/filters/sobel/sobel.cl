@@ -625,9 +625,10 @@ __kernel void sobel_strip(__global const uchar* restrict src, __global out_t* re
   // Interior: every column x0-1 .. x0+VEC and row y0-1 .. y0+ROWS is inside the image, so no border.
   const bool interior = x0 >= 1 && x0 + VEC < w && y0 >= 1 && y0 + ROWS < h;
   if (interior) {
-    // Each row's address is one offset from src rather than a chain of row steps: clang's alias
-    // analysis follows a pointer back only a few steps, and past them loses restrict (so no
-    // non-coherent loads) and splits the 16-byte loads into words.
+    // All ROWS + 2 rows' loads issue here, before any arithmetic (so in bench/sass.py's SASS too: the
+    // branch keeps ptxas from sinking them into the compute). Each row's address is one offset from
+    // src rather than a chain of row steps: clang's alias analysis follows a pointer back only a few
+    // steps, and past them loses restrict (so no non-coherent loads) and splits the 16-byte loads.
 #pragma unroll
     for (int r = 0; r < ROWS + 2; ++r) {
       const int i = (y0 - 1 + r) * w + x0;
@@ -642,8 +643,7 @@ __kernel void sobel_strip(__global const uchar* restrict src, __global out_t* re
   } else {
     const int xl = border_index(x0 - 1, w, mode), xr = border_index(x0 + VEC, w, mode);
 #pragma unroll
-    for (int r = 0; r < ROWS + 2; ++r)
-    {
+    for (int r = 0; r < ROWS + 2; ++r) {
       const StripRow q = strip_load_border(src, y0 - 1 + r, x0, xl, xr, w, h, mode, cval);
       strip_words(q.mid, a[r]);
       left[r] = q.left;
