@@ -84,6 +84,15 @@ Plan make_plan(Context& ctx, const SobelParams& params, std::string_view variant
     const int columns = tunable_value(plan.config, *find_variant(sobel_variants(), "row_tile"), "columns");
     plan.options += fmt::format(" -D VEC={} -D ALIGNED={}", columns, w % columns == 0 ? 1 : 0);
   }
+  if (plan.variant == "strip") {
+    // Rows are built in too, so the row loops unroll into registers. No float in strip is a denormal
+    // (integer sums and their roots), so flushing them changes nothing and lets NVIDIA's native_sqrt be
+    // one MUFU.SQRT without the denormal scaling around it.
+    const VariantInfo& info = *find_variant(sobel_variants(), "strip");
+    const int columns = tunable_value(plan.config, info, "columns"), rows = tunable_value(plan.config, info, "rows");
+    plan.options += fmt::format(" -D VEC={} -D ROWS={} -D ALIGNED={} -cl-denorms-are-zero", columns, rows,
+                                w % columns == 0 ? 1 : 0);
+  }
   return plan;
 }
 
@@ -108,7 +117,12 @@ std::vector<cl::Event> enqueue(Context& ctx, const DeviceImage& in, const cl::Bu
     const auto columns = std::size_t(tunable_value(plan.config, info, "columns"));
     items_x = (W + columns - 1) / columns, items_y = (H + std::size_t(rows) - 1) / std::size_t(rows);
   }
-  // Variants without a local_y tunable (row_tile) use one row of work-items per work-group.
+  if (plan.variant == "strip") {
+    const auto columns = std::size_t(tunable_value(plan.config, info, "columns"));
+    const auto strip_rows = std::size_t(tunable_value(plan.config, info, "rows"));
+    items_x = (W + columns - 1) / columns, items_y = (H + strip_rows - 1) / strip_rows;
+  }
+  // Variants without a local_y tunable (row_tile, strip) use one row of work-items per work-group.
   const int lx = tunable_value(plan.config, info, "local_x");
   const int ly = tunable_value(plan.config, info, "local_y", 1);
   const cl::NDRange global = lx > 0 ? cl::NDRange(round_up(items_x, lx), round_up(items_y, ly))

@@ -28,6 +28,15 @@ const std::vector<Tunable> kRowTile = {
     {"rows", {0, 4, 8, 16, 32}, "output rows per work-item (0: about two waves of work-items on the device)"},
 };
 
+// strip: a work-item owns `columns` x `rows` pixels, both built in. Defaults for the H200 at 8k: 16
+// columns (one 16-byte load per input row) x 8 rows = 10 loads in flight per work-item at ~100-128
+// registers; 64 work-items cover 1024 contiguous pixels of a row.
+const std::vector<Tunable> kStrip = {
+    {"local_x", {64, 32, 128, 256}, "work-items per work-group, side by side along the row"},
+    {"columns", {16, 8, 4}, "columns per work-item (one 16/8/4-byte load per input row)"},
+    {"rows", {8, 4, 16, 2}, "output rows per work-item, built in (its rows + 2 loads are all issued up front)"},
+};
+
 }  // namespace
 
 const std::vector<VariantInfo>& sobel_variants() {
@@ -45,6 +54,10 @@ const std::vector<VariantInfo>& sobel_variants() {
        "coalesced strips: consecutive work-items own consecutive 4/8/16-column vectors of a row and walk "
        "down `rows` rows with the horizontal sums of two rows in registers (beyond the seeds)",
        kRowTile},
+      {"strip",
+       "register blocks: a work-item owns columns x rows pixels, loads all rows + 2 input rows up front and "
+       "computes two pixels per 32-bit op in 16-bit lanes; interior work-items skip the border (beyond the seeds)",
+       kStrip},
   };
   return all;
 }
@@ -61,6 +74,13 @@ std::optional<std::string> sobel_unsupported(const DeviceInfo& device, std::stri
       return fmt::format("row_tile takes 4, 8 or 16 columns per work-item, not {}", columns);
     if (rows < 0) return fmt::format("row_tile needs rows >= 0 (0: automatic), not {}", rows);
     if (lx < 1) return fmt::format("row_tile needs a work-group width of at least 1, not {}", lx);
+  }
+  if (variant == "strip") {
+    const int columns = tunable_value(config, *info, "columns"), rows = tunable_value(config, *info, "rows");
+    if (columns != 4 && columns != 8 && columns != 16)
+      return fmt::format("strip takes 4, 8 or 16 columns per work-item, not {}", columns);
+    if (rows < 1 || rows > 32) return fmt::format("strip takes 1 to 32 rows per work-item, not {}", rows);
+    if (lx < 1) return fmt::format("strip needs a work-group width of at least 1, not {}", lx);
   }
   if (lx > 0 && std::size_t(lx) * std::size_t(ly) > device.max_work_group_size)
     return fmt::format("work-group {}x{} exceeds the device's {} work-items", lx, ly, device.max_work_group_size);

@@ -85,6 +85,24 @@ TEST(SobelRounding, DeviceRoundedSqrtBitsIsExactUpToTheSaturation) {
   for (int s = 0; s < n; ++s) ASSERT_EQ(got[s], double_rounded_sqrt(s)) << "s=" << s;
 }
 
+// strip's magnitude byte (native_sqrt, no correction step, sum clamped to 255^2 + 255) over every sum
+// from 0 to past the clamp, on the device, built with strip's float option: native_sqrt's accuracy is
+// the implementation's, so this is the proof that the kernel is exact on the device the tests run on.
+TEST(SobelRounding, DeviceStripMagnitudeIsExactForEverySum) {
+  Context& ctx = test_context();
+  const int n = 255 * 255 + 255 + 64;  // s in 0 .. 65343: the clamp is reached
+  cl::Buffer out = ctx.buffer(CL_MEM_READ_WRITE, std::size_t(n) * sizeof(int));
+  const std::vector<int> junk(n, -7);
+  check_cl(ctx.queue().enqueueWriteBuffer(out, CL_TRUE, 0, junk.size() * sizeof(int), junk.data()), "write");
+  cl::Kernel& kernel = ctx.kernel("sobel.cl", "-D OUTPUT=0 -D VEC=16 -D ROWS=1 -D ALIGNED=0 -cl-denorms-are-zero",
+                                   "sobel_strip_magnitude_check");
+  set_kernel_args(kernel, out, n);
+  launch(ctx, kernel, cl::NDRange(std::size_t(n))).wait();
+  std::vector<int> got(n);
+  check_cl(ctx.queue().enqueueReadBuffer(out, CL_TRUE, 0, got.size() * sizeof(int), got.data()), "read");
+  for (int s = 0; s < n; ++s) ASSERT_EQ(got[s], std::min(255L, double_rounded_sqrt(s))) << "s=" << s;
+}
+
 // ---- grey conversion -----------------------------------------------------------------------------
 
 TEST(SobelGrey, ConvertsRgbAndRgbaWithSpecFormula) {
@@ -270,6 +288,66 @@ TEST(SobelRowTile, EveryWidthAlignmentAndRowCountIsBitExact) {
                 testing::images_equal(sobel_reference(in, params), run_device("row_tile", d_in, params, config)));
           }
       }
+}
+
+// strip's build options: columns (vector width), rows (1, dividing the height or not, more than the
+// height), aligned and unaligned widths, widths below one vector, images where no work-item is
+// interior and ones where most are. Every output and border, fresh random inputs, poisoned outputs.
+TEST(SobelStrip, EveryWidthAlignmentAndRowCountIsBitExact) {
+  Context& ctx = test_context();
+  for (SizeCase size : {SizeCase{1, 1}, SizeCase{2, 3}, SizeCase{13, 17}, SizeCase{24, 5}, SizeCase{48, 33},
+                        SizeCase{3, 40}, SizeCase{67, 19}, SizeCase{257, 129}})
+    // A few (columns, rows) pairs rather than all: each is a program build per output and alignment.
+    for (auto [columns, rows] : {std::pair{16, 3}, {16, 8}, {8, 1}, {8, 5}, {4, 2}}) {
+        const auto seed = testing::fresh_seed();
+        const Image in = testing::random_image(size.width, size.height, 1, SampleType::u8, seed);
+        const DeviceImage d_in = DeviceImage::upload(ctx, in);
+        const TuningConfig config{{"columns", columns}, {"rows", rows}, {"local_x", rows == 3 ? 32 : 64}};
+        for (const Border& border : kBorders)
+          for (SobelOutput output : kOutputs) {
+            const SobelParams params{output, border};
+            SCOPED_TRACE(fmt::format("size={} [{}] output={} border={} seed={}", size_name(size),
+                                     to_string(config), to_string(output), to_string(border), seed));
+            ASSERT_FALSE(sobel_unsupported(ctx.info(), "strip", params, size.width, size.height, config));
+            ASSERT_TRUE(
+                testing::images_equal(sobel_reference(in, params), run_device("strip", d_in, params, config)));
+          }
+      }
+}
+
+// Extreme gradients (0/255 checkerboards and stripes) reach the lanes' largest values (|gx|, |gy| up to
+// 1020) and the magnitude's clamp, which random inputs rarely do.
+TEST(SobelStrip, ExtremeInputsAreBitExact) {
+  Context& ctx = test_context();
+  const int w = 70, h = 37;
+  for (int pattern = 0; pattern < 4; ++pattern) {
+    Image in(w, h, 1);
+    auto p = in.samples<std::uint8_t>();
+    for (int y = 0; y < h; ++y)
+      for (int x = 0; x < w; ++x) {
+        const bool lit = pattern == 0   ? (x + y) % 2 == 0
+                         : pattern == 1 ? x % 3 == 0
+                         : pattern == 2 ? y % 3 == 0
+                                        : (x / 2 + y / 2) % 2 == 0;
+        p[std::size_t(y) * w + x] = lit ? 255 : 0;
+      }
+    const DeviceImage d_in = DeviceImage::upload(ctx, in);
+    for (int columns : {8, 16})
+      for (SobelOutput output : kOutputs) {
+        const SobelParams params{output, {BorderMode::constant, 255}};
+        const TuningConfig config{{"columns", columns}, {"rows", 4}};
+        SCOPED_TRACE(fmt::format("pattern={} [{}] output={}", pattern, to_string(config), to_string(output)));
+        ASSERT_TRUE(testing::images_equal(sobel_reference(in, params), run_device("strip", d_in, params, config)));
+      }
+  }
+}
+
+TEST(SobelStrip, RefusesTunablesItCannotRun) {
+  const DeviceInfo& device = test_context().info();
+  EXPECT_TRUE(sobel_unsupported(device, "strip", {}, 64, 64, {{"columns", 5}}));
+  EXPECT_TRUE(sobel_unsupported(device, "strip", {}, 64, 64, {{"rows", 0}}));
+  EXPECT_TRUE(sobel_unsupported(device, "strip", {}, 64, 64, {{"local_x", 0}}));
+  EXPECT_FALSE(sobel_unsupported(device, "strip", {}, 64, 64, {{"columns", 4}, {"rows", 7}, {"local_x", 1}}));
 }
 
 TEST(SobelRowTile, RefusesTunablesItCannotRun) {
