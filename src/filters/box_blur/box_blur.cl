@@ -594,6 +594,7 @@ __kernel void box_fused_blocks(__global const uint* src, __global uint* dst, int
 // 1 STS.128). Local memory per work-group: 2 * local_x * (ITEMS + 2) * 16 bytes (20 KiB at 64 x 8).
 // Registers (ptxas sm_90): 100 at ITEMS=8, ~57 at ITEMS=4 (fused_blocks: 69 at ITEMS=4).
 // Only built for fused_prefix (WIN_A given), so fused_blocks' programs stay as they were.
+#if defined(WIN_A) && defined(WIN_AM)
 #define LOG2_ITEMS (ITEMS == 2 ? 1 : ITEMS == 4 ? 2 : 3)
 #define QIDX(x) ((x) + ((x) >> LOG2_ITEMS))
 
