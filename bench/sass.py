@@ -89,8 +89,8 @@ def ptx_from_cl(cl_path, defines, tmp):
 
 
 def assemble(ptx, tmp):
-    with open(ptx) as f:
-        text = f.read()
+    with open(ptx, errors="replace") as f:
+        text = f.read().rstrip("\x00")  # a driver binary ends in a NUL
     # clang 15 writes PTX 7.5 for sm_80; sm_90 needs PTX 7.8 or later.
     version = re.search(r"^\.version (\d+)\.(\d+)", text, flags=re.M)
     if version and (int(version.group(1)), int(version.group(2))) < (7, 8):

@@ -65,6 +65,11 @@ struct DeviceInfo {
   bool has_extension(std::string_view ext) const;
   bool has_fp16() const { return has_extension("cl_khr_fp16"); }
   bool has_intel_subgroups() const { return has_extension("cl_intel_subgroups"); }
+  // NVIDIA's compiler, which takes inline PTX (asm) in OpenCL C.
+  bool takes_nvidia_ptx() const;
+  // Build options for kernels that use border.cl's fast_exp2/fast_sqrt: their one-instruction .ftz
+  // PTX forms on NVIDIA (" -D NV_PTX_FTZ=1"), else "" (native_exp2/native_sqrt).
+  std::string fast_math_options() const { return takes_nvidia_ptx() ? " -D NV_PTX_FTZ=1" : ""; }
   std::vector<std::string> subgroup_extensions() const;
   std::string type_name() const;   // "GPU", "CPU", "accelerator", ...
   std::string index_name() const;  // "1:0"

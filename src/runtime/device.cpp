@@ -77,6 +77,10 @@ std::string device_list_for_message(const std::vector<DeviceHandle>& all) {
 
 }  // namespace
 
+bool DeviceInfo::takes_nvidia_ptx() const {
+  return has_extension("cl_nv_device_attribute_query") || platform_name.find("NVIDIA") != std::string::npos;
+}
+
 bool DeviceInfo::has_extension(std::string_view ext) const {
   std::istringstream words(extensions);
   std::string w;

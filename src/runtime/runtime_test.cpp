@@ -65,6 +65,21 @@ TEST(Devices, SelectsByIndexNameAndEnvironment) {
   EXPECT_EQ(bool(select_device().info.type & CL_DEVICE_TYPE_GPU), any_gpu);
 }
 
+// fast_exp2/fast_sqrt get their .ftz PTX forms only from NVIDIA's compiler (border.cl).
+TEST(Devices, FastMathOptionsOnlyForNvidia) {
+  DeviceInfo nvidia;
+  nvidia.platform_name = "NVIDIA CUDA";
+  EXPECT_TRUE(nvidia.takes_nvidia_ptx());
+  EXPECT_EQ(nvidia.fast_math_options(), " -D NV_PTX_FTZ=1");
+  DeviceInfo pocl;
+  pocl.platform_name = "Portable Computing Language";
+  pocl.extensions = "cl_khr_fp64 cl_khr_subgroups";
+  EXPECT_FALSE(pocl.takes_nvidia_ptx());
+  EXPECT_EQ(pocl.fast_math_options(), "");
+  pocl.extensions += " cl_nv_device_attribute_query";
+  EXPECT_TRUE(pocl.takes_nvidia_ptx());
+}
+
 TEST(Devices, BadSelectorsExplainThemselves) {
   try {
     select_device("no-such-device-anywhere");

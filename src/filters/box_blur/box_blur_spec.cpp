@@ -203,21 +203,25 @@ std::optional<std::string> box_blur_unsupported(const DeviceInfo& device, std::s
                          device.max_work_group_size);
     if (shape.local_x <= shape.halo)
       return fmt::format("fused_prefix needs more than {} work-items per group for d={}", shape.halo, d);
-    if (shape.entry_bytes + shape.block_bytes > device.local_mem_bytes)
-      return fmt::format("fused_prefix needs {} bytes of local memory, the device has {}",
+    // At least one byte to spare: the H200 refused (CL_OUT_OF_RESOURCES) a work-group asking for all
+    // 49152 bytes it reports.
+    if (shape.entry_bytes + shape.block_bytes >= device.local_mem_bytes)
+      return fmt::format("fused_prefix needs {} bytes of local memory, the device has {} (some kept back)",
                          shape.entry_bytes + shape.block_bytes, device.local_mem_bytes);
   }
   return std::nullopt;
 }
 
 // The rule until the tuner has measured this device. GPUs: the one-pass variants, which move the
-// fewest bytes (H200 8k, bench/results/2026-11-22-nvidia-h200-box-blur-fused.md). CPUs (PoCL, 2 cores):
+// fewest bytes: fused_prefix from d = 11 on, fused_blocks below (H200 8k at default tunables, d=3 0.242
+// against 0.262 ms, d=11 0.296 against 0.291, d=63 0.598 against 0.357:
+// bench/results/2026-11-23-nvidia-h200-box-sobel-jacobi.md). CPUs (PoCL, 2 cores):
 // block4x4 for d <= 3, else separable_sliding; the fused variants are within noise of it there.
 std::string box_blur_auto_variant(const DeviceInfo& device, const BoxBlurParams& params, int width, int height,
                                   int channels) {
   auto supported = [&](const char* v) { return !box_blur_unsupported(device, v, params, width, height, channels); };
   if (device.type & CL_DEVICE_TYPE_GPU) {
-    for (const char* v : {"fused_blocks", "fused_sliding"})
+    for (const char* v : {params.diameter >= 11 ? "fused_prefix" : "fused_blocks", "fused_blocks", "fused_sliding"})
       if (supported(v)) return v;
   }
   if (params.diameter <= 3) return "block4x4";

@@ -131,7 +131,7 @@ Plan make_plan(Context& ctx, const EpsilonParams& params, std::string_view varia
       // build, form 2 computes the same result.
       const int window = (2 * params.radius + 1) * (2 * params.radius + 1);
       const bool exact = std::max(params.threshold, 1) * window <= 2048;
-      if (!exact || !epsilon_has_nvidia_ptx(device) ||
+      if (!exact || !device.takes_nvidia_ptx() ||
           !builds(ctx, fmt::format("epsilon.ptx_f16x2.{}", options(3)), options(3), plan.kernel))
         shape.form = 2;
     }

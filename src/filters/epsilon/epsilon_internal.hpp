@@ -26,8 +26,6 @@ struct EpsilonRegBlockShape {
   int form;
 };
 EpsilonRegBlockShape epsilon_regblock_shape(const TuningConfig& config);
-// Whether the device's compiler takes NVIDIA inline PTX (regblock form 3).
-bool epsilon_has_nvidia_ptx(const DeviceInfo& device);
 // Bytes of its tile: (local_x * cols + 2r) x (local_y * rows + 2r) 4-byte words, each side rounded up
 // to the work-group's (and the width to 4).
 std::size_t epsilon_regblock_tile_bytes(const EpsilonRegBlockShape& shape, int radius);

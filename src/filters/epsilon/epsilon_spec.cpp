@@ -80,10 +80,6 @@ std::size_t epsilon_regblock_tile_bytes(const EpsilonRegBlockShape& shape, int r
   return round_up(width, 4) * height * sizeof(float);
 }
 
-bool epsilon_has_nvidia_ptx(const DeviceInfo& device) {
-  return device.has_extension("cl_nv_device_attribute_query") ||
-         device.platform_name.find("NVIDIA") != std::string::npos;
-}
 
 EpsilonLocalShape epsilon_local_shape(const TuningConfig& config) {
   const VariantInfo& v = *find_variant(epsilon_variants(), "local");

@@ -573,8 +573,10 @@ STRIP_INLINE void strip_hsums(const uint a[NW], uint left, uint right, uint hs_e
 // sobel_strip_magnitude_check over every s on the device itself. For s <= 65280 the root is at least
 // 4.9e-4 (2^-19 relative) from a half-integer, a margin some 8x wider than a hardware square root's
 // usual error of about 2^-22 (not from a seed; the device test, not this estimate, is the proof).
+// fast_sqrt (border.cl): on NVIDIA sqrt.approx.ftz, one MUFU.SQRT; native_sqrt there came out as
+// sqrt.approx.f32 with a subnormal fix-up (FSETP, two FMUL) around it.
 #ifndef STRIP_SQRT
-#define STRIP_SQRT native_sqrt
+#define STRIP_SQRT fast_sqrt
 #endif
 STRIP_INLINE uint strip_magnitude_bits(int s) {
   const float f = as_float(0x4B000000 | min(s, 65280)) - 8388608.0f;

@@ -86,12 +86,12 @@ Plan make_plan(Context& ctx, const SobelParams& params, std::string_view variant
   }
   if (plan.variant == "strip") {
     // Rows are built in too, so the row loops unroll into registers. No float in strip is a denormal
-    // (integer sums and their roots), so flushing them changes nothing and lets NVIDIA's native_sqrt be
-    // one MUFU.SQRT without the denormal scaling around it.
+    // (integer sums and their roots), so flushing them changes nothing; on NVIDIA fast_sqrt is then the
+    // one-instruction .ftz form (border.cl).
     const VariantInfo& info = *find_variant(sobel_variants(), "strip");
     const int columns = tunable_value(plan.config, info, "columns"), rows = tunable_value(plan.config, info, "rows");
-    plan.options += fmt::format(" -D VEC={} -D ROWS={} -D ALIGNED={} -cl-denorms-are-zero", columns, rows,
-                                w % columns == 0 ? 1 : 0);
+    plan.options += fmt::format(" -D VEC={} -D ROWS={} -D ALIGNED={} -cl-denorms-are-zero{}", columns, rows,
+                                w % columns == 0 ? 1 : 0, ctx.info().fast_math_options());
   }
   return plan;
 }
