@@ -89,24 +89,30 @@ TEST(SyntheticPhotoCapture, SeesWhatIsDrawnWhileItLives) {
 }
 
 // --save-inputs: the saved .npy is the instance's input and its hash is in every row of the case.
-TEST(BenchSaveInputs, WritesEachCaseInputWithItsHash) {
-  const FilterSpec* spec = find_filter_spec("box-blur");
-  if (!spec) GTEST_SKIP() << "box-blur is not in this build";
-  const auto dir = std::filesystem::temp_directory_path() /
-                   fmt::format("clf_bench_inputs_{}_{}", ::getpid(), std::random_device{}());
-  Context ctx;
+// One RGBA box blur case of diameter d, timed once per row (these tests check rows, not speed).
+BenchOptions one_box_blur_case(const FilterSpec& spec, int d, const std::string& variants) {
   BenchOptions options;
-  options.filters = {spec};
-  options.sizes = {{19, 7}, {8, 5}};
-  options.variants = "naive,auto";
+  options.filters = {&spec};
+  options.variants = variants;
   ParamMap params;
-  params.emplace("diameter", "3");
+  params.emplace("diameter", std::to_string(d));
   params.emplace("channels", "4");
   options.cases = {params};
   options.warmup = 0;
   options.runs = 1;
   options.total_runs = 1;
   options.cpu_runs = 0;
+  return options;
+}
+
+TEST(BenchSaveInputs, WritesEachCaseInputWithItsHash) {
+  const FilterSpec* spec = find_filter_spec("box-blur");
+  if (!spec) GTEST_SKIP() << "box-blur is not in this build";
+  const auto dir = std::filesystem::temp_directory_path() /
+                   fmt::format("clf_bench_inputs_{}_{}", ::getpid(), std::random_device{}());
+  Context ctx;
+  BenchOptions options = one_box_blur_case(*spec, 3, "naive,auto");
+  options.sizes = {{19, 7}, {8, 5}};
   options.save_inputs_dir = dir.string();
   const BenchReport report = run_bench(ctx, options);
   ASSERT_EQ(report.rows.size(), 4u);
@@ -134,18 +140,9 @@ TEST(BenchVariants, ExplicitTunablesReachTheFilter) {
   const FilterSpec* spec = find_filter_spec("box-blur");
   if (!spec) GTEST_SKIP() << "box-blur is not in this build";
   Context ctx;
-  BenchOptions options;
-  options.filters = {spec};
+  BenchOptions options =
+      one_box_blur_case(*spec, 5, "local_tile[tile_x=8,tile_y=4],local_tile[tile_x=4096,tile_y=4096]");
   options.sizes = {{21, 9}};
-  options.variants = "local_tile[tile_x=8,tile_y=4],local_tile[tile_x=4096,tile_y=4096]";
-  ParamMap params;
-  params.emplace("diameter", "5");
-  params.emplace("channels", "4");
-  options.cases = {params};
-  options.warmup = 0;
-  options.runs = 1;
-  options.total_runs = 1;
-  options.cpu_runs = 0;
   const BenchReport report = run_bench(ctx, options);
   ASSERT_EQ(report.rows.size(), 2u);
   EXPECT_EQ(report.rows[0].variant, "local_tile[tile_x=8,tile_y=4]");

@@ -268,51 +268,40 @@ INSTANTIATE_TEST_SUITE_P(Sizes, SobelVariant,
 // row_tile's tunables, which change its code paths: vector width (built in), aligned rows (widths
 // that are multiples of it) or not, rows per work-item (1, a remainder strip, automatic), and strips
 // narrower than a vector. Every output and border, fresh random inputs, poisoned outputs.
-TEST(SobelRowTile, EveryWidthAlignmentAndRowCountIsBitExact) {
+// `variant` with columns x rows per work-item on `size`: every output and border against the reference,
+// a fresh random input, poisoned outputs.
+void expect_shape_bit_exact(const std::string& variant, SizeCase size, int columns, int rows) {
   Context& ctx = test_context();
+  const auto seed = testing::fresh_seed();
+  const Image in = testing::random_image(size.width, size.height, 1, SampleType::u8, seed);
+  const DeviceImage d_in = DeviceImage::upload(ctx, in);
+  const TuningConfig config{{"columns", columns}, {"rows", rows}, {"local_x", rows == 3 ? 32 : 64}};
+  for (const Border& border : kBorders)
+    for (SobelOutput output : kOutputs) {
+      const SobelParams params{output, border};
+      SCOPED_TRACE(fmt::format("{} size={} [{}] output={} border={} seed={}", variant, size_name(size),
+                               to_string(config), to_string(output), to_string(border), seed));
+      ASSERT_FALSE(sobel_unsupported(ctx.info(), variant, params, size.width, size.height, config));
+      ASSERT_TRUE(testing::images_equal(sobel_reference(in, params), run_device(variant, d_in, params, config)));
+    }
+}
+
+TEST(SobelRowTile, EveryWidthAlignmentAndRowCountIsBitExact) {
   for (SizeCase size : {SizeCase{1, 1}, SizeCase{13, 17}, SizeCase{24, 5}, SizeCase{48, 33}, SizeCase{3, 40},
                         SizeCase{257, 129}})
     for (int columns : {4, 8, 16})
-      for (int rows : {0, 1, 3, 16}) {
-        const auto seed = testing::fresh_seed();
-        const Image in = testing::random_image(size.width, size.height, 1, SampleType::u8, seed);
-        const DeviceImage d_in = DeviceImage::upload(ctx, in);
-        const TuningConfig config{{"columns", columns}, {"rows", rows}, {"local_x", rows == 3 ? 32 : 64}};
-        for (const Border& border : kBorders)
-          for (SobelOutput output : kOutputs) {
-            const SobelParams params{output, border};
-            SCOPED_TRACE(fmt::format("size={} [{}] output={} border={} seed={}", size_name(size),
-                                     to_string(config), to_string(output), to_string(border), seed));
-            ASSERT_FALSE(sobel_unsupported(ctx.info(), "row_tile", params, size.width, size.height, config));
-            ASSERT_TRUE(
-                testing::images_equal(sobel_reference(in, params), run_device("row_tile", d_in, params, config)));
-          }
-      }
+      for (int rows : {0, 1, 3, 16}) expect_shape_bit_exact("row_tile", size, columns, rows);
 }
 
 // strip's build options: columns (vector width), rows (1, dividing the height or not, more than the
 // height), aligned and unaligned widths, widths below one vector, images where no work-item is
 // interior and ones where most are. Every output and border, fresh random inputs, poisoned outputs.
 TEST(SobelStrip, EveryWidthAlignmentAndRowCountIsBitExact) {
-  Context& ctx = test_context();
   for (SizeCase size : {SizeCase{1, 1}, SizeCase{2, 3}, SizeCase{13, 17}, SizeCase{24, 5}, SizeCase{48, 33},
                         SizeCase{3, 40}, SizeCase{67, 19}, SizeCase{257, 129}})
     // A few (columns, rows) pairs rather than all: each is a program build per output and alignment.
-    for (auto [columns, rows] : {std::pair{16, 3}, {16, 8}, {8, 1}, {8, 5}, {4, 2}}) {
-        const auto seed = testing::fresh_seed();
-        const Image in = testing::random_image(size.width, size.height, 1, SampleType::u8, seed);
-        const DeviceImage d_in = DeviceImage::upload(ctx, in);
-        const TuningConfig config{{"columns", columns}, {"rows", rows}, {"local_x", rows == 3 ? 32 : 64}};
-        for (const Border& border : kBorders)
-          for (SobelOutput output : kOutputs) {
-            const SobelParams params{output, border};
-            SCOPED_TRACE(fmt::format("size={} [{}] output={} border={} seed={}", size_name(size),
-                                     to_string(config), to_string(output), to_string(border), seed));
-            ASSERT_FALSE(sobel_unsupported(ctx.info(), "strip", params, size.width, size.height, config));
-            ASSERT_TRUE(
-                testing::images_equal(sobel_reference(in, params), run_device("strip", d_in, params, config)));
-          }
-      }
+    for (auto [columns, rows] : {std::pair{16, 3}, {16, 8}, {8, 1}, {8, 5}, {4, 2}})
+      expect_shape_bit_exact("strip", size, columns, rows);
 }
 
 // Extreme gradients (0/255 checkerboards and stripes) reach the lanes' largest values (|gx|, |gy| up to
