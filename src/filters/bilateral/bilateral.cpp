@@ -101,28 +101,29 @@ std::vector<float> spatial_table(double sigma_spatial, int radius) {
   return table;
 }
 
+// log2(e): the unrolled variant computes exp as exp2.
+const double kLog2e = std::log2(std::exp(1.0));
+
 float unrolled_range_scale(double sigma_range) {
-  const double scale = std::sqrt(std::log2(std::exp(1.0)) * gaussian_coefficient(sigma_range));
+  const double scale = std::sqrt(kLog2e * gaussian_coefficient(sigma_range));
   int exponent = 0;
   std::frexp(scale, &exponent);  // scale = m 2^exponent, m in [0.5, 1)
   return static_cast<float>(std::ldexp(std::round(std::ldexp(scale, 16 - exponent)), exponent - 16));
 }
 
 bool unrolled_needs_clamp(double sigma_spatial, double sigma_range, int radius, int channels) {
-  const double log2e = std::log2(std::exp(1.0));
   const double colours = channels == 4 ? 3 : 1;
-  const double lowest = colours * 255.0 * 255.0 * log2e * gaussian_coefficient(sigma_range) +
-                        2.0 * radius * radius * log2e * gaussian_coefficient(sigma_spatial);
+  const double lowest = colours * 255.0 * 255.0 * kLog2e * gaussian_coefficient(sigma_range) +
+                        2.0 * radius * radius * kLog2e * gaussian_coefficient(sigma_spatial);
   return lowest > 120.0;  // margin below -125 for the float rounding of the exponent
 }
 
 bool unrolled_expanded(const BilateralParams& params, int channels) {
   if (channels != 4) return false;
-  const double log2e = std::log2(std::exp(1.0));
   const double scale = unrolled_range_scale(params.sigma_range);
   const int r = bilateral_radius(params);
   const double colour = 3.0 * 255.0 * 255.0 * scale * scale;
-  const double spatial = 2.0 * r * r * log2e * gaussian_coefficient(params.sigma_spatial);
+  const double spatial = 2.0 * r * r * kLog2e * gaussian_coefficient(params.sigma_spatial);
   return colour + spatial <= 256.0;
 }
 
@@ -224,7 +225,7 @@ std::vector<cl::Event> bilateral(Context& ctx, const DeviceImage& in, DeviceImag
   if (variant == "unrolled") {
     const UnrolledShape shape = unrolled_shape(info, tunables, c);
     const auto spatial_log2 =
-        static_cast<cl_float>(std::log2(std::exp(1.0)) * gaussian_coefficient(params.sigma_spatial));
+        static_cast<cl_float>(kLog2e * gaussian_coefficient(params.sigma_spatial));
     const float range_scale = unrolled_range_scale(params.sigma_range);
     set_kernel_args(kernel, in.buffer, out.buffer, w, h, mode, cval, range_scale, 1.0f / range_scale,
                     spatial_log2);

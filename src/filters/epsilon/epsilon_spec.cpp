@@ -10,6 +10,7 @@
 #include "common/synthetic_image.hpp"
 #include "filters/epsilon/epsilon_internal.hpp"
 #include "filters/filter_spec.hpp"
+#include "runtime/launch.hpp"
 #include "tuning/tuning_db.hpp"
 
 namespace clf {
@@ -74,12 +75,10 @@ EpsilonRegBlockShape epsilon_regblock_shape(const TuningConfig& config) {
 
 std::size_t epsilon_regblock_tile_bytes(const EpsilonRegBlockShape& shape, int radius) {
   // epsilon.cl fills whole work-group strides: width and height rounded up to the work-group's.
-  const auto round_up = [](std::size_t v, std::size_t m) { return (v + m - 1) / m * m; };
   const std::size_t width = round_up(std::size_t(shape.local_x * shape.cols + 2 * radius), shape.local_x);
   const std::size_t height = round_up(std::size_t(shape.local_y * shape.rows + 2 * radius), shape.local_y);
   return round_up(width, 4) * height * sizeof(float);
 }
-
 
 EpsilonLocalShape epsilon_local_shape(const TuningConfig& config) {
   const VariantInfo& v = *find_variant(epsilon_variants(), "local");

@@ -113,14 +113,11 @@ std::vector<cl::Event> enqueue(Context& ctx, const DeviceImage& in, const cl::Bu
   if (plan.variant == "row16") items_x = (W + 15) / 16;
   if (plan.variant == "block16x2") items_x = (W + 15) / 16, items_y = (H + 1) / 2;
   const int rows = plan.variant == "row_tile" ? row_tile_rows(ctx.info(), plan.config, w, h) : 0;
-  if (plan.variant == "row_tile") {
+  if (plan.variant == "row_tile" || plan.variant == "strip") {
+    // A work-item owns `columns` x (row_tile's computed rows, or strip's built-in ones) pixels.
     const auto columns = std::size_t(tunable_value(plan.config, info, "columns"));
-    items_x = (W + columns - 1) / columns, items_y = (H + std::size_t(rows) - 1) / std::size_t(rows);
-  }
-  if (plan.variant == "strip") {
-    const auto columns = std::size_t(tunable_value(plan.config, info, "columns"));
-    const auto strip_rows = std::size_t(tunable_value(plan.config, info, "rows"));
-    items_x = (W + columns - 1) / columns, items_y = (H + strip_rows - 1) / strip_rows;
+    const auto per_item = std::size_t(plan.variant == "strip" ? tunable_value(plan.config, info, "rows") : rows);
+    items_x = (W + columns - 1) / columns, items_y = (H + per_item - 1) / per_item;
   }
   // Variants without a local_y tunable (row_tile, strip) use one row of work-items per work-group.
   const int lx = tunable_value(plan.config, info, "local_x");
