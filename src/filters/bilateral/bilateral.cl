@@ -314,10 +314,21 @@ __kernel void bilateral_pixels4(__global const pix_t* src, __global pix_t* dst, 
 // instead of w d. With the MUFU and the 3 FFMA + 1 FADD of the sums, 9 instructions a tap instead of
 // 11. The terms cancel, so the host builds it only where they are small (see Accuracy).
 //
+// Grey (TABLE_TAPS > 0): TABLE_TAPS of every 16 (tap, output) pairs take the weight from a table
+// instead of an exp2, so that the SFU is not what bounds the grey filter: w = R[p - c] * S(dx, dy), with
+// R[k] = exp2(-(k scale)^2) for k in -255..255 (511 floats the work-group computes into local memory,
+// exp2 of the same float exponent the exp2 taps use) and S(dx, dy) = exp2(s) per work-item. A table tap
+// is IADD3 (the entry's address from the pixel's byte offset, a second int tile plane, and the
+// centre's), LDS, FMUL, and the two sums: 5 issue slots like an exp2 tap, with the LDS on the MIO pipe
+// instead of MUFU.EX2 on the 16-lane SFU. Entries are read at data-dependent addresses, so a warp's
+// lookups can conflict in the banks (worse on noisy images): the share is a tunable. With tables the
+// sums are of w p' (not w d) for every tap, so neither kind of tap needs the difference it does not
+// use.
+//
 // Build options (besides CHANNELS): RADIUS, LOCAL_X, LOCAL_Y (the work-group shape), BLOCK_X (outputs
 // per work-item in x), ROWS (output rows per work-item, LOCAL_Y apart), SOFT_EXP (0..16), CLAMP_EXP
 // (1 when an exponent can fall below -125, which soft_exp2's bit arithmetic cannot represent),
-// EXPANDED (0 or 1).
+// EXPANDED (0 or 1), TABLE_TAPS (0..16 - SOFT_EXP, grey only).
 // Built with -cl-denorms-are-zero, and the SFU's exp2 is border.cl's fast_exp2: on NVIDIA the .ftz
 // instruction, one MUFU.EX2 (native_exp2 came out as ex2.approx.f32 plus a three-instruction subnormal
 // fix-up, ~900 instructions per pixel in all where clang's build of the same code has ~500).
@@ -347,9 +358,14 @@ __kernel void bilateral_pixels4(__global const pix_t* src, __global pix_t* dst, 
 #ifndef EXPANDED
 #define EXPANDED 0
 #endif
+#ifndef TABLE_TAPS
+#define TABLE_TAPS 0
+#endif
 #define UR_DIAMETER (2 * RADIUS + 1)
 #define UR_COLOURS (CHANNELS == 4 ? 3 : 1)
-#define UR_PLANES (UR_COLOURS + EXPANDED)  // the colours, then q = -|p'|^2 when EXPANDED
+#define UR_TABLE (CHANNELS == 1 && TABLE_TAPS > 0)
+// The colours, then q = -|p'|^2 when EXPANDED, then the grey byte offsets 4p when UR_TABLE.
+#define UR_PLANES (UR_COLOURS + EXPANDED + UR_TABLE)
 #define UR_TILE_W (LOCAL_X * BLOCK_X + 2 * RADIUS)  // tile columns in pixels
 #define UR_STRIDE (((UR_TILE_W + 3) / 4) * 4)       // floats per tile row: float4-aligned rows
 #define UR_TILE_H (LOCAL_Y * ROWS + 2 * RADIUS)
@@ -381,8 +397,23 @@ inline float soft_exp2(float x) {
   return as_float(as_uint(p) + (as_uint(t) << 23));
 }
 
-// Which exp2 the (tap, output) pair number u uses: SOFT_EXP of every 16, spread out.
+// Which exp2 the (tap, output) pair number u uses: SOFT_EXP of every 16, spread out; the TABLE_TAPS
+// slots at the other end of the 16 take the table instead (UR_IS_TABLE).
 #define UR_EXP2(u, x) ((((u) * 5) % 16 < SOFT_EXP) ? soft_exp2(x) : fast_exp2(x))
+#define UR_IS_TABLE(u) (((u) * 5) % 16 >= 16 - TABLE_TAPS)
+
+// fma(d, -d, s). On NVIDIA through PTX with .ftz: under -cl-denorms-are-zero the driver emits the
+// negation as neg.ftz but fma() as fma.rn without .ftz, which ptxas cannot merge, so each tap paid a
+// separate FADD for -d; with both .ftz the negation folds into the FFMA's operand.
+inline float ur_exponent(float d, float s) {
+#if NV_PTX_FTZ
+  float e;
+  asm("{.reg .f32 n; neg.ftz.f32 n, %1; fma.rn.ftz.f32 %0, n, %1, %2;}" : "=f"(e) : "f"(d), "f"(s));
+  return e;
+#else
+  return fma(d, -d, s);
+#endif
+}
 
 // Channel `channel` of a pixel times the colour scale, into a tile plane. No int-to-float conversion
 // (those also run at an eighth of the FP32 rate on NVIDIA): 2^23 + v has v in its low mantissa bits, and
@@ -398,6 +429,9 @@ inline void ur_store_pixel(__local float* tile, int at, uint pixel, float scale,
   }
 #if EXPANDED
   tile[UR_COLOURS * UR_PLANE + at] = q;
+#endif
+#if UR_TABLE
+  tile[(UR_PLANES - 1) * UR_PLANE + at] = as_float(4u * (pixel & 0xFFu));
 #endif
 }
 
@@ -443,6 +477,21 @@ __kernel __attribute__((reqd_work_group_size(LOCAL_X, LOCAL_Y, 1))) void bilater
   __local float4 tile4[UR_PLANES * UR_PLANE / 4];
   __local float* tile = (__local float*)tile4;
   const int lx = get_local_id(0), ly = get_local_id(1);
+#if UR_TABLE
+  // R[k + 255] = exp2(-(k scale)^2); its address for pixel p and centre c is lut + 4p + (4 * 255 - 4c).
+  __local float range_lut[511];
+  for (int i = ly * LOCAL_X + lx; i < 511; i += LOCAL_X * LOCAL_Y) {
+    const float k = (float)(i - 255) * range_scale;
+    range_lut[i] = fast_exp2(-k * k);
+  }
+  // S(dx, dy) = exp2(s), by symmetry in |dx|, |dy| and their order; those no table tap reads are
+  // dropped by the compiler.
+  float spatial_w[RADIUS + 1][RADIUS + 1];
+#pragma unroll
+  for (int a = 0; a <= RADIUS; ++a)
+#pragma unroll
+    for (int b = 0; b <= a; ++b) spatial_w[a][b] = fast_exp2(-(float)(a * a + b * b) * spatial_log2);
+#endif
   const int gx0 = get_group_id(0) * (LOCAL_X * BLOCK_X), gy0 = get_group_id(1) * (LOCAL_Y * ROWS);
   const int ox = gx0 - RADIUS, oy = gy0 - RADIUS;  // image position of tile (0, 0)
   const float offset = -8388608.0f * range_scale;
@@ -487,6 +536,9 @@ __kernel __attribute__((reqd_work_group_size(LOCAL_X, LOCAL_Y, 1))) void bilater
 #if EXPANDED
     float a[UR_COLOURS][BLOCK_X], qc[BLOCK_X];
 #endif
+#if UR_TABLE
+    int centre_offset[BLOCK_X];  // 4 * 255 - 4c: with 4p, the byte offset of R[p - c] in range_lut
+#endif
     // Window rows in the order dy = 0 (the centres come from it), 1..R, -1..-R.
 #pragma unroll
     for (int j = 0; j < UR_DIAMETER; ++j) {
@@ -504,13 +556,14 @@ __kernel __attribute__((reqd_work_group_size(LOCAL_X, LOCAL_Y, 1))) void bilater
             c[ch][m] = seg[ch][m + RADIUS];
 #if EXPANDED
             a[ch][m] = 2.0f * c[ch][m];
-            sum[ch][m] = c[ch][m];
-#else
-            sum[ch][m] = 0.0f;
 #endif
+            sum[ch][m] = EXPANDED || UR_TABLE ? c[ch][m] : 0.0f;
           }
 #if EXPANDED
           qc[m] = seg[UR_COLOURS][m + RADIUS];
+#endif
+#if UR_TABLE
+          centre_offset[m] = 4 * 255 - as_int(seg[UR_PLANES - 1][m + RADIUS]);
 #endif
         }
       }
@@ -528,13 +581,25 @@ __kernel __attribute__((reqd_work_group_size(LOCAL_X, LOCAL_Y, 1))) void bilater
           const float wgt = UR_EXP2((j * UR_DIAMETER + i) * BLOCK_X + m, e);
 #pragma unroll
           for (int ch = 0; ch < UR_COLOURS; ++ch) sum[ch][m] = fma(wgt, seg[ch][m + i], sum[ch][m]);
+#elif UR_TABLE
+          const int u = (j * UR_DIAMETER + i) * BLOCK_X + m;
+          float wgt;
+          if (UR_IS_TABLE(u)) {
+            const int adx = dx < 0 ? -dx : dx, ady = dy < 0 ? -dy : dy;
+            const float sw = spatial_w[max(adx, ady)][min(adx, ady)];
+            wgt = sw * *(__local const float*)((__local const uchar*)range_lut +
+                                               (as_int(seg[UR_PLANES - 1][m + i]) + centre_offset[m]));
+          } else {
+            wgt = UR_EXP2(u, ur_exponent(seg[0][m + i] - c[0][m], s));
+          }
+          sum[0][m] = fma(wgt, seg[0][m + i], sum[0][m]);
 #else
           float d[UR_COLOURS];
           float e = s;
 #pragma unroll
           for (int ch = 0; ch < UR_COLOURS; ++ch) {
             d[ch] = seg[ch][m + i] - c[ch][m];
-            e = fma(d[ch], -d[ch], e);
+            e = ur_exponent(d[ch], e);
           }
           const float wgt = UR_EXP2((j * UR_DIAMETER + i) * BLOCK_X + m, e);
 #pragma unroll
@@ -554,7 +619,7 @@ __kernel __attribute__((reqd_work_group_size(LOCAL_X, LOCAL_Y, 1))) void bilater
       q[m] = 0;
 #pragma unroll
       for (int ch = 0; ch < UR_COLOURS; ++ch) {
-#if EXPANDED
+#if EXPANDED || UR_TABLE
         const float v = sum[ch][m] * r;
 #else
         const float v = fma(sum[ch][m], r, c[ch][m] * inv_range_scale);

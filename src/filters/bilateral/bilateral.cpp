@@ -174,10 +174,10 @@ Plan make_plan(Context& ctx, const BilateralParams& params, std::string_view var
     const int r = bilateral_radius(params);
     plan.options += fmt::format(
         " -D RADIUS={} -D LOCAL_X={} -D LOCAL_Y={} -D BLOCK_X={} -D ROWS={} -D SOFT_EXP={} -D CLAMP_EXP={} "
-        "-D EXPANDED={} -cl-denorms-are-zero{}",
+        "-D EXPANDED={} -D TABLE_TAPS={} -cl-denorms-are-zero{}",
         r, shape.local_x, shape.local_y, shape.block_x, shape.rows, shape.soft_exp,
         shape.soft_exp > 0 && unrolled_needs_clamp(params.sigma_spatial, params.sigma_range, r, c) ? 1 : 0,
-        unrolled_expanded(params, c) ? 1 : 0, ctx.info().fast_math_options());
+        unrolled_expanded(params, c) ? 1 : 0, shape.table_taps, ctx.info().fast_math_options());
   }
   plan.kernel = "bilateral_" + plan.variant;
   return plan;

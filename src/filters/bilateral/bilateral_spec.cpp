@@ -39,6 +39,10 @@ const std::vector<Tunable> kUnrolledTunables = {
      {-1, 0, 2, 3, 5},
      "of every 16 taps, how many compute exp2 on the FMA pipe instead of the special-function unit "
      "(-1: 3 for grey, 0 for colour)"},
+    {"table_taps",
+     {-1, 0, 4, 6, 8},
+     "grey: of every 16 taps, how many take the weight from a range table in local memory instead of "
+     "exp2 (-1: 5 on GPUs, 0 elsewhere; colour: always 0)"},
 };
 
 bool is_tiled(std::string_view variant) {
@@ -81,8 +85,14 @@ UnrolledShape unrolled_shape(const VariantInfo& variant, const TuningConfig& con
   s.block_x = tunable_value(config, variant, "block_x");
   s.rows = tunable_value(config, variant, "rows");
   s.soft_exp = tunable_value(config, variant, "soft_exp");
-  // Colour is bound by FP32 instructions (11 a tap), not by exp2, so it keeps every exp2 on the SFU.
-  if (s.soft_exp < 0) s.soft_exp = channels == 4 ? 0 : 3;
+  // Every exp2 on the SFU by default: colour is bound by FP32 instructions (9-11 a tap), not by exp2,
+  // and grey, once exp2 was one MUFU (fast_exp2), measured slower with soft_exp 3 (1.546 against
+  // 1.437 ms, bench/results/2026-11-23-nvidia-h200-fast-math.md); grey moves taps off the SFU to the
+  // range table instead (bench/NOTES.md, bilateral step 3).
+  if (s.soft_exp < 0) s.soft_exp = 0;
+  s.table_taps = tunable_value(config, variant, "table_taps");
+  if (channels != 1) s.table_taps = 0;
+  else if (s.table_taps < 0) s.table_taps = 5;
   return s;
 }
 
@@ -93,8 +103,8 @@ std::size_t unrolled_tile_bytes(const UnrolledShape& s, int radius, int planes) 
   return stride * height * sizeof(float) * std::size_t(planes);
 }
 
-int unrolled_planes(const BilateralParams& params, int channels) {
-  return (channels == 4 ? 3 : 1) + (unrolled_expanded(params, channels) ? 1 : 0);
+int unrolled_planes(const BilateralParams& params, int channels, const UnrolledShape& shape) {
+  return (channels == 4 ? 3 : 1) + (unrolled_expanded(params, channels) ? 1 : 0) + (shape.table_taps > 0 ? 1 : 0);
 }
 
 TileShape tile_shape(const DeviceInfo& device, const VariantInfo& variant, const TuningConfig& config) {
@@ -135,15 +145,18 @@ std::optional<std::string> bilateral_unsupported(const DeviceInfo& device, std::
       return fmt::format("unrolled is built for radius <= {} (its code grows with the window), not {}",
                          kMaxUnrolledRadius, r);
     const UnrolledShape shape = unrolled_shape(*info, config, channels);
-    if (shape.local_x < 1 || shape.local_y < 1 || shape.block_x < 1 || shape.rows < 1 || shape.soft_exp > 16)
+    if (shape.local_x < 1 || shape.local_y < 1 || shape.block_x < 1 || shape.rows < 1 || shape.soft_exp > 16 ||
+        shape.soft_exp + shape.table_taps > 16)
       return fmt::format(
-          "unrolled: local_x, local_y, block_x, rows must be >= 1, soft_exp <= 16; got {} {} {} {} {}",
-          shape.local_x, shape.local_y, shape.block_x, shape.rows, shape.soft_exp);
+          "unrolled: local_x, local_y, block_x, rows must be >= 1, soft_exp + table_taps <= 16; got {} {} {} {} "
+          "{} {}",
+          shape.local_x, shape.local_y, shape.block_x, shape.rows, shape.soft_exp, shape.table_taps);
     if (std::size_t(shape.local_x) * std::size_t(shape.local_y) > device.max_work_group_size)
       return fmt::format("work-group {}x{} exceeds the device's {} work-items", shape.local_x, shape.local_y,
                          device.max_work_group_size);
     // The tile is a static local array: NVIDIA refuses those above the 48 KiB it reports here.
-    const std::size_t bytes = unrolled_tile_bytes(shape, r, unrolled_planes(params, channels));
+    const std::size_t bytes = unrolled_tile_bytes(shape, r, unrolled_planes(params, channels, shape)) +
+                              (shape.table_taps > 0 ? 511 * sizeof(float) : 0);
     if (bytes > device.local_mem_bytes)
       return fmt::format(
           "unrolled needs {} bytes of local memory for this shape at radius {}, the device "

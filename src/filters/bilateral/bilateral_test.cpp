@@ -375,8 +375,12 @@ TEST(UnrolledRangeScale, ExpandedExponentOnlyForColourWithSmallTerms) {
   EXPECT_FALSE(unrolled_expanded(make_params({3, 30}, 4, {}), 1));
   EXPECT_FALSE(unrolled_expanded(make_params({1, 10}, 4, {}), 4));    // 1430
   EXPECT_FALSE(unrolled_expanded(make_params({0.5, 80}, 8, {}), 4));  // 23 + the spatial term 369
-  EXPECT_EQ(bilateral_detail::unrolled_planes(make_params({3, 30}, 4, {}), 4), 4);
-  EXPECT_EQ(bilateral_detail::unrolled_planes(make_params({1, 10}, 4, {}), 4), 3);
+  using bilateral_detail::unrolled_planes;
+  const bilateral_detail::UnrolledShape plain, table{.table_taps = 5};
+  EXPECT_EQ(unrolled_planes(make_params({3, 30}, 4, {}), 4, plain), 4);
+  EXPECT_EQ(unrolled_planes(make_params({1, 10}, 4, {}), 4, plain), 3);
+  EXPECT_EQ(unrolled_planes(make_params({3, 30}, 4, {}), 1, plain), 1);
+  EXPECT_EQ(unrolled_planes(make_params({3, 30}, 4, {}), 1, table), 2);  // the byte offsets 4p
 }
 
 TEST(UnrolledRangeScale, ClampIsBuiltWhereAnExponentCanPassMinus125) {
@@ -390,7 +394,7 @@ TEST(UnrolledRangeScale, ClampIsBuiltWhereAnExponentCanPassMinus125) {
 // Shapes beyond the tunables' lists too (odd outputs per work-item, odd work-groups), so every code
 // path of the kernel runs: scalar, float2 and float4 row loads, partial and whole work-groups, aligned
 // and unaligned stores, edge and inside tiles, exp2 all on one unit, all on the other, or split, with
-// and without the clamp. Odd image sizes, poisoned outputs, fresh random or photograph-like inputs.
+// and without the clamp; grey weights all from the range table, or split three ways. Odd image sizes, poisoned outputs, fresh random or photograph-like inputs.
 // Each line is a program build, which costs PoCL seconds for the unrolled code: mostly small radii
 // here; radius 6 and 8 with the default shape run in the tests above and below.
 TEST(UnrolledVariant, EveryShapeWithinOneOfTheReference) {
@@ -399,15 +403,12 @@ TEST(UnrolledVariant, EveryShapeWithinOneOfTheReference) {
     SigmaPair sigma;
     TuningConfig shape;
   };
-  auto shape = [](int local_x, int local_y, int block_x, int rows, int soft_exp) {
-    return TuningConfig{{"local_x", local_x},
-                        {"local_y", local_y},
-                        {"block_x", block_x},
-                        {"rows", rows},
-                        {"soft_exp", soft_exp}};
+  auto shape = [](int local_x, int local_y, int block_x, int rows, int soft_exp, int table_taps = 0) {
+    return TuningConfig{{"local_x", local_x},   {"local_y", local_y},   {"block_x", block_x},
+                        {"rows", rows},         {"soft_exp", soft_exp}, {"table_taps", table_taps}};
   };
   const Run runs[] = {
-      {67, 35, 1, 4, {3, 30}, {}},  // the defaults: 16x8 work-items, 4x2 outputs each, soft_exp 3
+      {67, 35, 1, 4, {3, 30}, {}},  // the defaults: 16x8 work-items, 4x2 outputs each, table_taps 5 (grey)
       {1, 1, 1, 4, {3, 30}, {}},
       {67, 35, 4, 4, {3, 30}, shape(8, 4, 2, 1, 16)},
       {130, 9, 1, 1, {1, 10}, shape(5, 3, 3, 3, 0)},
@@ -415,6 +416,9 @@ TEST(UnrolledVariant, EveryShapeWithinOneOfTheReference) {
       {140, 72, 1, 3, {2, 0.5}, shape(8, 4, 2, 1, 16)},
       {45, 46, 4, 3, {5, 80}, shape(32, 2, 8, 1, 3)},
       {141, 72, 4, 2, {3, 30}, shape(16, 4, 4, 3, 5)},
+      {75, 41, 1, 4, {3, 30}, shape(16, 16, 4, 1, 0, 16)},
+      {53, 70, 1, 2, {1, 10}, shape(8, 4, 3, 2, 5, 6)},
+      {90, 33, 1, 5, {2, 0.5}, shape(16, 2, 2, 1, 0, 8)},  // sr 0.5: the table's far entries underflow to 0
   };
   Context& ctx = test_context();
   DifferenceLog log;
@@ -447,20 +451,24 @@ TEST(UnrolledVariant, EveryShapeWithinOneOfTheReference) {
 // a rounding where the exact mean lies within ~1e-4 of a tie, a few samples in 10^5.
 TEST(UnrolledVariant, EveryExp2PathFlipsAlmostNoRounding) {
   Context& ctx = test_context();
-  for (int c : {1, 4})
-    for (int soft_exp : {0, 16}) {
+  struct Split {
+    int channels, soft_exp, table_taps;
+  };
+  for (const auto [c, soft_exp, table_taps] : {Split{1, 0, 0}, Split{1, 16, 0}, Split{1, 0, 16}, Split{1, 4, 6},
+                                               Split{4, 0, 0}, Split{4, 16, 0}}) {
       const auto seed = testing::fresh_seed();
       const BilateralParams params = make_params({3, 30}, 4, {BorderMode::reflect101, 0});
-      const TuningConfig config = {{"soft_exp", soft_exp}};
-      SCOPED_TRACE(fmt::format("channels={} soft_exp={} seed={}", c, soft_exp, seed));
+      const TuningConfig config = {{"soft_exp", soft_exp}, {"table_taps", table_taps}};
+      SCOPED_TRACE(fmt::format("channels={} soft_exp={} table_taps={} seed={}", c, soft_exp, table_taps, seed));
       const Image in = synthetic_photo(256, 192, c, seed);
       DeviceImage d_in = DeviceImage::upload(ctx, in);
       const Image expected = bilateral_reference(in, params);
       const Image got = run_device("unrolled", d_in, params, config);
       ASSERT_TRUE(testing::images_equal(expected, got, 1.0));
       const double mean = mean_abs_difference(expected, got);
-      std::cout << fmt::format("[ accuracy ] unrolled channels={} soft_exp={:<2} mean |difference| {:.6f}\n",
-                               c, soft_exp, mean);
+      std::cout << fmt::format(
+          "[ accuracy ] unrolled channels={} soft_exp={:<2} table_taps={:<2} mean |difference| {:.6f}\n", c,
+          soft_exp, table_taps, mean);
       EXPECT_LE(mean, 2e-4);
     }
 }
@@ -472,6 +480,8 @@ TEST(UnrolledVariant, RefusesWhatItCannotBuild) {
   EXPECT_FALSE(bilateral_unsupported(device, "unrolled", make_params({3, 30}, 8, {}), 64, 64, 1));
   EXPECT_TRUE(bilateral_unsupported(device, "unrolled", p, 64, 64, 1, {{"block_x", 0}}));
   EXPECT_TRUE(bilateral_unsupported(device, "unrolled", p, 64, 64, 1, {{"soft_exp", 17}}));
+  EXPECT_TRUE(bilateral_unsupported(device, "unrolled", p, 64, 64, 1, {{"soft_exp", 10}, {"table_taps", 8}}));
+  EXPECT_FALSE(bilateral_unsupported(device, "unrolled", p, 64, 64, 1, {{"soft_exp", 8}, {"table_taps", 8}}));
   // A tile larger than the device's local memory.
   EXPECT_TRUE(bilateral_unsupported(device, "unrolled", p, 64, 64, 4,
                                     {{"local_x", 64}, {"local_y", 64}, {"block_x", 8}, {"rows", 8}}));
