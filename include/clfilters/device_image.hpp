@@ -31,4 +31,10 @@ struct Timing {
 // Sum of END - START over the events, in milliseconds. Waits for them.
 double kernel_milliseconds(const std::vector<cl::Event>& events);
 
+// How a synchronous call waits for its commands: clFinish, or a flush and then polling the last event's
+// status (a busy wait: one host core spins, and a short call can return sooner than clFinish lets it).
+enum class WaitMode { finish, spin };
+// Waits until the commands behind `events` (enqueued in order on ctx.queue()) have completed.
+void wait_for(Context& ctx, const std::vector<cl::Event>& events, WaitMode mode);
+
 }  // namespace clf

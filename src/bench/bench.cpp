@@ -239,7 +239,7 @@ BenchReport run_bench(Context& ctx, const BenchOptions& options,
             for (int i = 0; i < options.runs && (i < 3 || ms_since(row_start) < cap_ms); ++i) {
               const auto call_start = Clock::now();
               const auto events = instance->enqueue(variant, config);
-              check_cl(ctx.queue().finish(), "clFinish");
+              wait_for(ctx, events, options.call_wait);
               call.push_back(ms_since(call_start));
               kernel.push_back(kernel_milliseconds(events));
             }

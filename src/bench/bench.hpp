@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "clfilters/device_image.hpp"
 #include "filters/filter_spec.hpp"
 
 namespace clf {
@@ -26,6 +27,8 @@ struct BenchOptions {
   // A variant whose calls are slow (naive on a CPU) stops its warm-up and timed runs after this many
   // seconds, with at least 3 timed runs; the row records how many ran.
   double max_seconds_per_row = 20;
+  // How the `call` column's synchronised call waits for the device (wait_for).
+  WaitMode call_wait = WaitMode::finish;
   // Non-empty: each case's input (what synthetic_photo drew for it) is written to this folder as
   // FILTER_PARAMS_WxH.npy and its SHA-256 recorded in the rows, so peers can run on the same bytes.
   std::string save_inputs_dir;

@@ -35,6 +35,20 @@ Image DeviceImage::download(Context& ctx) const {
   return out;
 }
 
+void wait_for(Context& ctx, const std::vector<cl::Event>& events, WaitMode mode) {
+  if (mode == WaitMode::finish || events.empty()) {
+    check_cl(ctx.queue().finish(), "clFinish");
+    return;
+  }
+  check_cl(ctx.queue().flush(), "clFlush");
+  // The queue is in order, so the last event completing means every command has.
+  cl_int status = CL_QUEUED;
+  do {
+    check_cl(events.back().getInfo(CL_EVENT_COMMAND_EXECUTION_STATUS, &status), "clGetEventInfo");
+  } while (status > CL_COMPLETE);
+  if (status < 0) throw ClError(status, "a command of the call failed");
+}
+
 double kernel_milliseconds(const std::vector<cl::Event>& events) {
   double ms = 0;
   for (const auto& e : events) {

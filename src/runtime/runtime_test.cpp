@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "clfilters/border.hpp"
+#include "clfilters/device_image.hpp"
 #include "clfilters/runtime.hpp"
 #include "runtime/kernel_sources.hpp"
 
@@ -186,6 +187,32 @@ TEST(Borders, Parse) {
   EXPECT_THROW(parse_border("constant=256"), std::invalid_argument);
   EXPECT_THROW(parse_border("constant=x"), std::invalid_argument);
   EXPECT_THROW(parse_border("wrap"), std::invalid_argument);
+}
+
+// Both ways of waiting return only once the call's last command has completed, with its result there.
+TEST(WaitFor, ReturnsOnlyWhenTheLastCommandHasCompleted) {
+  Context ctx;
+  const std::string source =
+      "__kernel void sum_to(__global int* out, int n) {"
+      "  int s = 0; for (int i = 1; i <= n; ++i) s += i % 7; out[get_global_id(0)] = s + (int)get_global_id(0); }";
+  cl::Program& p = ctx.program_from_source("wait_test.cl", source, "");
+  cl::Kernel k(p, "sum_to");
+  for (WaitMode mode : {WaitMode::finish, WaitMode::spin}) {
+    const int n = 200000 + int(mode == WaitMode::spin);
+    std::vector<int> host(64, -1);
+    cl::Buffer buf(ctx.context(), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, host.size() * sizeof(int), host.data());
+    k.setArg(0, buf);
+    k.setArg(1, n);
+    std::vector<cl::Event> events(2);
+    ctx.queue().enqueueNDRangeKernel(k, cl::NullRange, cl::NDRange(host.size()), cl::NullRange, nullptr, &events[0]);
+    ctx.queue().enqueueNDRangeKernel(k, cl::NullRange, cl::NDRange(host.size()), cl::NullRange, nullptr, &events[1]);
+    wait_for(ctx, events, mode);
+    for (const cl::Event& e : events) EXPECT_EQ(e.getInfo<CL_EVENT_COMMAND_EXECUTION_STATUS>(), CL_COMPLETE);
+    ctx.queue().enqueueReadBuffer(buf, CL_TRUE, 0, host.size() * sizeof(int), host.data());
+    int expected = 0;
+    for (int i = 1; i <= n; ++i) expected += i % 7;
+    for (std::size_t i = 0; i < host.size(); ++i) ASSERT_EQ(host[i], expected + int(i)) << i;
+  }
 }
 
 }  // namespace

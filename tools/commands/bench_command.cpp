@@ -61,6 +61,12 @@ class BenchCommand : public Command {
                     "stop a slow variant's runs after this long (at least 3 timed runs)")
         ->capture_default_str()
         ->check(CLI::PositiveNumber);
+    cmd->add_option("--call-wait", options_.call_wait,
+                    "how the timed synchronised call waits: finish (clFinish) or spin (flush, then poll the "
+                    "last event)")
+        ->transform(CLI::CheckedTransformer(
+            std::map<std::string, WaitMode>{{"finish", WaitMode::finish}, {"spin", WaitMode::spin}}))
+        ->capture_default_str();
     cmd->add_option("--format", format_, "table | json | csv")->capture_default_str();
     cmd->add_option("--out", out_, "write the results in --format to FILE (the table still goes to stdout)");
     cmd->add_option("--plot", plot_, "write an SVG bar chart of speedup over naive");
