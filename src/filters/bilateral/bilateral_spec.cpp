@@ -35,14 +35,11 @@ const std::vector<Tunable> kUnrolledTunables = {
     {"local_y", {8, 4, 16}, "work-group height"},
     {"block_x", {4, 2, 8}, "horizontally adjacent outputs per work-item, sharing window rows in registers"},
     {"rows", {2, 1, 4}, "output rows per work-item (local_y apart): the tile's halo is loaded once for all"},
-    {"soft_exp",
-     {-1, 0, 2, 3, 5},
-     "of every 16 taps, how many compute exp2 on the FMA pipe instead of the special-function unit "
-     "(-1: 3 for grey, 0 for colour)"},
+    {"soft_exp", {0, 2}, "of every 16 taps, how many compute exp2 on the FMA pipe instead of the special-function unit"},
     {"table_taps",
-     {-1, 0, 4, 6, 8},
+     {-1, 4, 6, 8},
      "grey: of every 16 taps, how many take the weight from a range table in local memory instead of "
-     "exp2 (-1: 5 on GPUs, 0 elsewhere; colour: always 0)"},
+     "exp2 (-1: 5 for grey, 0 for colour, which has no table)"},
 };
 
 bool is_tiled(std::string_view variant) {
@@ -85,14 +82,12 @@ UnrolledShape unrolled_shape(const VariantInfo& variant, const TuningConfig& con
   s.block_x = tunable_value(config, variant, "block_x");
   s.rows = tunable_value(config, variant, "rows");
   s.soft_exp = tunable_value(config, variant, "soft_exp");
-  // Every exp2 on the SFU by default: colour is bound by FP32 instructions (9-11 a tap), not by exp2,
-  // and grey, once exp2 was one MUFU (fast_exp2), measured slower with soft_exp 3 (1.546 against
-  // 1.437 ms, bench/results/2026-11-23-nvidia-h200-fast-math.md); grey moves taps off the SFU to the
-  // range table instead (bench/NOTES.md, bilateral step 3).
-  if (s.soft_exp < 0) s.soft_exp = 0;
+  // Every exp2 on the SFU by default (soft_exp 0): colour is bound by FP32 instructions (9-11 a tap),
+  // not by exp2, and grey, once exp2 was one MUFU (fast_exp2), measured slower with soft_exp 3 (1.546
+  // against 1.437 ms, bench/results/2026-11-23-nvidia-h200-fast-math.md); grey moves taps off the SFU
+  // to the range table instead (bench/NOTES.md, bilateral step 4).
   s.table_taps = tunable_value(config, variant, "table_taps");
-  if (channels != 1) s.table_taps = 0;
-  else if (s.table_taps < 0) s.table_taps = 5;
+  if (s.table_taps < 0) s.table_taps = channels == 1 ? 5 : 0;
   return s;
 }
 
@@ -145,12 +140,14 @@ std::optional<std::string> bilateral_unsupported(const DeviceInfo& device, std::
       return fmt::format("unrolled is built for radius <= {} (its code grows with the window), not {}",
                          kMaxUnrolledRadius, r);
     const UnrolledShape shape = unrolled_shape(*info, config, channels);
-    if (shape.local_x < 1 || shape.local_y < 1 || shape.block_x < 1 || shape.rows < 1 || shape.soft_exp > 16 ||
+    if (shape.local_x < 1 || shape.local_y < 1 || shape.block_x < 1 || shape.rows < 1 || shape.soft_exp < 0 ||
         shape.soft_exp + shape.table_taps > 16)
       return fmt::format(
-          "unrolled: local_x, local_y, block_x, rows must be >= 1, soft_exp + table_taps <= 16; got {} {} {} {} "
+          "unrolled: local_x, local_y, block_x, rows must be >= 1, 0 <= soft_exp, soft_exp + table_taps <= 16; got {} {} {} {} "
           "{} {}",
           shape.local_x, shape.local_y, shape.block_x, shape.rows, shape.soft_exp, shape.table_taps);
+    if (channels != 1 && shape.table_taps > 0)
+      return fmt::format("unrolled: table_taps applies to grey images only, not {} channels", channels);
     if (std::size_t(shape.local_x) * std::size_t(shape.local_y) > device.max_work_group_size)
       return fmt::format("work-group {}x{} exceeds the device's {} work-items", shape.local_x, shape.local_y,
                          device.max_work_group_size);

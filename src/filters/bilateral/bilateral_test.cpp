@@ -482,6 +482,8 @@ TEST(UnrolledVariant, RefusesWhatItCannotBuild) {
   EXPECT_TRUE(bilateral_unsupported(device, "unrolled", p, 64, 64, 1, {{"soft_exp", 17}}));
   EXPECT_TRUE(bilateral_unsupported(device, "unrolled", p, 64, 64, 1, {{"soft_exp", 10}, {"table_taps", 8}}));
   EXPECT_FALSE(bilateral_unsupported(device, "unrolled", p, 64, 64, 1, {{"soft_exp", 8}, {"table_taps", 8}}));
+  EXPECT_TRUE(bilateral_unsupported(device, "unrolled", p, 64, 64, 4, {{"table_taps", 4}}));  // grey only
+  EXPECT_FALSE(bilateral_unsupported(device, "unrolled", p, 64, 64, 4, {{"table_taps", -1}}));
   // A tile larger than the device's local memory.
   EXPECT_TRUE(bilateral_unsupported(device, "unrolled", p, 64, 64, 4,
                                     {{"local_x", 64}, {"local_y", 64}, {"block_x", 8}, {"rows", 8}}));
