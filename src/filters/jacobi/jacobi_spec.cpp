@@ -33,7 +33,7 @@ const std::vector<VariantInfo>& jacobi_variants() {
       {"row1d", "one work-item per column looping over the rows: coalesced (seed 002, memory access)", kLocalSize1d},
       {"tiled2d",
        "one pixel per work-item, 2D work-groups (seed 002, occupancy; 8x8, 16x16, 32x12, ...)",
-       {{"local_x", {16, 8, 32}, "work-group width"}, {"local_y", {16, 8, 12, 4}, "work-group height"}}},
+       {{"local_x", {16, 8, 32, 64, 128}, "work-group width"}, {"local_y", {16, 8, 12, 4, 2}, "work-group height"}}},
       {"temporal",
        "k iterations per launch: each work-group keeps its tile plus a halo of k in local memory (overlapping "
        "ghost zones, the same iterates as one-step Jacobi)",
