@@ -481,15 +481,17 @@ __kernel void sobel_row_tile(__global const uchar* restrict src, __global out_t*
 // row_tile's interior loop at the tuned widths (magnitude and l1 VEC=4, gradients VEC=8):
 //   gradients  9.7 (ALU 5.7, FMA 3.3, LSU 0.5)          row_tile 23.8
 //   l1        14.8                                        row_tile 36
-//   magnitude 18.3 with native_sqrt as sqrt.approx.ftz.f32 (one MUFU.SQRT; the host passes
-//             -cl-denorms-are-zero), ~21.4 as sqrt.approx.f32, ~32 where native_sqrt is libclc's
-//             IEEE sqrt                                   row_tile 56 (libclc IEEE sqrt)
-// At 18.3/px and 1270 Gpix/s the SMs issue ~23 T instr/s of their ~33 T/s (4 schedulers x 132 SMs x
-// 1.98 GHz; ALU pipe at ~67%): the magnitude target is within reach only if NVIDIA's native_sqrt is
-// the one MUFU op.
+//   magnitude 18.3 with the root as sqrt.approx.ftz.f32, one MUFU.SQRT: that is border.cl's fast_sqrt
+//             (inline PTX under -D NV_PTX_FTZ=1, which the host passes on NVIDIA); -cl-denorms-are-zero
+//             alone does not do it, NVIDIA's compiler still emits native_sqrt as sqrt.approx.f32 with a
+//             subnormal fix-up (~21.4); ~32 where the root is libclc's IEEE sqrt. row_tile 56.
+//   magnitude, MAG_FLOAT=1: 14.5 (ALU 3.6, FMA 9.4, XU 1.0) against the lanes' 18.3 (ALU 8.7, FMA 8.2,
+//             XU 1.0); counted with the interior branch taken (`interior` set to true in a copy).
+// The lanes' magnitude was measured ALU-bound on the H200 (NVIDIA's own code: ~16 ALU-pipe instructions
+// per pixel on the 64-lane pipe, bench/NOTES.md); MAG_FLOAT moves the work to the 128-lane FMA pipe.
 //
 // Build options (set by the host for this kernel only): VEC (4|8|16 columns), ROWS (output rows per
-// work-item), ALIGNED (as row_tile: w % VEC == 0).
+// work-item), ALIGNED (as row_tile: w % VEC == 0), MAG_FLOAT (0|1, magnitude only: below).
 // Work-items at the image's edges take a slower load path through the border (row by row; only the
 // halo columns, or for the last strip of a row every column, go through border_index); their
 // arithmetic and stores are the interior's, with the stores cut at the image's right and bottom edges.
@@ -569,9 +571,9 @@ STRIP_INLINE void strip_hsums(const uint a[NW], uint left, uint right, uint hs_e
 // The 8-bit magnitude from s = gx^2 + gy^2 (s >= 0): as rounded_sqrt_bits, but clamping s to
 // 65280 = 255^2 + 255 (whose rounded root is 255, and every larger s rounds to 256 or more), so the
 // root is at most 255 and is the low byte of the float's bits: no subtract and no min after the root.
-// The root is STRIP_SQRT: native_sqrt, whose error is implementation-defined, so the device test runs
-// sobel_strip_magnitude_check over every s on the device itself. For s <= 65280 the root is at least
-// 4.9e-4 (2^-19 relative) from a half-integer, a margin some 8x wider than a hardware square root's
+// The root is STRIP_SQRT, fast_sqrt: native_sqrt off NVIDIA, whose error is implementation-defined, so the
+// device test runs sobel_strip_magnitude_check over every s on the device itself. For s <= 65280 the root is
+// at least 4.9e-4 (2^-19 relative) from a half-integer, a margin some 8x wider than a hardware square root's
 // usual error of about 2^-22 (not from a seed; the device test, not this estimate, is the proof).
 // fast_sqrt (border.cl): on NVIDIA sqrt.approx.ftz, one MUFU.SQRT; native_sqrt there came out as
 // sqrt.approx.f32 with a subnormal fix-up (FSETP, two FMUL) around it.
@@ -584,15 +586,73 @@ STRIP_INLINE uint strip_magnitude_bits(int s) {
 }
 #endif  // ROWS
 
-// For the tests: strip's magnitude byte of every s in [0, n), on the device.
 #ifdef ROWS
+// ---- MAG_FLOAT=1: the magnitude in FP32 (not from a seed) ----
+// Why: with 16-bit lanes the magnitude is bound by the integer/logic pipe (64 lanes per SM on Hopper):
+// unpacking lanes, biases, min and packing. Here every pixel becomes a float once, as 2^23 + p (the
+// bits 0x4B0000pp: one byte permute), and everything after that is FP32 adds and FMAs, which run on
+// the 128-lane FMA pipe: hd = [-1 0 1] along x per input row; per output row the vertical difference
+// vd = bottom - top and gx = hd(t) + 2 hd(m) + hd(b), gy = vd(x-1) + 2 vd(x) + vd(x+1). The biases
+// cancel in every difference; every value is an integer below 2^24 in magnitude (s <= 2 * 1020^2), so
+// all of it is exact. This also takes fewer operations than the lanes' hs/hd sums for gy.
+#ifndef MAG_FLOAT
+#define MAG_FLOAT 0
+#endif
+
+// 2^23 + byte b of w, as a float (the byte in the low mantissa bits under a 2^23 exponent).
+// strip_pack_bytes: the low bytes of four words as one word, byte k from word k.
+// On NVIDIA (NV_PTX_FTZ marks its PTX) each is a byte permute, one PRMT for the pixel and three for the
+// four: as shifts and masks ptxas made 2 and 5 integer instructions (bench/sass.py).
+#if NV_PTX_FTZ
+STRIP_INLINE uint strip_prmt(uint a, uint b, uint selector) {
+  uint r;
+  asm("prmt.b32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "n"(selector));
+  return r;
+}
+// Selector nibbles, lowest first: byte b of w, then bytes 0, 1 and 3 of 0x4B000000.
+#define strip_byte_float(w, b) as_float(strip_prmt((w), 0x4B000000u, 0x7540u | (b)))
+STRIP_INLINE uint strip_pack_bytes(uint b0, uint b1, uint b2, uint b3) {
+  return strip_prmt(strip_prmt(b0, b1, 0x0040u), strip_prmt(b2, b3, 0x0040u), 0x5410u);
+}
+#else
+STRIP_INLINE float strip_byte_float(uint w, int b) {
+  return as_float(0x4B000000u | ((w >> (8 * b)) & 0xFFu));
+}
+STRIP_INLINE uint strip_pack_bytes(uint b0, uint b1, uint b2, uint b3) {
+  return (b0 & 0xFF) | ((b1 & 0xFF) << 8) | ((b2 & 0xFF) << 16) | (b3 << 24);
+}
+#endif
+
+// strip_magnitude_bits from a float s (an exact integer >= 0), the same clamp, root and rounding (so
+// the same margin argument). fmin is one FMNMX on the ALU pipe, which has room in this path. Proof on
+// the device: the test runs sobel_strip_magnitude_pairs_check over every (gx, gy).
+STRIP_INLINE uint strip_magnitude_bits_f(float s) {
+  return as_uint(STRIP_SQRT(fmin(s, 65280.0f)) + 8388608.0f);  // 0x4B000000 + round(sqrt(s)) clamped to 255
+}
+
+// The input row's pixels x0-1 .. x0+VEC as 2^23 + p.
+STRIP_INLINE void strip_row_floats(const uint a[NW], uint left, uint right, float p[VEC + 2]) {
+  p[0] = as_float(0x4B000000u | left);
+#pragma unroll
+  for (int k = 0; k < VEC; ++k) p[k + 1] = strip_byte_float(a[k / 4], k % 4);
+  p[VEC + 1] = as_float(0x4B000000u | right);
+}
+
+// For the tests, on the device: strip's magnitude byte of every s in [0, n) (the lanes' helper), and
+// the FP32 path's byte for every gradient pair (gx, gy) in [-1020, 1020]^2 (out[(gy + 1020) * 2041 +
+// gx + 1020]), computed as sobel_strip computes it: s by FMUL and FMA, then the clamp, root and rounding.
 __kernel void sobel_strip_magnitude_check(__global int* out, int n) {
   const int s = get_global_id(0);
   if (s < n) out[s] = (int)(strip_magnitude_bits(s) & 0xFF);
 }
-#endif
 
-#ifdef ROWS
+__kernel void sobel_strip_magnitude_pairs_check(__global uchar* out) {
+  const int x = get_global_id(0), y = get_global_id(1);
+  if (x > 2040 || y > 2040) return;
+  const float gx = (float)(x - 1020), gy = (float)(y - 1020);
+  out[y * 2041 + x] = (uchar)strip_magnitude_bits_f(fma(gx, gx, gy * gy));
+}
+
 // Output word m of a row's 8-bit result (pixels 4m .. 4m+3) from strip_out8's values, whose bits 8..23
 // are zero (0x4B0000qq for the magnitude, below 256 for l1): the shifts push bits 24..31 out, so only
 // b0 needs a mask.
@@ -615,6 +675,24 @@ STRIP_INLINE void strip_out8(uint x, uint y, uint* lo, uint* hi) {
   *hi = strip_magnitude_bits(x_hi * x_hi + y_hi * y_hi);
 #endif
 }
+
+#if OUTPUT != OUTPUT_GRADIENTS
+// Stores one row's VEC 8-bit outputs at out + i: one vector store when `whole`, else the first `count`
+// pixels one by one so nothing is written past the row.
+STRIP_INLINE void strip_store8(__global uchar* restrict out, int i, bool whole, int count, InWords o) {
+  if (whole) {
+#if ALIGNED
+    *(__global in_words_t*)(out + i) = o.v;
+#else
+    vstore_v(as_uchar_v(o.v), 0, out + i);
+#endif
+  } else {
+#pragma unroll
+    for (int k = 0; k < VEC; ++k)
+      if (k < count) out[i + k] = (uchar)(o.a[k / 4] >> (8 * (k % 4)));
+  }
+}
+#endif
 
 // Launched over (ceil(w / VEC), ceil(h / ROWS)) work-items. Instruction counts: see the comment at the
 // top of this section.
@@ -652,12 +730,47 @@ __kernel void sobel_strip(__global const uchar* restrict src, __global out_t* re
       right[r] = q.right;
     }
   }
+  const int count = min(VEC, w - x0);
+#if OUTPUT == OUTPUT_MAGNITUDE && MAG_FLOAT
+  // Each input row becomes floats and hd in the iteration that first needs it, so that only about
+  // three rows of them are live at a time; arrays indexed by constants after the unrolling, so
+  // registers. One row per iteration (not the two it reads) keeps the body small enough for clang
+  // to unroll 16 x 16 fully; otherwise the arrays went to the stack.
+  float p[ROWS + 2][VEC + 2], hd[ROWS + 2][VEC];
+#pragma unroll
+  for (int r = 0; r < 2; ++r) {
+    strip_row_floats(a[r], left[r], right[r], p[r]);
+#pragma unroll
+    for (int k = 0; k < VEC; ++k) hd[r][k] = p[r][k + 2] - p[r][k];
+  }
+#pragma unroll
+  for (int r = 0; r < ROWS; ++r) {
+    strip_row_floats(a[r + 2], left[r + 2], right[r + 2], p[r + 2]);
+#pragma unroll
+    for (int k = 0; k < VEC; ++k) hd[r + 2][k] = p[r + 2][k + 2] - p[r + 2][k];
+    if (!interior && y0 + r >= h) break;
+    uint q[VEC];
+#pragma unroll
+    for (int k = 0; k < VEC; ++k) {
+      // vd = bottom - top at columns k-1, k, k+1 (recomputed for neighbours: 3 subtracts the
+      // compiler merges into one per column).
+      const float gx = fma(2.0f, hd[r + 1][k], hd[r][k]) + hd[r + 2][k];
+      const float gy =
+          fma(2.0f, p[r + 2][k + 1] - p[r][k + 1], p[r + 2][k] - p[r][k]) + (p[r + 2][k + 2] - p[r][k + 2]);
+      q[k] = strip_magnitude_bits_f(fma(gx, gx, gy * gy));
+    }
+    InWords o;
+#pragma unroll
+    for (int j = 0; j < NW; ++j)
+      o.a[j] = strip_pack_bytes(q[4 * j], q[4 * j + 1], q[4 * j + 2], q[4 * j + 3]);
+    strip_store8(out_a, (y0 + r) * w + x0, interior || count == VEC, count, o);
+  }
+#else
   // hs/hd of input rows r, r+1, r+2 rotate through three sets by constant indices (the loop unrolls,
   // so the rotation is renaming, not moves).
   uint hs_e[3][NW], hd_e[3][NW], hs_o[3][NW], hd_o[3][NW];
   strip_hsums(a[0], left[0], right[0], hs_e[0], hd_e[0], hs_o[0], hd_o[0]);
   strip_hsums(a[1], left[1], right[1], hs_e[1], hd_e[1], hs_o[1], hd_o[1]);
-  const int count = min(VEC, w - x0);
 #pragma unroll
   for (int r = 0; r < ROWS; ++r) {
     const int t = r % 3, m = (r + 1) % 3, b = (r + 2) % 3;
@@ -711,19 +824,10 @@ __kernel void sobel_strip(__global const uchar* restrict src, __global out_t* re
       strip_out8(xo, yo, &p1, &p3);
       o.a[j] = strip_pack4(p0, p1, p2, p3);
     }
-    if (interior || count == VEC) {
-#if ALIGNED
-      *(__global in_words_t*)(out_a + i) = o.v;
-#else
-      vstore_v(as_uchar_v(o.v), 0, out_a + i);
-#endif
-    } else {
-#pragma unroll
-      for (int k = 0; k < VEC; ++k)
-        if (k < count) out_a[i + k] = (uchar)(o.a[k / 4] >> (8 * (k % 4)));
-    }
+    strip_store8(out_a, i, interior || count == VEC, count, o);
 #endif
   }
+#endif  // MAG_FLOAT
 }
 #endif  // ROWS
 

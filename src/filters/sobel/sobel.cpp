@@ -90,8 +90,9 @@ Plan make_plan(Context& ctx, const SobelParams& params, std::string_view variant
     // one-instruction .ftz form (border.cl).
     const VariantInfo& info = *find_variant(sobel_variants(), "strip");
     const int columns = tunable_value(plan.config, info, "columns"), rows = tunable_value(plan.config, info, "rows");
-    plan.options += fmt::format(" -D VEC={} -D ROWS={} -D ALIGNED={} -cl-denorms-are-zero{}", columns, rows,
-                                w % columns == 0 ? 1 : 0, ctx.info().fast_math_options());
+    const int mag_float = tunable_value(plan.config, info, "mag_float");
+    plan.options += fmt::format(" -D VEC={} -D ROWS={} -D ALIGNED={} -D MAG_FLOAT={} -cl-denorms-are-zero{}",
+                                columns, rows, w % columns == 0 ? 1 : 0, mag_float, ctx.info().fast_math_options());
   }
   return plan;
 }

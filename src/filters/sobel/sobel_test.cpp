@@ -20,6 +20,12 @@ Context& test_context() {
   return ctx;
 }
 
+// Fills a device buffer with 0xA5 so that unwritten outputs show.
+void poison(Context& ctx, const cl::Buffer& buffer, std::size_t bytes) {
+  const std::vector<std::uint8_t> junk(bytes, 0xA5);
+  check_cl(ctx.queue().enqueueWriteBuffer(buffer, CL_TRUE, 0, bytes, junk.data()), "clEnqueueWriteBuffer");
+}
+
 const Border kBorders[] = {{BorderMode::replicate, 0}, {BorderMode::reflect101, 0}, {BorderMode::constant, 0},
                            {BorderMode::constant, 173}};
 const SobelOutput kOutputs[] = {SobelOutput::magnitude, SobelOutput::l1, SobelOutput::gradients};
@@ -94,13 +100,40 @@ TEST(SobelRounding, DeviceStripMagnitudeIsExactForEverySum) {
   cl::Buffer out = ctx.buffer(CL_MEM_READ_WRITE, std::size_t(n) * sizeof(int));
   const std::vector<int> junk(n, -7);
   check_cl(ctx.queue().enqueueWriteBuffer(out, CL_TRUE, 0, junk.size() * sizeof(int), junk.data()), "write");
-  cl::Kernel& kernel = ctx.kernel("sobel.cl", "-D OUTPUT=0 -D VEC=16 -D ROWS=1 -D ALIGNED=0 -cl-denorms-are-zero",
-                                   "sobel_strip_magnitude_check");
+  // With the host's fast-math options, so that on NVIDIA the root is fast_sqrt's as in the kernel.
+  cl::Kernel& kernel = ctx.kernel(
+      "sobel.cl", "-D OUTPUT=0 -D VEC=16 -D ROWS=1 -D ALIGNED=0 -cl-denorms-are-zero" + ctx.info().fast_math_options(),
+      "sobel_strip_magnitude_check");
   set_kernel_args(kernel, out, n);
   launch(ctx, kernel, cl::NDRange(std::size_t(n))).wait();
   std::vector<int> got(n);
   check_cl(ctx.queue().enqueueReadBuffer(out, CL_TRUE, 0, got.size() * sizeof(int), got.data()), "read");
   for (int s = 0; s < n; ++s) ASSERT_EQ(got[s], std::min(255L, double_rounded_sqrt(s))) << "s=" << s;
+}
+
+// strip's FP32 magnitude (mag_float=1) for every gradient pair |gx|, |gy| <= 1020, on the device, built as
+// the host builds strip: s = gx^2 + gy^2 as a float FMA, clamped, rooted by fast_sqrt and rounded with
+// no correction step, so this is the proof of its exact rounding on the device the tests run on.
+TEST(SobelRounding, DeviceStripFloatMagnitudeIsExactForEveryGradientPair) {
+  Context& ctx = test_context();
+  constexpr int kSide = 2 * kMaxGradient + 1;
+  const std::size_t n = std::size_t(kSide) * kSide;
+  cl::Buffer out = ctx.buffer(CL_MEM_READ_WRITE, n);
+  poison(ctx, out, n);
+  cl::Kernel& kernel = ctx.kernel("sobel.cl",
+                                  "-D OUTPUT=0 -D VEC=16 -D ROWS=1 -D ALIGNED=0 -D MAG_FLOAT=1 -cl-denorms-are-zero" +
+                                      ctx.info().fast_math_options(),
+                                  "sobel_strip_magnitude_pairs_check");
+  set_kernel_args(kernel, out);
+  launch(ctx, kernel, cl::NDRange(kSide, kSide)).wait();
+  std::vector<std::uint8_t> got(n);
+  check_cl(ctx.queue().enqueueReadBuffer(out, CL_TRUE, 0, n, got.data()), "read");
+  for (int gy = -kMaxGradient; gy <= kMaxGradient; ++gy)
+    for (int gx = -kMaxGradient; gx <= kMaxGradient; ++gx) {
+      const long expected = std::min(255L, double_rounded_sqrt(long(gx) * gx + long(gy) * gy));
+      ASSERT_EQ(got[std::size_t(gy + kMaxGradient) * kSide + gx + kMaxGradient], expected)
+          << "gx=" << gx << " gy=" << gy;
+    }
 }
 
 // ---- grey conversion -----------------------------------------------------------------------------
@@ -197,11 +230,6 @@ struct SizeCase {
 
 std::string size_name(const SizeCase& s) { return fmt::format("{}x{}", s.width, s.height); }
 
-void poison(Context& ctx, const cl::Buffer& buffer, std::size_t bytes) {
-  const std::vector<std::uint8_t> junk(bytes, 0xA5);
-  check_cl(ctx.queue().enqueueWriteBuffer(buffer, CL_TRUE, 0, bytes, junk.data()), "clEnqueueWriteBuffer");
-}
-
 // Runs `variant` with `params` on the device input and downloads the result; outputs are poisoned
 // first so unwritten pixels show.
 Image run_device(const std::string& variant, const DeviceImage& d_in, const SobelParams& params,
@@ -270,14 +298,18 @@ INSTANTIATE_TEST_SUITE_P(Sizes, SobelVariant,
 // narrower than a vector. Every output and border, fresh random inputs, poisoned outputs.
 // `variant` with columns x rows per work-item on `size`: every output and border against the reference,
 // a fresh random input, poisoned outputs.
-void expect_shape_bit_exact(const std::string& variant, SizeCase size, int columns, int rows) {
+// `extra` adds tunables (strip's mag_float), `outputs` limits the outputs.
+void expect_shape_bit_exact(const std::string& variant, SizeCase size, int columns, int rows,
+                            const TuningConfig& extra = {},
+                            const std::vector<SobelOutput>& outputs = {std::begin(kOutputs), std::end(kOutputs)}) {
   Context& ctx = test_context();
   const auto seed = testing::fresh_seed();
   const Image in = testing::random_image(size.width, size.height, 1, SampleType::u8, seed);
   const DeviceImage d_in = DeviceImage::upload(ctx, in);
-  const TuningConfig config{{"columns", columns}, {"rows", rows}, {"local_x", rows == 3 ? 32 : 64}};
+  TuningConfig config{{"columns", columns}, {"rows", rows}, {"local_x", rows == 3 ? 32 : 64}};
+  config.insert(extra.begin(), extra.end());
   for (const Border& border : kBorders)
-    for (SobelOutput output : kOutputs) {
+    for (SobelOutput output : outputs) {
       const SobelParams params{output, border};
       SCOPED_TRACE(fmt::format("{} size={} [{}] output={} border={} seed={}", variant, size_name(size),
                                to_string(config), to_string(output), to_string(border), seed));
@@ -285,6 +317,9 @@ void expect_shape_bit_exact(const std::string& variant, SizeCase size, int colum
       ASSERT_TRUE(testing::images_equal(sobel_reference(in, params), run_device(variant, d_in, params, config)));
     }
 }
+
+const SizeCase kStripSizes[] = {{1, 1}, {2, 3}, {13, 17}, {24, 5}, {48, 33}, {3, 40}, {67, 19}, {257, 129}};
+const std::pair<int, int> kStripShapes[] = {{16, 3}, {16, 8}, {8, 1}, {8, 5}, {4, 2}};
 
 TEST(SobelRowTile, EveryWidthAlignmentAndRowCountIsBitExact) {
   for (SizeCase size : {SizeCase{1, 1}, SizeCase{13, 17}, SizeCase{24, 5}, SizeCase{48, 33}, SizeCase{3, 40},
@@ -296,12 +331,19 @@ TEST(SobelRowTile, EveryWidthAlignmentAndRowCountIsBitExact) {
 // strip's build options: columns (vector width), rows (1, dividing the height or not, more than the
 // height), aligned and unaligned widths, widths below one vector, images where no work-item is
 // interior and ones where most are. Every output and border, fresh random inputs, poisoned outputs.
+// The magnitude takes the default mag_float=1 (FP32) here; the next test runs the lanes' path.
 TEST(SobelStrip, EveryWidthAlignmentAndRowCountIsBitExact) {
-  for (SizeCase size : {SizeCase{1, 1}, SizeCase{2, 3}, SizeCase{13, 17}, SizeCase{24, 5}, SizeCase{48, 33},
-                        SizeCase{3, 40}, SizeCase{67, 19}, SizeCase{257, 129}})
+  for (SizeCase size : kStripSizes)
     // A few (columns, rows) pairs rather than all: each is a program build per output and alignment.
-    for (auto [columns, rows] : {std::pair{16, 3}, {16, 8}, {8, 1}, {8, 5}, {4, 2}})
-      expect_shape_bit_exact("strip", size, columns, rows);
+    for (auto [columns, rows] : kStripShapes) expect_shape_bit_exact("strip", size, columns, rows);
+}
+
+// The magnitude's two paths, each explicitly, over the same shapes, borders and sizes.
+TEST(SobelStrip, BothMagnitudePathsAreBitExact) {
+  for (int mag_float : {0, 1})
+    for (SizeCase size : kStripSizes)
+      for (auto [columns, rows] : kStripShapes)
+        expect_shape_bit_exact("strip", size, columns, rows, {{"mag_float", mag_float}}, {SobelOutput::magnitude});
 }
 
 // Extreme gradients (0/255 checkerboards and stripes) reach the lanes' largest values (|gx|, |gy| up to
@@ -322,12 +364,15 @@ TEST(SobelStrip, ExtremeInputsAreBitExact) {
       }
     const DeviceImage d_in = DeviceImage::upload(ctx, in);
     for (int columns : {8, 16})
-      for (SobelOutput output : kOutputs) {
-        const SobelParams params{output, {BorderMode::constant, 255}};
-        const TuningConfig config{{"columns", columns}, {"rows", 4}};
-        SCOPED_TRACE(fmt::format("pattern={} [{}] output={}", pattern, to_string(config), to_string(output)));
-        ASSERT_TRUE(testing::images_equal(sobel_reference(in, params), run_device("strip", d_in, params, config)));
-      }
+      for (SobelOutput output : kOutputs)
+        for (int mag_float : {0, 1}) {
+          if (output != SobelOutput::magnitude && mag_float == 0) continue;  // magnitude's option only
+          const SobelParams params{output, {BorderMode::constant, 255}};
+          const TuningConfig config{{"columns", columns}, {"rows", 4}, {"mag_float", mag_float}};
+          SCOPED_TRACE(fmt::format("pattern={} [{}] output={}", pattern, to_string(config), to_string(output)));
+          ASSERT_TRUE(
+              testing::images_equal(sobel_reference(in, params), run_device("strip", d_in, params, config)));
+        }
   }
 }
 
@@ -337,6 +382,17 @@ TEST(SobelStrip, RefusesTunablesItCannotRun) {
   EXPECT_TRUE(sobel_unsupported(device, "strip", {}, 64, 64, {{"rows", 0}}));
   EXPECT_TRUE(sobel_unsupported(device, "strip", {}, 64, 64, {{"local_x", 0}}));
   EXPECT_FALSE(sobel_unsupported(device, "strip", {}, 64, 64, {{"columns", 4}, {"rows", 7}, {"local_x", 1}}));
+  const SobelParams magnitude{SobelOutput::magnitude, {}}, l1{SobelOutput::l1, {}};
+  EXPECT_TRUE(sobel_unsupported(device, "strip", magnitude, 64, 64, {{"mag_float", 2}}));
+  EXPECT_FALSE(sobel_unsupported(device, "strip", magnitude, 64, 64, {{"mag_float", 0}}));
+  EXPECT_TRUE(sobel_unsupported(device, "strip", l1, 64, 64, {{"mag_float", 0}}));  // magnitude's only
+  EXPECT_FALSE(sobel_unsupported(device, "strip", l1, 64, 64, {{"mag_float", 1}}));
+  // The FP32 path up to 128 pixels per work-item; 16 x 16 only on the lanes.
+  EXPECT_FALSE(sobel_unsupported(device, "strip", magnitude, 64, 64, {{"columns", 16}, {"rows", 8}}));
+  EXPECT_TRUE(sobel_unsupported(device, "strip", magnitude, 64, 64, {{"columns", 16}, {"rows", 16}}));
+  EXPECT_FALSE(
+      sobel_unsupported(device, "strip", magnitude, 64, 64, {{"columns", 16}, {"rows", 16}, {"mag_float", 0}}));
+  EXPECT_FALSE(sobel_unsupported(device, "strip", l1, 64, 64, {{"columns", 16}, {"rows", 16}}));
 }
 
 TEST(SobelRowTile, RefusesTunablesItCannotRun) {
