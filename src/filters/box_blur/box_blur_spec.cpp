@@ -59,7 +59,10 @@ const std::vector<VariantInfo>& box_blur_variants() {
        "reads per output whatever d is, the adds on the FP32 lanes)",
        {{"local_x", {64, 128, 32, 256}, "work-items per work-group"},
         {"items", {8, 4, 2}, "consecutive columns per work-item"},
-        {"strip", {64, 32, 16, 128, 256, 8, 4}, "rows per work-group"}}},
+        {"strip", {64, 32, 16, 128, 256, 8, 4}, "rows per work-group"},
+        // Each work-item has `prefetch` rows of loads in flight; one row ahead left the H200 at 31-61% of
+        // copy bandwidth, latency-bound. More rows cost registers (ring of 2 * items * prefetch pixels).
+        {"prefetch", {1, 2, 4}, "rows loaded ahead per work-item (1: the next row only)"}}},
   };
   return all;
 }
@@ -122,6 +125,7 @@ BlocksShape box_prefix_shape(const TuningConfig& config, int diameter) {
   shape.local_x = tunable_value(config, v, "local_x");
   shape.items = tunable_value(config, v, "items");
   shape.strip = tunable_value(config, v, "strip");
+  shape.prefetch = tunable_value(config, v, "prefetch");
   // Blocks up to the one holding column t * items + a + d are read (see box_fused_prefix).
   const int r = diameter / 2, a = (r + shape.items - 1) / shape.items * shape.items - r;
   shape.halo = (a + diameter + shape.items - 1) / shape.items;
@@ -203,6 +207,10 @@ std::optional<std::string> box_blur_unsupported(const DeviceInfo& device, std::s
                          device.max_work_group_size);
     if (shape.local_x <= shape.halo)
       return fmt::format("fused_prefix needs more than {} work-items per group for d={}", shape.halo, d);
+    // Any depth is correct; at 8 the ring alone is 64 registers at items=4 (134 in all by clang's count,
+    // 249 at items=8), so deeper ones are refused.
+    if (shape.prefetch < 1 || shape.prefetch > 8)
+      return fmt::format("fused_prefix's prefetch must be 1..8 rows (got {})", shape.prefetch);
     // At least one byte to spare: the H200 refused (CL_OUT_OF_RESOURCES) a work-group asking for all
     // 49152 bytes it reports.
     if (shape.entry_bytes + shape.block_bytes >= device.local_mem_bytes)
