@@ -593,8 +593,16 @@ __kernel void box_fused_blocks(__global const uint* src, __global uint* dst, int
 // 4 FFMA, 3 LOP3, addresses); the per-column part ~20 (unpack and slide 8 INT32, to float 4, 8 FADD,
 // 1 STS.128). Local memory per work-group: 2 * local_x * (ITEMS + 2) * 16 bytes (20 KiB at 64 x 8).
 // Registers (ptxas sm_90): 100 at ITEMS=8, ~57 at ITEMS=4 (fused_blocks: 69 at ITEMS=4).
+// -D PREFETCH=P (1, 2, 4): each work-item loads the entering and leaving rows P rows ahead, so P rows of
+// loads are in flight instead of one (at P=1 the H200 ran at 31-61% of copy bandwidth with ~2.5x its
+// issue time to spare: latency-bound); the row loop is unrolled by P. The ring is 2 * ITEMS * P pixels
+// in registers: ptxas (clang PTX, d=9) 59 / 78 / 103 registers at ITEMS=4 and P = 1 / 2 / 4, 85 / 146 /
+// 184 at ITEMS=8, no spills.
 // Only built for fused_prefix (WIN_A given), so fused_blocks' programs stay as they were.
 #if defined(WIN_A) && defined(WIN_AM)
+#ifndef PREFETCH
+#define PREFETCH 1
+#endif
 #define LOG2_ITEMS (ITEMS == 2 ? 1 : ITEMS == 4 ? 2 : 3)
 #define QIDX(x) ((x) + ((x) >> LOG2_ITEMS))
 
@@ -621,6 +629,13 @@ inline void load_items_x(__global const uint* src, int yy, int cx, int w, uint c
   }
 }
 
+// The entering and leaving rows of output row y0 + i (i >= 1): rows y0 + i - r + d - 1 and y0 + i - r - 1.
+inline void load_step(__global const uint* src, int y0, int i, int r, int d, int h, int mode, int cx, int w,
+                      uint cval, bool aligned, const int* xk, uint* p_in, uint* p_out) {
+  load_items_x(src, border_index(y0 + i - r + d - 1, h, mode), cx, w, cval, aligned, xk, p_in);
+  load_items_x(src, border_index(y0 + i - r - 1, h, mode), cx, w, cval, aligned, xk, p_out);
+}
+
 __kernel void box_fused_prefix(__global const uint* src, __global uint* dst, int w, int h, int d, int mode,
                                uint cval, int strip, float inv_n, float half_fix, __local float4* qbuf,
                                __local float4* blocks) {
@@ -630,71 +645,93 @@ __kernel void box_fused_prefix(__global const uint* src, __global uint* dst, int
   const int halo = (a + d + ITEMS - 1) / ITEMS;
   const int tw = (L - halo) * ITEMS;
   const int gx0 = get_group_id(0) * tw, cx = gx0 - ra + lx * ITEMS;
-  const int y0 = get_group_id(1) * strip, y1 = min(y0 + strip, h);
+  const int y0 = get_group_id(1) * strip, y1 = min(y0 + strip, h), n = y1 - y0;
   const bool aligned = w % ITEMS == 0 && gx0 - ra >= 0 && gx0 - ra + L * ITEMS <= w;
 
   csum_t col[ITEMS];
-  uint p_in[ITEMS], p_out[ITEMS];
   int xk[ITEMS];
   for (int k = 0; k < ITEMS; ++k) xk[k] = aligned ? 0 : border_index(cx + k, w, mode);
   for (int k = 0; k < ITEMS; ++k) col[k] = 0;
-  int j = 0;
-  for (; j + 1 < d; j += 2) {
-    load_items_x(src, border_index(y0 - r + j, h, mode), cx, w, cval, aligned, xk, p_in);
-    load_items_x(src, border_index(y0 - r + j + 1, h, mode), cx, w, cval, aligned, xk, p_out);
-    for (int k = 0; k < ITEMS; ++k) col[k] += TO_CSUM(p_in[k]) + TO_CSUM(p_out[k]);
-  }
-  if (j < d) {
-    load_items_x(src, border_index(y0 - r + j, h, mode), cx, w, cval, aligned, xk, p_in);
-    for (int k = 0; k < ITEMS; ++k) col[k] += TO_CSUM(p_in[k]);
-  }
-  if (y0 + 1 < y1) {
-    load_items_x(src, border_index(y0 + 1 - r + d - 1, h, mode), cx, w, cval, aligned, xk, p_in);
-    load_items_x(src, border_index(y0 - r, h, mode), cx, w, cval, aligned, xk, p_out);
-  }
-  const int nb = (a + d) / ITEMS;  // output 0's window: whole blocks t .. t + nb - 1, then e % ITEMS == WIN_AM
-  const int sbase = QIDX(lx * ITEMS + a), ebase = QIDX(lx * ITEMS + a + d);
-  for (int y = y0; y < y1; ++y) {
-    if (y > y0) {
-      for (int k = 0; k < ITEMS; ++k) col[k] = col[k] + TO_CSUM(p_in[k]) - TO_CSUM(p_out[k]);
-      if (y + 1 < y1) {
-        load_items_x(src, border_index(y + 1 - r + d - 1, h, mode), cx, w, cval, aligned, xk, p_in);
-        load_items_x(src, border_index(y - r, h, mode), cx, w, cval, aligned, xk, p_out);
+  // Ring of the next PREFETCH rows' entering and leaving pixels: step i (output row y0 + i) uses slot
+  // i % PREFETCH, refilled with step i + PREFETCH's rows as soon as it is used. With the row loop unrolled
+  // by PREFETCH the slots are static (registers) and PREFETCH rows of loads are in flight at once. Issued
+  // before the start-up so that their latency overlaps it.
+  uint p_in[PREFETCH][ITEMS], p_out[PREFETCH][ITEMS];
+#pragma unroll
+  for (int i = 1; i <= PREFETCH; ++i)
+    if (i < n)
+      load_step(src, y0, i, r, d, h, mode, cx, w, cval, aligned, xk, p_in[i % PREFETCH], p_out[i % PREFETCH]);
+  // The d rows of output row y0's window, START_ROWS loads issued before they are added (64 bytes per
+  // work-item in flight; more costs registers at ITEMS=8): with short strips this start-up chain of
+  // dependent loads is most of a work-group's time.
+#define START_ROWS (ITEMS >= 8 ? 2 : 16 / ITEMS)
+  for (int j = 0; j < d; j += START_ROWS) {
+    uint t[START_ROWS][ITEMS];
+#pragma unroll
+    for (int q = 0; q < START_ROWS; ++q) {
+      if (j + q < d) {
+        load_items_x(src, border_index(y0 - r + j + q, h, mode), cx, w, cval, aligned, xk, t[q]);
+      } else {
+        for (int k = 0; k < ITEMS; ++k) t[q][k] = 0;
       }
     }
-    const int buf = (y - y0) & 1;
-    __local float4* q = qbuf + buf * L * (ITEMS + 1);
-    __local float4* b = blocks + buf * L;
-    float4 run = 0.0f;
+    // Lanes stay below 2^16: at most d * 255 in all.
 #pragma unroll
-    for (int k = 0; k < ITEMS; ++k) {
-      q[lx * (ITEMS + 1) + k] = run;
-      run += csum_to_float(col[k]);
-    }
-    b[lx] = run;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    if (lx >= L - halo) continue;
-    float4 m = (float4)half_fix;
-    for (int i = 0; i < nb; ++i) m += b[lx + i];
-    const float4 next = b[lx + nb];
-    // Output k's s (e) lies in the next block from k = ITEMS - WIN_A (ITEMS - WIN_AM) on: the block
-    // range gains `next` and loses `run` there, and the prefix read skips the pad entry.
-    float4 mk = m;
-    pix_items o;
+    for (int q = 0; q < START_ROWS; ++q)
+      for (int k = 0; k < ITEMS; ++k) col[k] += TO_CSUM(t[q][k]);
+  }
+#undef START_ROWS
+  const int nb = (a + d) / ITEMS;  // output 0's window: whole blocks t .. t + nb - 1, then e % ITEMS == WIN_AM
+  const int sbase = QIDX(lx * ITEMS + a), ebase = QIDX(lx * ITEMS + a + d);
+  for (int yb = y0; yb < y1; yb += PREFETCH) {
 #pragma unroll
-    for (int k = 0; k < ITEMS; ++k) {
-      if (k == ITEMS - WIN_AM) mk += next;
-      if (k == ITEMS - WIN_A) mk -= run;
-      const float4 s = mk + q[ebase + k + (k >= ITEMS - WIN_AM)] - q[sbase + k + (k >= ITEMS - WIN_A)];
-      const uint4 u = as_uint4(fma(s, (float4)inv_n, (float4)12582912.0f));
-      o.a[k] = (u.x & 0xFFu) | ((u.y & 0xFFu) << 8) | ((u.z & 0xFFu) << 16) | (u.w << 24);
-    }
-    const int x = gx0 + lx * ITEMS;
-    if (w % ITEMS == 0 && x + ITEMS <= w) {
-      *(__global pixvec_t*)(dst + y * w + x) = o.v;
-    } else {
-      for (int k = 0; k < ITEMS; ++k)
-        if (x + k < w) dst[y * w + x + k] = o.a[k];
+    for (int u = 0; u < PREFETCH; ++u) {
+      // A strip whose length is not a multiple of PREFETCH ends with rows past y1: they only pass the
+      // barrier. (A uniform `break` out of the unrolled loop instead gave wrong, run-to-run different
+      // outputs on PoCL 3.1.)
+      const int y = yb + u, i = y - y0;  // i % PREFETCH == u
+      const bool live = y < y1;
+      if ((u > 0 || y > y0) && live) {
+        for (int k = 0; k < ITEMS; ++k) col[k] = col[k] + TO_CSUM(p_in[u][k]) - TO_CSUM(p_out[u][k]);
+        if (i + PREFETCH < n)
+          load_step(src, y0, i + PREFETCH, r, d, h, mode, cx, w, cval, aligned, xk, p_in[u], p_out[u]);
+      }
+      // The buffers alternate between rows; i & 1 is static when PREFETCH is even.
+      const int buf = PREFETCH % 2 == 0 ? u & 1 : i & 1;
+      __local float4* q = qbuf + buf * L * (ITEMS + 1);
+      __local float4* b = blocks + buf * L;
+      float4 run = 0.0f;
+#pragma unroll
+      for (int k = 0; k < ITEMS; ++k) {
+        q[lx * (ITEMS + 1) + k] = run;
+        run += csum_to_float(col[k]);
+      }
+      b[lx] = run;
+      barrier(CLK_LOCAL_MEM_FENCE);
+      if (live && lx < L - halo) {
+        float4 m = (float4)half_fix;
+        for (int t = 0; t < nb; ++t) m += b[lx + t];
+        const float4 next = b[lx + nb];
+        // Output k's s (e) lies in the next block from k = ITEMS - WIN_A (ITEMS - WIN_AM) on: the block
+        // range gains `next` and loses `run` there, and the prefix read skips the pad entry.
+        float4 mk = m;
+        pix_items o;
+#pragma unroll
+        for (int k = 0; k < ITEMS; ++k) {
+          if (k == ITEMS - WIN_AM) mk += next;
+          if (k == ITEMS - WIN_A) mk -= run;
+          const float4 s = mk + q[ebase + k + (k >= ITEMS - WIN_AM)] - q[sbase + k + (k >= ITEMS - WIN_A)];
+          const uint4 v = as_uint4(fma(s, (float4)inv_n, (float4)12582912.0f));
+          o.a[k] = (v.x & 0xFFu) | ((v.y & 0xFFu) << 8) | ((v.z & 0xFFu) << 16) | (v.w << 24);
+        }
+        const int x = gx0 + lx * ITEMS;
+        if (w % ITEMS == 0 && x + ITEMS <= w) {
+          *(__global pixvec_t*)(dst + y * w + x) = o.v;
+        } else {
+          for (int k = 0; k < ITEMS; ++k)
+            if (x + k < w) dst[y * w + x + k] = o.a[k];
+        }
+      }
     }
   }
 }

@@ -107,9 +107,11 @@ Plan make_plan(Context& ctx, const BoxBlurParams& params, std::string_view varia
   }
   if (v == "fused_prefix") {
     // The window's offsets within a block, as box_fused_prefix computes them from d (see WIN_A there).
-    const int items = box_prefix_shape(plan.config, params.diameter).items, r = params.diameter / 2;
+    const BlocksShape shape = box_prefix_shape(plan.config, params.diameter);
+    const int items = shape.items, r = params.diameter / 2;
     const int a = (r + items - 1) / items * items - r;
-    plan.options += fmt::format(" -D ITEMS={} -D WIN_A={} -D WIN_AM={}", items, a, (a + params.diameter) % items);
+    plan.options += fmt::format(" -D ITEMS={} -D WIN_A={} -D WIN_AM={} -D PREFETCH={}", items, a,
+                                (a + params.diameter) % items, shape.prefetch);
     plan.kernels = {"box_fused_prefix"};
   }
   return plan;

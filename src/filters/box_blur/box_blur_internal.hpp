@@ -39,6 +39,7 @@ struct BlocksShape {
   int strip;           // rows per work-group
   int halo;            // work-items at the right end that only sum columns for their neighbours
   bool window_packed;  // window sums fit two 16-bit channels per uint (d <= 15)
+  int prefetch = 1;    // fused_prefix: rows of input loaded ahead per work-item
   std::size_t entry_bytes;  // local memory for the column sums of two rows
   std::size_t block_bytes;  // local memory for the block sums of two rows
 };

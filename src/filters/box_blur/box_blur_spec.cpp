@@ -58,8 +58,13 @@ const std::vector<VariantInfo>& box_blur_variants() {
        "RGBA, d <= 128: fused_blocks' column sums, the row window from FP32 prefix sums in local memory (two "
        "reads per output whatever d is, the adds on the FP32 lanes)",
        {{"local_x", {64, 128, 32, 256}, "work-items per work-group"},
-        {"items", {8, 4, 2}, "consecutive columns per work-item"},
-        {"strip", {64, 32, 16, 128, 256, 8, 4}, "rows per work-group"}}},
+        // items=4 by default: the H200 tuner picked it at every d (items=8 needs ~100 registers at
+        // prefetch=1, ~146 by clang's count at prefetch=2).
+        {"items", {4, 8, 2}, "consecutive columns per work-item"},
+        {"strip", {64, 32, 16, 128, 256, 8, 4}, "rows per work-group"},
+        // Each work-item has `prefetch` rows of loads in flight; one row ahead left the H200 at 31-61% of
+        // copy bandwidth, latency-bound. More rows cost registers (ring of 2 * items * prefetch pixels).
+        {"prefetch", {2, 1, 4}, "rows loaded ahead per work-item (1: the next row only)"}}},
   };
   return all;
 }
@@ -122,6 +127,7 @@ BlocksShape box_prefix_shape(const TuningConfig& config, int diameter) {
   shape.local_x = tunable_value(config, v, "local_x");
   shape.items = tunable_value(config, v, "items");
   shape.strip = tunable_value(config, v, "strip");
+  shape.prefetch = tunable_value(config, v, "prefetch");
   // Blocks up to the one holding column t * items + a + d are read (see box_fused_prefix).
   const int r = diameter / 2, a = (r + shape.items - 1) / shape.items * shape.items - r;
   shape.halo = (a + diameter + shape.items - 1) / shape.items;
@@ -203,6 +209,10 @@ std::optional<std::string> box_blur_unsupported(const DeviceInfo& device, std::s
                          device.max_work_group_size);
     if (shape.local_x <= shape.halo)
       return fmt::format("fused_prefix needs more than {} work-items per group for d={}", shape.halo, d);
+    // Any depth is correct; at 8 the ring alone is 64 registers at items=4 (134 in all by clang's count,
+    // 249 at items=8), so deeper ones are refused.
+    if (shape.prefetch < 1 || shape.prefetch > 8)
+      return fmt::format("fused_prefix's prefetch must be 1..8 rows (got {})", shape.prefetch);
     // At least one byte to spare: the H200 refused (CL_OUT_OF_RESOURCES) a work-group asking for all
     // 49152 bytes it reports.
     if (shape.entry_bytes + shape.block_bytes >= device.local_mem_bytes)
@@ -215,7 +225,8 @@ std::optional<std::string> box_blur_unsupported(const DeviceInfo& device, std::s
 // The rule until the tuner has measured this device. GPUs: the one-pass variants, which move the
 // fewest bytes: fused_prefix from d = 11 on, fused_blocks below (H200 8k at default tunables, d=3 0.242
 // against 0.262 ms, d=11 0.296 against 0.291, d=63 0.598 against 0.357:
-// bench/results/2026-11-23-nvidia-h200-box-sobel-jacobi.md). CPUs (PoCL, 2 cores):
+// bench/results/2026-11-23-nvidia-h200-box-sobel-jacobi.md; fused_prefix's defaults were items=8 without
+// prefetch then, items=4 with prefetch=2 now, not yet measured). CPUs (PoCL, 2 cores):
 // block4x4 for d <= 3, else separable_sliding; the fused variants are within noise of it there.
 std::string box_blur_auto_variant(const DeviceInfo& device, const BoxBlurParams& params, int width, int height,
                                   int channels) {

@@ -209,6 +209,41 @@ TEST(BoxBlurFusedPrefix, WideWindowsAndEveryShapeMatchTheReference) {
   EXPECT_TRUE(box_blur_unsupported(ctx.info(), "fused_prefix", {129, {}}, 300, 70, 4));
 }
 
+// fused_prefix's row prefetch (a ring of `prefetch` rows per work-item): every depth against the
+// reference, with strips whose length is not a multiple of it (3, 8 of 37 rows: 8, 8, 8, 8, 5) and one
+// longer than the image (64), windows wider than the strip and the image (63), each border mode, a width
+// that is not a multiple of items (131: every work-group takes the border path) and one that is (520:
+// the middle work-groups take the aligned vector path). One local_x: each work-group size is a build.
+TEST(BoxBlurFusedPrefix, EveryPrefetchDepthMatchesTheReference) {
+  Context& ctx = test_context();
+  const Border borders[] = {kBorders[0], kBorders[1], kBorders[3]};
+  for (int width : {131, 520}) {
+    const auto seed = testing::fresh_seed();
+    const Image in = testing::random_image(width, 37, 4, SampleType::u8, seed);
+    DeviceImage d_in = DeviceImage::upload(ctx, in);
+    for (int d : {1, 2, 3, 9, 31, 63})
+      for (const Border& border : borders) {
+        const BoxBlurParams params{d, border};
+        const Image expected = box_blur_reference(in, params);
+        for (int items : {4, 8})
+          for (int strip : {3, 8, 64})
+            for (int prefetch : {1, 2, 4}) {
+              const TuningConfig config = {
+                  {"items", items}, {"local_x", 32}, {"strip", strip}, {"prefetch", prefetch}};
+              SCOPED_TRACE(fmt::format("{}x37 d={} border={} config={} seed={}", width, d, to_string(border),
+                                       to_string(config), seed));
+              ASSERT_FALSE(
+                  box_blur_unsupported(ctx.info(), "fused_prefix", params, in.width, in.height, 4, config));
+              Image poisoned(in.width, in.height, 4);
+              testing::poison(poisoned);
+              DeviceImage d_out = DeviceImage::upload(ctx, poisoned);
+              box_blur(ctx, d_in, d_out, params, "fused_prefix", config);
+              ASSERT_TRUE(testing::images_equal(expected, d_out.download(ctx)));
+            }
+      }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(FullHd, BoxBlurFullHd, ::testing::ValuesIn(variant_names()),
                          [](const auto& info) { return info.param; });
 
