@@ -310,13 +310,6 @@ __kernel void jacobi_strip(__global const float* restrict edges, __global const 
 // Only the programs built for wavefront define STEPS and COLS.
 #ifdef STEPS
 
-// The edges of the last WF_RING rows, a ring indexed by row mod WF_RING: level t reads row j - t's
-// edge where step j stored it, instead of every step shifting STEPS + 1 registers down a delay line
-// (the driver's code spent ~19 MOVs per step on that shift, 2.3 per pixel-level update). The sweep
-// unrolls WF_RING steps, so every ring index is a constant; a multiple of 3 keeps the windows' 3-step
-// rotation in phase.
-#define WF_RING (((STEPS + 1 + 2) / 3) * 3)
-
 // Row y of p at this work-item's columns, zero outside the image.
 FORCE_INLINE void wf_load(__global const float* restrict p, const int* xc, const bool* in_x, int y, int w,
                           int h, float* out) {
@@ -342,10 +335,9 @@ typedef struct {
 // (j-t-3, j-t-2, j-t-1) on entry; its new row j - t replaces the oldest, p[t], so the next step passes
 // (q, r, p): the rows rotate by renaming, without moves. `checks`: zero outside the image and copy past
 // `steps` (false only where neither can happen); `ramp`: level t has valid inputs from step 2t only.
-// `phase` = s mod WF_RING, a constant where the sweep is unrolled: row j's edges go to ed[phase].
-FORCE_INLINE void wf_step(const WfSweep* sw, int s, const int phase, bool checks, bool ramp,
-                          float p[STEPS][COLS], float q[STEPS][COLS], float r[STEPS][COLS],
-                          float ed[WF_RING][COLS], float nu[2][COLS], float ne[2][COLS], uint m[STEPS]) {
+FORCE_INLINE void wf_step(const WfSweep* sw, int s, bool checks, bool ramp, float p[STEPS][COLS],
+                          float q[STEPS][COLS], float r[STEPS][COLS], float ed[STEPS + 1][COLS],
+                          float nu[2][COLS], float ne[2][COLS], uint m[STEPS]) {
   const int j = sw->y0 - STEPS + s;
   __local const uint* rd = sw->first + ((s + 1) & 1) * STEPS * sw->pitch + sw->i;  // written at step s - 1
   __local const uint* rdl = sw->last + ((s + 1) & 1) * STEPS * sw->pitch + sw->i;
@@ -355,7 +347,9 @@ FORCE_INLINE void wf_step(const WfSweep* sw, int s, const int phase, bool checks
   for (int c = 0; c < COLS; ++c) {
     p[0][c] = nu[0][c];
     nu[0][c] = nu[1][c];
-    ed[phase][c] = ne[0][c];
+#pragma unroll
+    for (int t = STEPS; t > 0; --t) ed[t][c] = ed[t - 1][c];
+    ed[0][c] = ne[0][c];
     ne[0][c] = ne[1][c];
   }
   // Two steps ahead, so the load has a whole step to arrive.
@@ -376,7 +370,7 @@ FORCE_INLINE void wf_step(const WfSweep* sw, int s, const int phase, bool checks
     for (int c = 0; c < COLS; ++c) {
       const float mid = r[t - 1][c];
       const float next = jacobi_update(c == 0 ? lft : r[t - 1][c - 1], c == COLS - 1 ? rgt : r[t - 1][c + 1],
-                                       q[t - 1][c], p[t - 1][c], ed[(phase - t + WF_RING) % WF_RING][c]);
+                                       q[t - 1][c], p[t - 1][c], ed[t][c]);
       v[c] = !checks ? next : t > sw->steps ? mid : (y >= 0 && y < sw->h && sw->in_x[c] ? next : 0.0f);
     }
     const bool owned_row = y >= sw->y0 && y < sw->y_end;
@@ -400,18 +394,15 @@ FORCE_INLINE void wf_step(const WfSweep* sw, int s, const int phase, bool checks
   }
 }
 
-// Three steps (s + k .. s + k + 2, phases k .. k + 2) with the windows' roles rotated, each followed by
-// the barrier that publishes its rows. The barriers are unconditional (steps past the end only skip
-// their work): with conditional ones PoCL 3.1 took minutes to compile the kernel. RAMP: whether these
-// steps may lie in the first 2 * STEPS.
-#define WF_STEP3(CHECKS, RAMP, k)                                                                          \
-  if (s + (k) < total) wf_step(&sw, s + (k), (k), CHECKS, RAMP && s + (k) < 2 * STEPS, wa, wb, wc, ed, nu, ne, m); \
-  barrier(CLK_LOCAL_MEM_FENCE);                                                                            \
-  if (s + (k) + 1 < total)                                                                                 \
-    wf_step(&sw, s + (k) + 1, (k) + 1, CHECKS, RAMP && s + (k) + 1 < 2 * STEPS, wb, wc, wa, ed, nu, ne, m); \
-  barrier(CLK_LOCAL_MEM_FENCE);                                                                            \
-  if (s + (k) + 2 < total)                                                                                 \
-    wf_step(&sw, s + (k) + 2, (k) + 2, CHECKS, RAMP && s + (k) + 2 < 2 * STEPS, wc, wa, wb, ed, nu, ne, m); \
+// Three steps with the windows' roles rotated, each followed by the barrier that publishes its rows.
+// The barriers are unconditional (steps past the end only skip their work): with conditional ones
+// PoCL 3.1 took minutes to compile the kernel. RAMP: whether these steps may lie in the first 2 * STEPS.
+#define WF_STEP3(CHECKS, RAMP)                                                                     \
+  wf_step(&sw, s, CHECKS, RAMP && s < 2 * STEPS, wa, wb, wc, ed, nu, ne, m);                       \
+  barrier(CLK_LOCAL_MEM_FENCE);                                                                    \
+  if (s + 1 < total) wf_step(&sw, s + 1, CHECKS, RAMP && s + 1 < 2 * STEPS, wb, wc, wa, ed, nu, ne, m); \
+  barrier(CLK_LOCAL_MEM_FENCE);                                                                    \
+  if (s + 2 < total) wf_step(&sw, s + 2, CHECKS, RAMP && s + 2 < 2 * STEPS, wc, wa, wb, ed, nu, ne, m); \
   barrier(CLK_LOCAL_MEM_FENCE);
 
 // Two more build options cut the instructions of each pixel-level update (bench/NOTES.md):
@@ -458,7 +449,7 @@ __kernel __attribute__((reqd_work_group_size(LOCAL_X, 1, 1))) void jacobi_wavefr
   barrier(CLK_LOCAL_MEM_FENCE);
 
   float wa[STEPS][COLS], wb[STEPS][COLS], wc[STEPS][COLS];  // each level's three newest rows
-  float ed[WF_RING][COLS];  // edges of row y in ed[(y - (y0 - STEPS)) % WF_RING]
+  float ed[STEPS + 1][COLS];  // edges of rows j, j-1, ..., j-STEPS
   float nu[2][COLS], ne[2][COLS];  // level 0 (u) and edges of rows j+1, j+2, loaded ahead
   uint m[STEPS];
 #pragma unroll
@@ -468,7 +459,7 @@ __kernel __attribute__((reqd_work_group_size(LOCAL_X, 1, 1))) void jacobi_wavefr
     for (int c = 0; c < COLS; ++c) wa[t][c] = wb[t][c] = wc[t][c] = 0.0f;
   }
 #pragma unroll
-  for (int t = 0; t < WF_RING; ++t) {
+  for (int t = 0; t <= STEPS; ++t) {
 #pragma unroll
     for (int c = 0; c < COLS; ++c) ed[t][c] = 0.0f;
   }
@@ -481,20 +472,13 @@ __kernel __attribute__((reqd_work_group_size(LOCAL_X, 1, 1))) void jacobi_wavefr
   // neither the zeroing nor the copy (fewer instructions per level). Every condition is uniform.
   const int total = rows + 2 * STEPS;  // the last step makes level STEPS of the last owned row
   const bool fast = steps == STEPS && x0 >= 0 && x0 + COLS * tw <= w && y0 + rows + STEPS <= h;
-  // A multiple of WF_RING (the ring's phase restarts at 0) or the end.
-  const int checked = fast ? min(total, (2 * STEPS + 2 + WF_RING - 1) / WF_RING * WF_RING) : total;
+  const int checked = fast ? min(total, (2 * STEPS + 2) / 3 * 3) : total;  // a multiple of 3 or the end
   int s = 0;
-  for (; s < checked; s += WF_RING) {
-#pragma unroll
-    for (int k = 0; k < WF_RING; k += 3) {
-      WF_STEP3(true, true, k)
-    }
+  for (; s < checked; s += 3) {
+    WF_STEP3(true, true)
   }
-  for (; s < total; s += WF_RING) {
-#pragma unroll
-    for (int k = 0; k < WF_RING; k += 3) {
-      WF_STEP3(false, false, k)
-    }
+  for (; s < total; s += 3) {
+    WF_STEP3(false, false)
   }
 #if MEASURE
   // Every level's largest change over the work-group: one tree for all levels, in `first` (free now).
