@@ -32,7 +32,7 @@ const std::vector<Tunable> kTileSize = {
 // The unrolled variant: work-group shape, outputs per work-item, and the share of exp2 on the FMA pipe.
 const std::vector<Tunable> kUnrolledTunables = {
     {"local_x", {16, 32, 8}, "work-group width"},
-    {"local_y", {8, 4, 16}, "work-group height"},
+    {"local_y", {8, 4, 16, 32}, "work-group height"},
     {"block_x", {4, 2, 8}, "horizontally adjacent outputs per work-item, sharing window rows in registers"},
     {"rows", {2, 1, 4}, "output rows per work-item (local_y apart): the tile's halo is loaded once for all"},
     {"soft_exp", {0, 2}, "of every 16 taps, how many compute exp2 on the FMA pipe instead of the special-function unit"},

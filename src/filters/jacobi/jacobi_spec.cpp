@@ -51,7 +51,7 @@ const std::vector<VariantInfo>& jacobi_variants() {
        "k iterations per launch: each work-group sweeps down a band of columns, the k iterates skewed one "
        "row per level in registers, horizontal neighbours through local memory, one barrier per row (beyond "
        "the seed: 2.5D temporal blocking)",
-       {{"steps", {8, 12, 4, 16}, "iterations per launch (k)"},
+       {{"steps", {10, 8, 12, 4, 16}, "iterations per launch (k)"},
         {"local_x", {256, 128}, "work-items per work-group, side by side along the band"},
         {"cols", {1, 2}, "columns per work-item"},
         {"rows", {0, 96, 192, 384}, "output rows per work-group (0: 12 work-groups per compute unit)"}}},
