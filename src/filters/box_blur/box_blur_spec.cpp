@@ -22,6 +22,22 @@ const std::vector<Tunable> kLocalSize = {
     {"local_y", {1, 2, 4, 8, 16}, "work-group height"},
 };
 
+// What fused_blocks and fused_prefix (one work-group row of local_x work-items, halo of them producing
+// no output, entry and block buffers in dynamic local memory) ask of the device.
+std::optional<std::string> blocks_shape_problem(const DeviceInfo& device, std::string_view variant,
+                                                const BlocksShape& shape, int d) {
+  if (std::size_t(shape.local_x) > device.max_work_group_size)
+    return fmt::format("work-group of {} exceeds the device's {} work-items", shape.local_x,
+                       device.max_work_group_size);
+  if (shape.local_x <= shape.halo)
+    return fmt::format("{} needs more than {} work-items per group for d={}", variant, shape.halo, d);
+  // At least one byte to spare: the H200 refused (CL_OUT_OF_RESOURCES) a work-group asking for all
+  // 49152 bytes it reports.
+  if (shape.entry_bytes + shape.block_bytes >= device.local_mem_bytes)
+    return fmt::format("{} needs {} bytes of local memory, the device has {} (some kept back)", variant,
+                       shape.entry_bytes + shape.block_bytes, device.local_mem_bytes);
+  return std::nullopt;
+}
 }  // namespace
 
 const std::vector<VariantInfo>& box_blur_variants() {
@@ -189,35 +205,18 @@ std::optional<std::string> box_blur_unsupported(const DeviceInfo& device, std::s
     if (channels != 4) return std::string("fused_blocks is for RGBA; fused_sliding takes grey");
     if (d > kMaxFusedDiameter)
       return fmt::format("fused_blocks' divide-free rounding needs d <= {} (got {})", kMaxFusedDiameter, d);
-    const BlocksShape shape = box_blocks_shape(config, d);
-    if (std::size_t(shape.local_x) > device.max_work_group_size)
-      return fmt::format("work-group of {} exceeds the device's {} work-items", shape.local_x,
-                         device.max_work_group_size);
-    if (shape.local_x <= shape.halo)
-      return fmt::format("fused_blocks needs more than {} work-items per group for d={}", shape.halo, d);
-    if (shape.entry_bytes + shape.block_bytes > device.local_mem_bytes)
-      return fmt::format("fused_blocks needs {} bytes of local memory, the device has {}",
-                         shape.entry_bytes + shape.block_bytes, device.local_mem_bytes);
+    if (auto why = blocks_shape_problem(device, variant, box_blocks_shape(config, d), d)) return why;
   }
   if (variant == "fused_prefix") {
     if (channels != 4) return std::string("fused_prefix is for RGBA; fused_sliding takes grey");
     if (d > kMaxPrefixDiameter)
       return fmt::format("fused_prefix's FP32 sums are exact for d <= {} (got {})", kMaxPrefixDiameter, d);
     const BlocksShape shape = box_prefix_shape(config, d);
-    if (std::size_t(shape.local_x) > device.max_work_group_size)
-      return fmt::format("work-group of {} exceeds the device's {} work-items", shape.local_x,
-                         device.max_work_group_size);
-    if (shape.local_x <= shape.halo)
-      return fmt::format("fused_prefix needs more than {} work-items per group for d={}", shape.halo, d);
+    if (auto why = blocks_shape_problem(device, variant, shape, d)) return why;
     // Any depth is correct; at 8 the ring alone is 64 registers at items=4 (134 in all by clang's count,
     // 249 at items=8), so deeper ones are refused.
     if (shape.prefetch < 1 || shape.prefetch > 8)
       return fmt::format("fused_prefix's prefetch must be 1..8 rows (got {})", shape.prefetch);
-    // At least one byte to spare: the H200 refused (CL_OUT_OF_RESOURCES) a work-group asking for all
-    // 49152 bytes it reports.
-    if (shape.entry_bytes + shape.block_bytes >= device.local_mem_bytes)
-      return fmt::format("fused_prefix needs {} bytes of local memory, the device has {} (some kept back)",
-                         shape.entry_bytes + shape.block_bytes, device.local_mem_bytes);
   }
   return std::nullopt;
 }

@@ -321,5 +321,19 @@ TEST(BoxBlurHost, AutoRuleOnGpusFollowsTheMeasuredCrossover) {
   EXPECT_EQ(box_blur_auto_variant(gpu, BoxBlurParams{129, {}}, 8192, 8192, 4), "fused_blocks");
 }
 
+// Both block variants keep a byte of local memory back: the H200 refused a work-group that asked for all
+// 49152 bytes it reports. fused_blocks at local_x 256, items 8, 16 < d <= 256 asks for exactly that
+// (2 * 256 * 10 entries of 8 bytes + 2 * 256 blocks of 16 bytes); half the work-items ask for half.
+TEST(BoxBlurHost, BlockVariantsKeepLocalMemoryBack) {
+  DeviceInfo gpu = test_context().info();
+  gpu.local_mem_bytes = 48 * 1024;
+  gpu.max_work_group_size = 1024;
+  const BoxBlurParams p{31, {}};
+  const auto why = box_blur_unsupported(gpu, "fused_blocks", p, 8192, 8192, 4, {{"local_x", 256}, {"items", 8}});
+  ASSERT_TRUE(why);
+  EXPECT_NE(why->find("49152 bytes of local memory"), std::string::npos) << *why;
+  EXPECT_FALSE(box_blur_unsupported(gpu, "fused_blocks", p, 8192, 8192, 4, {{"local_x", 128}, {"items", 8}}));
+}
+
 }  // namespace
 }  // namespace clf
