@@ -98,18 +98,43 @@ inline void group_max_to_global(uint bits, __local uint* scratch, __global uint*
 // seed 002, "Occupancy": a 2D decomposition, one pixel per work-item; the host swaps the buffers
 // between iterations. The work-group shape is the tunable the seed investigates (8x8, 16x16, 32x12).
 // restrict (not in the seed) lets NVIDIA read u and the edges through the read-only path (LDG.CONSTANT).
+// ROWS (build option, 1..16; beyond the seed when > 1): each work-item owns ROWS pixels of its column,
+// local_y rows apart, so a work-group covers local_x x (local_y * ROWS) pixels and every load of a warp
+// is still one contiguous row. All 6 * ROWS loads (u's four neighbours and centre, the edge) are issued
+// before any arithmetic: more bytes in flight per work-item, which one pixel each (ROWS 1, the seed's
+// kernel) lacks to approach copy bandwidth. The arithmetic is jacobi_update in the same order.
+#ifndef ROWS
+#define ROWS 1
+#endif
 __kernel void jacobi_tiled2d(__global const float* restrict edges, __global const float* restrict src,
                              __global float* restrict dst, int w,
                              int h, __global uint* changes, int prev_from, int prev_to, int slot, uint tol_bits,
                              __local uint* scratch) {
   if (converged_before(changes, prev_from, prev_to, tol_bits)) return;
-  const int x = get_global_id(0), y = get_global_id(1);
-  const bool inside = x < w && y < h;
+  const int ly = get_local_size(1);
+  const int x = get_global_id(0);
+  const int y0 = get_group_id(1) * ly * ROWS + get_local_id(1);  // row r: y0 + r * ly (ROWS 1: get_global_id(1))
   uint bits = 0;
-  if (inside) {
-    const float v = update_at(edges, src, x, y, w, h);
-    bits = change_bits(v, src[y * w + x]);
-    dst[y * w + x] = v;
+  if (x < w && y0 < h) {
+    float lft[ROWS], rgt[ROWS], up[ROWS], down[ROWS], mid[ROWS], e[ROWS];
+#pragma unroll
+    for (int r = 0; r < ROWS; ++r) {
+      const int y = y0 + r * ly;  // rows past the image's bottom (the last group) load zeros, never memory
+      lft[r] = u_at(src, x - 1, y, w, h);
+      rgt[r] = u_at(src, x + 1, y, w, h);
+      up[r] = u_at(src, x, y - 1, w, h);
+      down[r] = u_at(src, x, y + 1, w, h);
+      mid[r] = u_at(src, x, y, w, h);
+      e[r] = y < h ? edges[y * w + x] : 0.0f;
+    }
+#pragma unroll
+    for (int r = 0; r < ROWS; ++r) {
+      const int y = y0 + r * ly;
+      if (y >= h) break;
+      const float v = jacobi_update(lft[r], rgt[r], up[r], down[r], e[r]);
+      bits = max(bits, change_bits(v, mid[r]));
+      dst[y * w + x] = v;
+    }
   }
   if (slot >= 0) group_max_to_global(bits, scratch, changes, slot);  // slot is uniform: no divergent barrier
 }

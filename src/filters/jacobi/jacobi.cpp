@@ -80,8 +80,9 @@ std::string kernel_name(const std::string& variant) {
   return "jacobi_temporal";
 }
 
-// Build options: strip's and wavefront's register arrays need their sizes at compile time; wavefront
-// also takes its work-group width and whether it measures the change (jacobi.cl).
+// Build options: strip's, wavefront's and tiled2d's register arrays need their sizes at compile time;
+// wavefront also takes its work-group width and whether it measures the change (jacobi.cl). tiled2d with
+// rows 1 is the file's default (ROWS 1), so it shares the program of the kernels without options.
 std::string kernel_options(const std::string& variant, const TuningConfig& config, int width,
                            bool measure = false) {
   const VariantInfo& info = *find_variant(jacobi_variants(), variant);
@@ -94,6 +95,10 @@ std::string kernel_options(const std::string& variant, const TuningConfig& confi
     return fmt::format("-D STEPS={} -D COLS={} -D LOCAL_X={} -D MEASURE={}", tunable_value(config, info, "steps"),
                        tunable_value(config, info, "cols"), tunable_value(config, info, "local_x"),
                        measure ? 1 : 0);
+  if (variant == "tiled2d") {
+    const int rows = tunable_value(config, info, "rows");
+    return rows == 1 ? kNoOptions : fmt::format("-D ROWS={}", rows);
+  }
   return kNoOptions;
 }
 
@@ -274,13 +279,17 @@ class Runner {
       events.push_back(launch(ctx_, k, global, cl::NDRange(lx, 1)));
       return;
     }
-    const cl::NDRange global(round_up(W, lx), round_up(H, ly)), local(lx, ly);
+    const cl::NDRange local(lx, ly);
     if (variant_ == "tiled2d") {
+      // Each work-item owns `rows` pixels of its column, ly rows apart: ceil(H / rows) work-items down.
+      const auto rows = std::size_t(tunable_value(config_, info_, "rows"));
       set_kernel_args(k, edges_.buffer, l.src, l.dst, w_, h_, changes_, prev_from, prev_to, slot, tol_bits_,
                       cl::Local(sizeof(cl_uint) * lx * ly));
-      events.push_back(launch(ctx_, k, global, local));
+      events.push_back(
+          launch(ctx_, k, cl::NDRange(round_up(W, lx), round_up((H + rows - 1) / rows, ly)), local));
       return;
     }
+    const cl::NDRange global(round_up(W, lx), round_up(H, ly));
     const std::size_t halo = 2 * std::size_t(l.count);
     const std::size_t region = sizeof(float) * (lx + halo) * (ly + halo);
     set_kernel_args(k, edges_.buffer, l.src, l.dst, w_, h_, l.count, changes_, prev_from, prev_to, slot, tol_bits_,

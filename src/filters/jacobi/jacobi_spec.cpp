@@ -32,8 +32,12 @@ const std::vector<VariantInfo>& jacobi_variants() {
        kLocalSize1d},
       {"row1d", "one work-item per column looping over the rows: coalesced (seed 002, memory access)", kLocalSize1d},
       {"tiled2d",
-       "one pixel per work-item, 2D work-groups (seed 002, occupancy; 8x8, 16x16, 32x12, ...)",
-       {{"local_x", {16, 8, 32, 64, 128}, "work-group width"}, {"local_y", {16, 8, 12, 4, 2}, "work-group height"}}},
+       "one pixel per work-item per row, 2D work-groups (seed 002, occupancy; 8x8, 16x16, 32x12, ...); "
+       "rows > 1: each work-item owns rows pixels of its column, local_y apart, every load issued before "
+       "the arithmetic (beyond the seed)",
+       {{"local_x", {16, 8, 32, 64, 128}, "work-group width"},
+        {"local_y", {16, 8, 12, 4, 2}, "work-group height"},
+        {"rows", {1, 2, 4, 8}, "pixels per work-item, local_y apart (1: the seed's kernel)"}}},
       {"temporal",
        "k iterations per launch: each work-group keeps its tile plus a halo of k in local memory (overlapping "
        "ghost zones, the same iterates as one-step Jacobi)",
@@ -127,6 +131,10 @@ std::optional<std::string> jacobi_unsupported(const DeviceInfo& device, std::str
     if (bytes > device.local_mem_bytes)
       return fmt::format("temporal with a {}x{} tile and k={} needs {} bytes of local memory, the device has {}", lx,
                          ly, k, bytes, device.local_mem_bytes);
+  }
+  if (variant == "tiled2d") {
+    const int rows = tunable_value(config, *info, "rows");
+    if (rows < 1 || rows > 16) return fmt::format("tiled2d takes 1..16 rows per work-item, not {}", rows);
   }
   if (variant == "strip") {
     const int vec = tunable_value(config, *info, "vec"), rows = tunable_value(config, *info, "rows");

@@ -1,7 +1,8 @@
 // The edge map and every reconstruction variant against the double-precision reference (relative L2
 // <= 1e-5, SPEC), the reference itself against a brute-force seed-style computation, temporal blocking
-// (temporal, wavefront) and strip against one-step Jacobi bit for bit, the exact iteration count of the
-// tolerance stop, a round trip that rebuilds an image, and the errors bad arguments give.
+// (temporal, wavefront), strip and tiled2d's rows against one-step Jacobi bit for bit, the exact
+// iteration count of the tolerance stop, a round trip that rebuilds an image, and the errors bad
+// arguments give.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -349,6 +350,34 @@ TEST(JacobiStrip, EqualsOneStepJacobiBitForBit) {
   }
 }
 
+// tiled2d with several pixels per work-item (rows > 1, local_y apart): work-group shapes whose tiles
+// (local_x x local_y * rows) divide none of the sizes, so the last groups hold rows and columns past the
+// image. The reference is row1d, a kernel that shares no code path with tiled2d's.
+TEST(JacobiTiled2d, RowsEqualOneStepJacobiBitForBit) {
+  const std::vector<TuningConfig> configs = {
+      {{"rows", 2}, {"local_x", 8}, {"local_y", 4}}, {{"rows", 4}, {"local_x", 16}, {"local_y", 2}},
+      {{"rows", 8}, {"local_x", 8}, {"local_y", 4}}, {{"rows", 4}, {"local_x", 8}, {"local_y", 1}},
+      {{"rows", 1}, {"local_x", 8}, {"local_y", 4}},
+  };
+  for (auto [w, h] : {std::pair{1, 1}, {5, 3}, {37, 29}, {64, 61}}) {
+    const auto seed = testing::fresh_seed();
+    const Image edges = random_edges(w, h, seed);
+    const Image initial = random_edges(w, h, seed + 1);
+    JacobiParams p;
+    p.iterations = 7;
+    Image one_step;
+    run_device("row1d", edges, p, initial, one_step);
+    for (const TuningConfig& config : configs) {
+      SCOPED_TRACE(fmt::format("{}x{} [{}] seed={}", w, h, to_string(config), seed));
+      ASSERT_FALSE(jacobi_unsupported(test_context().info(), "tiled2d", w, h, config));
+      Image got;
+      const JacobiDeviceRun run = run_device("tiled2d", edges, p, initial, got, config);
+      EXPECT_EQ(run.iterations, 7);
+      ASSERT_TRUE(testing::images_equal(one_step, got));
+    }
+  }
+}
+
 TEST(JacobiVariants, AllGiveTheSameIteratesBitForBit) {
   const auto seed = testing::fresh_seed();
   SCOPED_TRACE(fmt::format("seed={}", seed));
@@ -408,6 +437,8 @@ TEST(JacobiTolerance, CountMatchesTheReferenceForEveryVariantAndCheckInterval) {
                        {{"steps", 8}, {"cols", 2}, {"local_x", 16}, {"rows", 12}},
                        {{"steps", 16}, {"cols", 1}, {"local_x", 64}, {"rows", 0}}};
           if (v.name == "strip") configs = {{}, {{"vec", 1}, {"rows", 3}, {"local_x", 8}, {"local_y", 1}}};
+          // Several pixels per work-item in their work-group's maximum, tiles off the image's sizes.
+          if (v.name == "tiled2d") configs = {{}, {{"rows", 4}, {"local_x", 8}, {"local_y", 2}}};
           for (const TuningConfig& config : configs) {
             SCOPED_TRACE(fmt::format("{}x{} variant={} [{}] m={} tolerance={} expected count={} seed={}", w, h,
                                      v.name, to_string(config), m, tolerance, count, seed));
@@ -578,6 +609,14 @@ TEST(JacobiHost, RefusesTunablesThatDoNotFit) {
   EXPECT_FALSE(jacobi_unsupported(nvidia_like, "strip", 64, 64));
   EXPECT_TRUE(jacobi_unsupported(device, "strip", 64, 64, {{"vec", 3}}));
   EXPECT_TRUE(jacobi_unsupported(device, "strip", 64, 64, {{"rows", 0}}));
+  // tiled2d: 1..16 pixels per work-item.
+  for (int rows : {0, 17}) {
+    const auto why = jacobi_unsupported(device, "tiled2d", 64, 64, {{"rows", rows}});
+    ASSERT_TRUE(why) << rows;
+    EXPECT_NE(why->find("rows"), std::string::npos) << *why;
+  }
+  EXPECT_FALSE(jacobi_unsupported(device, "tiled2d", 64, 64, {{"rows", 16}}));
+  EXPECT_FALSE(jacobi_unsupported(device, "tiled2d", 64, 64, {{"rows", 1}}));
 }
 
 TEST(JacobiHost, AutoPicksASupportedVariant) {
