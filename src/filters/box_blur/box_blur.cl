@@ -454,8 +454,10 @@ typedef acc_t wsum_t;
 #endif
 #define ENTRY_STRIDE (ITEMS + 2)  // csum_t entries per work-item; the 2 spare ones spread the banks
 
-// The ITEMS pixels of row yy (-1: a constant row) from column cx on.
-inline void load_items(__global const uint* src, int yy, int cx, int w, int mode, uint cval, bool aligned,
+// The ITEMS pixels of row yy (-1: a constant row) from column cx on; xk holds the columns' border
+// indices, computed once per work-item (they do not change with the row), which keeps the edge
+// work-groups' path short and the register count near the aligned path's.
+inline void load_items(__global const uint* src, int yy, int cx, int w, uint cval, bool aligned, const int* xk,
                        uint* p) {
   if (yy < 0) {
     for (int k = 0; k < ITEMS; ++k) p[k] = cval;
@@ -464,11 +466,13 @@ inline void load_items(__global const uint* src, int yy, int cx, int w, int mode
     u.v = *(__global const pixvec_t*)(src + yy * w + cx);
     for (int k = 0; k < ITEMS; ++k) p[k] = u.a[k];
   } else {
-    for (int k = 0; k < ITEMS; ++k) {
-      const int xx = border_index(cx + k, w, mode);
-      p[k] = xx < 0 ? cval : src[yy * w + xx];
-    }
+    for (int k = 0; k < ITEMS; ++k) p[k] = xk[k] < 0 ? cval : src[yy * w + xk[k]];
   }
+}
+
+// Border indices of the ITEMS columns from cx on (unused on the aligned path).
+inline void item_columns(int cx, int w, int mode, bool aligned, int* xk) {
+  for (int k = 0; k < ITEMS; ++k) xk[k] = aligned ? 0 : border_index(cx + k, w, mode);
 }
 
 // The rounded mean of a window sum, packed. FLOAT_ROUND=1 (d <= 128) rounds in FP32, whose lanes
@@ -497,6 +501,8 @@ __kernel void box_fused_blocks(__global const uint* src, __global uint* dst, int
   // Vector loads need whole, in-image, ITEMS-aligned runs for the entire work-group.
   const bool aligned = w % ITEMS == 0 && gx0 - ra >= 0 && gx0 - ra + L * ITEMS <= w;
 
+  int xk[ITEMS];
+  item_columns(cx, w, mode, aligned, xk);
   csum_t col[ITEMS];
   uint p_in[ITEMS], p_out[ITEMS];
   for (int k = 0; k < ITEMS; ++k) col[k] = 0;
@@ -504,28 +510,28 @@ __kernel void box_fused_blocks(__global const uint* src, __global uint* dst, int
   // chain of d dependent loads is most of a work-group's time.
   int j = 0;
   for (; j + 1 < d; j += 2) {
-    load_items(src, border_index(y0 - r + j, h, mode), cx, w, mode, cval, aligned, p_in);
-    load_items(src, border_index(y0 - r + j + 1, h, mode), cx, w, mode, cval, aligned, p_out);
+    load_items(src, border_index(y0 - r + j, h, mode), cx, w, cval, aligned, xk, p_in);
+    load_items(src, border_index(y0 - r + j + 1, h, mode), cx, w, cval, aligned, xk, p_out);
     for (int k = 0; k < ITEMS; ++k) col[k] += TO_CSUM(p_in[k]) + TO_CSUM(p_out[k]);
   }
   if (j < d) {
-    load_items(src, border_index(y0 - r + j, h, mode), cx, w, mode, cval, aligned, p_in);
+    load_items(src, border_index(y0 - r + j, h, mode), cx, w, cval, aligned, xk, p_in);
     for (int k = 0; k < ITEMS; ++k) col[k] += TO_CSUM(p_in[k]);
   }
 
   // The rows entering and leaving the window of the next output row are loaded one row ahead, so
   // their latency overlaps this row's barrier and horizontal pass.
   if (y0 + 1 < y1) {
-    load_items(src, border_index(y0 + 1 - r + d - 1, h, mode), cx, w, mode, cval, aligned, p_in);
-    load_items(src, border_index(y0 - r, h, mode), cx, w, mode, cval, aligned, p_out);
+    load_items(src, border_index(y0 + 1 - r + d - 1, h, mode), cx, w, cval, aligned, xk, p_in);
+    load_items(src, border_index(y0 - r, h, mode), cx, w, cval, aligned, xk, p_out);
   }
   const int s0 = lx * ITEMS + a;  // first column of this work-item's first window
   for (int y = y0; y < y1; ++y) {
     if (y > y0) {
       for (int k = 0; k < ITEMS; ++k) col[k] = col[k] + TO_CSUM(p_in[k]) - TO_CSUM(p_out[k]);
       if (y + 1 < y1) {
-        load_items(src, border_index(y + 1 - r + d - 1, h, mode), cx, w, mode, cval, aligned, p_in);
-        load_items(src, border_index(y - r, h, mode), cx, w, mode, cval, aligned, p_out);
+        load_items(src, border_index(y + 1 - r + d - 1, h, mode), cx, w, cval, aligned, xk, p_in);
+        load_items(src, border_index(y - r, h, mode), cx, w, cval, aligned, xk, p_out);
       }
     }
     const int buf = (y - y0) & 1;
@@ -594,8 +600,9 @@ __kernel void box_fused_blocks(__global const uint* src, __global uint* dst, int
 // 1 STS.128). Local memory per work-group: 2 * local_x * (ITEMS + 2) * 16 bytes (20 KiB at 64 x 8).
 // Registers (ptxas sm_90): 100 at ITEMS=8, ~57 at ITEMS=4 (fused_blocks: 69 at ITEMS=4).
 // -D PREFETCH=P (1, 2, 4): each work-item loads the entering and leaving rows P rows ahead, so P rows of
-// loads are in flight instead of one (at P=1 the H200 ran at 31-61% of copy bandwidth with ~2.5x its
-// issue time to spare: latency-bound); the row loop is unrolled by P. The ring is 2 * ITEMS * P pixels
+// loads are in flight instead of one; the row loop is unrolled by P. Tried as the cure for the H200's
+// 31-61% of copy bandwidth at P=1; it gained only 2-7% at P=2 (bench/NOTES.md, box blur step 7), so
+// bytes in flight were not the main limit. The ring is 2 * ITEMS * P pixels
 // in registers: ptxas (clang PTX, d=9) 59 / 78 / 103 registers at ITEMS=4 and P = 1 / 2 / 4, 85 / 146 /
 // 184 at ITEMS=8, no spills.
 // Only built for fused_prefix (WIN_A given), so fused_blocks' programs stay as they were.
@@ -613,27 +620,11 @@ inline float4 csum_to_float(uint2 v) {
   return as_float4(u) - 8388608.0f;
 }
 
-// load_items with the columns' border indices computed once per work-item (they do not change with
-// the row): the edge work-groups' path stays short, which keeps the register count near the aligned
-// path's.
-inline void load_items_x(__global const uint* src, int yy, int cx, int w, uint cval, bool aligned,
-                         const int* xk, uint* p) {
-  if (yy < 0) {
-    for (int k = 0; k < ITEMS; ++k) p[k] = cval;
-  } else if (aligned) {
-    pix_items u;
-    u.v = *(__global const pixvec_t*)(src + yy * w + cx);
-    for (int k = 0; k < ITEMS; ++k) p[k] = u.a[k];
-  } else {
-    for (int k = 0; k < ITEMS; ++k) p[k] = xk[k] < 0 ? cval : src[yy * w + xk[k]];
-  }
-}
-
 // The entering and leaving rows of output row y0 + i (i >= 1): rows y0 + i - r + d - 1 and y0 + i - r - 1.
 inline void load_step(__global const uint* src, int y0, int i, int r, int d, int h, int mode, int cx, int w,
                       uint cval, bool aligned, const int* xk, uint* p_in, uint* p_out) {
-  load_items_x(src, border_index(y0 + i - r + d - 1, h, mode), cx, w, cval, aligned, xk, p_in);
-  load_items_x(src, border_index(y0 + i - r - 1, h, mode), cx, w, cval, aligned, xk, p_out);
+  load_items(src, border_index(y0 + i - r + d - 1, h, mode), cx, w, cval, aligned, xk, p_in);
+  load_items(src, border_index(y0 + i - r - 1, h, mode), cx, w, cval, aligned, xk, p_out);
 }
 
 __kernel void box_fused_prefix(__global const uint* src, __global uint* dst, int w, int h, int d, int mode,
@@ -650,7 +641,7 @@ __kernel void box_fused_prefix(__global const uint* src, __global uint* dst, int
 
   csum_t col[ITEMS];
   int xk[ITEMS];
-  for (int k = 0; k < ITEMS; ++k) xk[k] = aligned ? 0 : border_index(cx + k, w, mode);
+  item_columns(cx, w, mode, aligned, xk);
   for (int k = 0; k < ITEMS; ++k) col[k] = 0;
   // Ring of the next PREFETCH rows' entering and leaving pixels: step i (output row y0 + i) uses slot
   // i % PREFETCH, refilled with step i + PREFETCH's rows as soon as it is used. With the row loop unrolled
@@ -670,7 +661,7 @@ __kernel void box_fused_prefix(__global const uint* src, __global uint* dst, int
 #pragma unroll
     for (int q = 0; q < START_ROWS; ++q) {
       if (j + q < d) {
-        load_items_x(src, border_index(y0 - r + j + q, h, mode), cx, w, cval, aligned, xk, t[q]);
+        load_items(src, border_index(y0 - r + j + q, h, mode), cx, w, cval, aligned, xk, t[q]);
       } else {
         for (int k = 0; k < ITEMS; ++k) t[q][k] = 0;
       }
@@ -736,4 +727,97 @@ __kernel void box_fused_prefix(__global const uint* src, __global uint* dst, int
   }
 }
 #endif  // WIN_A
+
+// ---------------------------------------------------------------------------------------------
+// fused_tile: one pass and one barrier, for images too small to fill the GPU with fused_prefix's
+// strips (not from a seed; issue 8's 1080p call). At 1920x1080 every fused_prefix shape took 17-21 us
+// on the H200: a strip's rows run one after another behind a barrier each, and short strips (more
+// work-groups) pay a d-row start-up per few rows. Here a 2D work-group owns a tile of
+// (local_x - halo) * ITEMS columns by local_y * TILE_ROWS rows, and nothing waits row by row:
+// - Work-item (tx, ty) sums its ITEMS columns (fused_blocks' aligned vector loads, 16-bit lanes) over
+//   the TILE_ROWS output rows ty * TILE_ROWS ..: the d rows of the first window, then one entering and
+//   one leaving row per further output row, all issued before the adds (the leaving rows are L1 hits).
+// - The column sums go to local memory once, one barrier, then each work-item slides the horizontal
+//   window along its ITEMS outputs in each of its rows (d + 2 (ITEMS - 1) local reads per ITEMS
+//   outputs: meant for small d; fused_prefix's block sums are for wide windows at 8k).
+// Work-items past the image still sum (border rows are in-bounds) so that all reach the barrier.
+// Entries are skewed by one per ITEMS (SKEW_TILE) so that 8-byte accesses ITEMS entries apart do not
+// share banks. The host sizes `sums` to local_y * TILE_ROWS rows of local_x * (ITEMS + 1) entries.
+#ifdef TILE_ROWS
+#define SKEW_TILE(i) ((i) + (i) / ITEMS)
+__kernel void box_fused_tile(__global const uint* src, __global uint* dst, int w, int h, int d, int mode,
+                             uint cval, uint twice_half, uint magic, uint shift, float inv_n, float bias,
+                             __local csum_t* sums) {
+  const int tx = get_local_id(0), ty = get_local_id(1), L = get_local_size(0);
+  const int r = d / 2, ra = (r + ITEMS - 1) / ITEMS * ITEMS, a = ra - r;
+  const int halo = (a + d - 1 + ITEMS - 1) / ITEMS;
+  const int tw = (L - halo) * ITEMS;
+  const int gx0 = get_group_id(0) * tw, cx = gx0 - ra + tx * ITEMS;
+  const int y0 = (get_group_id(1) * get_local_size(1) + ty) * TILE_ROWS;
+  const bool aligned = w % ITEMS == 0 && gx0 - ra >= 0 && gx0 - ra + L * ITEMS <= w;
+  int xk[ITEMS];
+  item_columns(cx, w, mode, aligned, xk);
+
+  // Entering and leaving pixels of output rows y0 + 1 .., loaded first so that they overlap the start-up.
+  uint p_in[TILE_ROWS][ITEMS], p_out[TILE_ROWS][ITEMS];
+#pragma unroll
+  for (int i = 1; i < TILE_ROWS; ++i) {
+    load_items(src, border_index(y0 + i - r + d - 1, h, mode), cx, w, cval, aligned, xk, p_in[i]);
+    load_items(src, border_index(y0 + i - r - 1, h, mode), cx, w, cval, aligned, xk, p_out[i]);
+  }
+  // The d rows of row y0's window, four rows of loads in flight at a time (lanes stay below d * 255).
+  csum_t col[ITEMS];
+  for (int k = 0; k < ITEMS; ++k) col[k] = 0;
+  for (int j = 0; j < d; j += 4) {
+    uint t[4][ITEMS];
+#pragma unroll
+    for (int q = 0; q < 4; ++q) {
+      if (j + q < d) {
+        load_items(src, border_index(y0 - r + j + q, h, mode), cx, w, cval, aligned, xk, t[q]);
+      } else {
+        for (int k = 0; k < ITEMS; ++k) t[q][k] = 0;
+      }
+    }
+#pragma unroll
+    for (int q = 0; q < 4; ++q)
+      for (int k = 0; k < ITEMS; ++k) col[k] += TO_CSUM(t[q][k]);
+  }
+  const int row_entries = L * (ITEMS + 1);
+#pragma unroll
+  for (int i = 0; i < TILE_ROWS; ++i) {
+    if (i > 0)
+      for (int k = 0; k < ITEMS; ++k) col[k] = col[k] + TO_CSUM(p_in[i][k]) - TO_CSUM(p_out[i][k]);
+    __local csum_t* row = sums + (ty * TILE_ROWS + i) * row_entries;
+    for (int k = 0; k < ITEMS; ++k) row[SKEW_TILE(tx * ITEMS + k)] = col[k];
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (tx >= L - halo) return;
+
+  // Output column gx0 + tx * ITEMS + k sums entries tx * ITEMS + a + k .. + d - 1.
+  const int s0 = tx * ITEMS + a, x = gx0 + tx * ITEMS;
+  for (int i = 0; i < TILE_ROWS; ++i) {
+    const int y = y0 + i;
+    if (y >= h) break;
+    __local const csum_t* row = sums + (ty * TILE_ROWS + i) * row_entries;
+    wsum_t s = 0;
+    for (int j = 0; j < d; ++j) s += TO_WSUM(row[SKEW_TILE(s0 + j)]);
+    pix_items o;
+#pragma unroll
+    for (int k = 0; k < ITEMS; ++k) {
+      o.a[k] = round_pack(WSUM_CHANNELS(s), twice_half, magic, shift, inv_n, bias);
+      if (k + 1 < ITEMS) {
+        // Add before subtracting: packed lanes never go below zero.
+        s += TO_WSUM(row[SKEW_TILE(s0 + k + d)]);
+        s -= TO_WSUM(row[SKEW_TILE(s0 + k)]);
+      }
+    }
+    if (w % ITEMS == 0 && x + ITEMS <= w) {
+      *(__global pixvec_t*)(dst + y * w + x) = o.v;
+    } else {
+      for (int k = 0; k < ITEMS; ++k)
+        if (x + k < w) dst[y * w + x + k] = o.a[k];
+    }
+  }
+}
+#endif  // TILE_ROWS
 #endif
