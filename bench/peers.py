@@ -8,7 +8,8 @@ Fair by construction:
   exact in float32; checked against `clfilters edges`).
 - Same method. Both sides: device-resident input, host wall time of one synchronised call, median of 50
   calls after 10 warm-ups. clfilters' figure is `call_ms` of `clfilters bench --variants auto` (enqueue to
-  clFinish); a peer's is perf_counter around fn() + device synchronise.
+  completion on a queue without profiling, as the peers' queues and streams run); a peer's is
+  perf_counter around fn() + device synchronise.
 - Same computation. Same parameters and replicate borders; at sizes up to --check-max-pixels each peer's
   output is compared with clfilters' output (the filter's command on the same input) and the largest
   absolute difference is in the table. Known differences in what a peer computes are listed in the notes.
@@ -502,7 +503,7 @@ def write_outputs(args, command, device, names, rows, elapsed):
         f.write("Devices:\n" + "".join(f"- {k}: {v}\n" for k, v in device.items()) + "\n")
         f.write(f"Times in ms: host wall time of one synchronised call on device-resident data, median of {RUNS} "
                 f"after {WARMUP} warm-ups, both sides; clfilters' is `call_ms` of `clfilters bench --variants "
-                f"auto`. Both sides read the same input bytes (`clfilters bench --save-inputs`, SHA-256 checked), "
+                f"auto` (a queue without profiling, waiting by polling). Both sides read the same input bytes (`clfilters bench --save-inputs`, SHA-256 checked), "
                 f"with the same parameters and replicate borders. 'best peer / clfilters' > 1 means clfilters is "
                 f"faster. Agreement: largest absolute difference from clfilters' output on the same input "
                 f"(computed at sizes up to {args.check_max_pixels} pixels). A peer call over {GUARD_S:g} s is "

@@ -28,7 +28,8 @@ struct Timing {
   double total_ms = 0;   // host wall clock from host input to host output (upload, kernels, download)
 };
 
-// Sum of END - START over the events, in milliseconds. Waits for them.
+// Sum of END - START over the events, in milliseconds. Waits for them. NaN for commands enqueued with
+// profiling off (Context::set_profiling).
 double kernel_milliseconds(const std::vector<cl::Event>& events);
 
 // How a synchronous call waits for its commands: clFinish, or a flush and then polling the last event's

@@ -101,7 +101,14 @@ class Context {
   const DeviceInfo& info() const { return device_.info; }
   const cl::Device& device() const { return device_.device; }
   cl::Context& context() { return context_; }
-  cl::CommandQueue& queue() { return queue_; }
+  // The queue every command goes to: profiling-enabled unless set_profiling(false).
+  cl::CommandQueue& queue() { return profiling_ ? queue_ : plain_queue(); }
+  // Profiling events cost time on some drivers: on the H200 a 1080p call took ~7 us more on a
+  // profiling queue (bench/launch_cost.cpp, bench/NOTES.md). With profiling off, commands go to a
+  // second in-order queue without it and kernel_milliseconds gives NaN. Switching finishes the queue
+  // switched from, so commands stay in order across the switch.
+  void set_profiling(bool on);
+  bool profiling() const { return profiling_; }
 
   // A built program for an embedded kernel file ("box_blur.cl") with build options.
   // The shared helper file common/border.cl is prepended. Cached in memory and on disk.
@@ -127,7 +134,10 @@ class Context {
   struct Cached;
   DeviceHandle device_;
   cl::Context context_;
+  cl::CommandQueue& plain_queue();
   cl::CommandQueue queue_;
+  cl::CommandQueue plain_queue_;  // created on first use
+  bool profiling_ = true;
   std::unique_ptr<Cached> cached_;
 };
 

@@ -48,7 +48,7 @@ struct BenchRow {
   std::string resolved;
   std::string status;   // "ok", "skipped: ...", "WRONG: ...", "failed: ..."
   Stats kernel_ms, total_ms;
-  Stats call_ms;  // host wall time of one device-resident call, enqueue to clFinish
+  Stats call_ms;  // host wall time of one device-resident call, enqueue to completion, profiling off
   int kernel_runs = 0, total_runs = 0;
   double gpix_per_s = 0, gb_per_s = 0, bandwidth_fraction = 0;
   std::optional<double> speedup_vs_naive, speedup_vs_cpu4, speedup_vs_cpu_all;

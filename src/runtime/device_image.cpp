@@ -1,5 +1,6 @@
 #include <fmt/format.h>
 
+#include <limits>
 #include <stdexcept>
 
 #include "clfilters/device_image.hpp"
@@ -54,7 +55,10 @@ double kernel_milliseconds(const std::vector<cl::Event>& events) {
   for (const auto& e : events) {
     check_cl(e.wait(), "clWaitForEvents");
     cl_ulong start = 0, end = 0;
-    check_cl(e.getProfilingInfo(CL_PROFILING_COMMAND_START, &start), "clGetEventProfilingInfo");
+    // A command from a queue without profiling (Context::set_profiling(false)) has no times.
+    const cl_int got = e.getProfilingInfo(CL_PROFILING_COMMAND_START, &start);
+    if (got == CL_PROFILING_INFO_NOT_AVAILABLE) return std::numeric_limits<double>::quiet_NaN();
+    check_cl(got, "clGetEventProfilingInfo");
     check_cl(e.getProfilingInfo(CL_PROFILING_COMMAND_END, &end), "clGetEventProfilingInfo");
     ms += double(end - start) * 1e-6;
   }

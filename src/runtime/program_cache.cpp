@@ -68,6 +68,22 @@ Context::Context(DeviceHandle device) : device_(std::move(device)), cached_(std:
 Context::~Context() {
   // Never throws: finishing may fail if the device is lost, and there is nothing to do about it here.
   if (queue_()) queue_.finish();
+  if (plain_queue_()) plain_queue_.finish();
+}
+
+cl::CommandQueue& Context::plain_queue() {
+  if (!plain_queue_()) {
+    cl_int err = CL_SUCCESS;
+    plain_queue_ = cl::CommandQueue(context_, device_.device, 0, &err);
+    check_cl(err, "clCreateCommandQueue");
+  }
+  return plain_queue_;
+}
+
+void Context::set_profiling(bool on) {
+  if (on == profiling_) return;
+  check_cl(queue().finish(), "clFinish");
+  profiling_ = on;
 }
 
 std::uint64_t Context::source_hash(std::string_view kernel_file) const {

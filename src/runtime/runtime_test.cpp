@@ -1,6 +1,7 @@
 // Device selection, the program cache and error reporting.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -213,6 +214,43 @@ TEST(WaitFor, ReturnsOnlyWhenTheLastCommandHasCompleted) {
     for (int i = 1; i <= n; ++i) expected += i % 7;
     for (std::size_t i = 0; i < host.size(); ++i) ASSERT_EQ(host[i], expected + int(i)) << i;
   }
+}
+
+// Profiling off sends commands to a second queue; the switch must keep them in order (the kernel
+// after it reads what the one before it wrote) and the plain queue's commands have no kernel times.
+TEST(ContextProfiling, SwitchingQueuesKeepsCommandsInOrder) {
+  Context ctx;
+  const std::string source =
+      "__kernel void slow_fill(__global int* out, int n) {"
+      "  int s = 0; for (int i = 1; i <= n; ++i) s += i % 5; out[get_global_id(0)] = s + (int)get_global_id(0); }"
+      "__kernel void add_one(__global int* out) { out[get_global_id(0)] += 1; }";
+  cl::Program& p = ctx.program_from_source("profiling_test.cl", source, "");
+  cl::Kernel fill(p, "slow_fill"), add(p, "add_one");
+  const int n = 300000;
+  int expected = 0;
+  for (int i = 1; i <= n; ++i) expected += i % 5;
+  std::vector<int> host(64, -1);
+  cl::Buffer buf(ctx.context(), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, host.size() * sizeof(int), host.data());
+  fill.setArg(0, buf);
+  fill.setArg(1, n);
+  add.setArg(0, buf);
+  ASSERT_TRUE(ctx.profiling());
+  std::vector<cl::Event> timed(1), plain(1);
+  ctx.queue().enqueueNDRangeKernel(fill, cl::NullRange, cl::NDRange(host.size()), cl::NullRange, nullptr, &timed[0]);
+  ctx.set_profiling(false);
+  EXPECT_FALSE(ctx.profiling());
+  ctx.queue().enqueueNDRangeKernel(add, cl::NullRange, cl::NDRange(host.size()), cl::NullRange, nullptr, &plain[0]);
+  wait_for(ctx, plain, WaitMode::spin);
+  ctx.queue().enqueueReadBuffer(buf, CL_TRUE, 0, host.size() * sizeof(int), host.data());
+  for (std::size_t i = 0; i < host.size(); ++i) ASSERT_EQ(host[i], expected + int(i) + 1) << i;
+  EXPECT_TRUE(std::isnan(kernel_milliseconds(plain)));
+  EXPECT_GE(kernel_milliseconds(timed), 0.0);
+  // And back: profiled again.
+  ctx.set_profiling(true);
+  ctx.queue().enqueueNDRangeKernel(add, cl::NullRange, cl::NDRange(host.size()), cl::NullRange, nullptr, &timed[0]);
+  EXPECT_FALSE(std::isnan(kernel_milliseconds(timed)));
+  ctx.queue().enqueueReadBuffer(buf, CL_TRUE, 0, host.size() * sizeof(int), host.data());
+  EXPECT_EQ(host[5], expected + 5 + 2);
 }
 
 }  // namespace

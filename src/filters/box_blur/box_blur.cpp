@@ -114,14 +114,6 @@ Plan make_plan(Context& ctx, const BoxBlurParams& params, std::string_view varia
                                 (a + params.diameter) % items, shape.prefetch);
     plan.kernels = {"box_fused_prefix"};
   }
-  if (v == "fused_tile") {
-    const FusedTileShape shape = box_fused_tile_shape(plan.config, params.diameter);
-    plan.options += fmt::format(" -D ITEMS={} -D TILE_ROWS={}", shape.items, shape.rows);
-    if (shape.window_packed) plan.options += " -D WINDOW_PACKED=1";
-    if (shape.wide_sums) plan.options += " -D CSUM_WIDE=1";
-    if (params.diameter <= 128) plan.options += " -D FLOAT_ROUND=1";
-    plan.kernels = {"box_fused_tile"};
-  }
   return plan;
 }
 
@@ -203,16 +195,6 @@ std::vector<cl::Event> box_blur(Context& ctx, const DeviceImage& in, DeviceImage
     const std::size_t groups_x = (W + tw - 1) / tw, groups_y = (H + shape.strip - 1) / std::size_t(shape.strip);
     return {launch(ctx, kernel(0), cl::NDRange(groups_x * shape.local_x, groups_y),
                    cl::NDRange(std::size_t(shape.local_x), 1))};
-  }
-  if (variant == "fused_tile") {
-    const FusedTileShape shape = box_fused_tile_shape(tunables, d);
-    set_kernel_args(kernel(0), in.buffer, out.buffer, w, h, d, mode, cval, twice_half, magic, shift, inv_n,
-                    bias, cl::Local(shape.sum_bytes));
-    const std::size_t tw = std::size_t(shape.local_x - shape.halo) * std::size_t(shape.items);
-    const std::size_t th = std::size_t(shape.local_y) * std::size_t(shape.rows);
-    return {launch(ctx, kernel(0),
-                   cl::NDRange((W + tw - 1) / tw * shape.local_x, (H + th - 1) / th * shape.local_y),
-                   cl::NDRange(std::size_t(shape.local_x), std::size_t(shape.local_y)))};
   }
   if (variant == "fused_sliding") {
     const FusedShape shape = box_fused_shape(ctx.info(), tunables, d, c);

@@ -54,18 +54,4 @@ inline constexpr int kMaxPrefixDiameter = 128;
 // fused_prefix's shape (window_packed unused; entry_bytes: the float4 prefixes of two rows).
 BlocksShape box_prefix_shape(const TuningConfig& config, int diameter);
 
-struct FusedTileShape {
-  int local_x;         // work-items per work-group row
-  int local_y;         // work-group rows
-  int items;           // consecutive columns per work-item
-  int rows;            // output rows per work-item
-  int halo;            // work-items at the right end of each row that only sum columns for their neighbours
-  bool window_packed;  // window sums fit two 16-bit channels per uint (d <= 15)
-  bool wide_sums;      // column sums need 32 bits per channel (d > 256)
-  std::size_t sum_bytes;  // local memory for the tile's column sums
-};
-
-// fused_tile's shape for these tunables and the local memory it needs.
-FusedTileShape box_fused_tile_shape(const TuningConfig& config, int diameter);
-
 }  // namespace clf

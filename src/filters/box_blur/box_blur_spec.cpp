@@ -55,8 +55,7 @@ const std::vector<VariantInfo>& box_blur_variants() {
         {"column_segment", {32, 16, 64, 128}, "rows per work-item in the column pass"}}},
       {"local_tile",
        "tile plus halo loaded once into local memory per work-group",
-       {{"tile_x", {16, 8, 32}, "work-group (tile) width"},
-        {"tile_y", {16, 8, 4}, "work-group (tile) height"}}},
+       {{"tile_x", {16, 8, 32}, "work-group (tile) width"}, {"tile_y", {16, 8, 4}, "work-group (tile) height"}}},
       {"fused_sliding",
        "one pass: column running sums in local memory, a sliding row window over them; input read once, "
        "no intermediate",
@@ -64,8 +63,7 @@ const std::vector<VariantInfo>& box_blur_variants() {
         {"items", {0, 1, 2, 4, 8, 16}, "consecutive output columns per work-item (0: from d)"},
         {"strip", {0, 16, 32, 64, 128, 256}, "rows per work-group (0: from d)"}}},
       {"fused_blocks",
-       "RGBA: fused_sliding with column sums in registers, aligned vector loads, block sums for the row "
-       "window "
+       "RGBA: fused_sliding with column sums in registers, aligned vector loads, block sums for the row window "
        "and one barrier per row",
        {{"local_x", {64, 128, 32}, "work-items per work-group"},
         {"items", {4, 8, 2}, "consecutive columns per work-item"},
@@ -83,13 +81,6 @@ const std::vector<VariantInfo>& box_blur_variants() {
         // Each work-item has `prefetch` rows of loads in flight; one row ahead left the H200 at 31-61% of
         // copy bandwidth, latency-bound. More rows cost registers (ring of 2 * items * prefetch pixels).
         {"prefetch", {2, 1, 4}, "rows loaded ahead per work-item (1: the next row only)"}}},
-      {"fused_tile",
-       "RGBA: one barrier per 2D tile, for small images: each work-item sums rows x items pixels' columns "
-       "in registers, every load issued first, then the row window from local memory",
-       {{"local_x", {32, 16, 64}, "work-items per work-group row"},
-        {"local_y", {4, 8, 2, 1}, "work-group rows"},
-        {"items", {4, 2, 8}, "consecutive columns per work-item"},
-        {"rows", {4, 2, 8}, "output rows per work-item"}}},
   };
   return all;
 }
@@ -165,23 +156,6 @@ BlocksShape box_prefix_shape(const TuningConfig& config, int diameter) {
   return shape;
 }
 
-FusedTileShape box_fused_tile_shape(const TuningConfig& config, int diameter) {
-  const VariantInfo& v = *find_variant(box_blur_variants(), "fused_tile");
-  FusedTileShape shape;
-  shape.local_x = tunable_value(config, v, "local_x");
-  shape.local_y = tunable_value(config, v, "local_y");
-  shape.items = tunable_value(config, v, "items");
-  shape.rows = tunable_value(config, v, "rows");
-  const int r = diameter / 2, a = (r + shape.items - 1) / shape.items * shape.items - r;
-  shape.halo = (a + diameter - 1 + shape.items - 1) / shape.items;
-  shape.window_packed = diameter <= 15;
-  shape.wide_sums = diameter > 256;
-  // items + 1 entries per work-item (the skew), one row of them per output row of the tile.
-  shape.sum_bytes = std::size_t(shape.local_y) * std::size_t(shape.rows) * std::size_t(shape.local_x) *
-                    std::size_t(shape.items + 1) * (shape.wide_sums ? 16 : 8);
-  return shape;
-}
-
 std::optional<std::string> box_blur_unsupported(const DeviceInfo& device, std::string_view variant,
                                                 const BoxBlurParams& params, int width, int height, int channels,
                                                 const TuningConfig& config) {
@@ -243,21 +217,6 @@ std::optional<std::string> box_blur_unsupported(const DeviceInfo& device, std::s
     // 249 at items=8), so deeper ones are refused.
     if (shape.prefetch < 1 || shape.prefetch > 8)
       return fmt::format("fused_prefix's prefetch must be 1..8 rows (got {})", shape.prefetch);
-  }
-  if (variant == "fused_tile") {
-    if (channels != 4) return std::string("fused_tile is for RGBA; fused_sliding takes grey");
-    if (d > kMaxFusedDiameter)
-      return fmt::format("fused_tile's divide-free rounding needs d <= {} (got {})", kMaxFusedDiameter, d);
-    const FusedTileShape shape = box_fused_tile_shape(config, d);
-    if (shape.items != 2 && shape.items != 4 && shape.items != 8)
-      return fmt::format("fused_tile takes 2, 4 or 8 columns per work-item (got {})", shape.items);
-    if (shape.rows < 1 || shape.rows > 16)
-      return fmt::format("fused_tile takes 1..16 rows per work-item (got {})", shape.rows);
-    if (shape.local_x <= shape.halo)
-      return fmt::format("fused_tile needs more than {} work-items per row for d={}", shape.halo, d);
-    if (shape.sum_bytes >= device.local_mem_bytes)
-      return fmt::format("fused_tile needs {} bytes of local memory, the device has {} (some kept back)",
-                         shape.sum_bytes, device.local_mem_bytes);
   }
   return std::nullopt;
 }

@@ -1,14 +1,12 @@
 // Every box blur variant, bit-exact against the CPU reference, across sizes, diameters, borders and
 // channel counts; the reference itself is checked against a brute-force d*d sum.
-#include "clfilters/box_blur.hpp"
-
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <tuple>
 
+#include "clfilters/box_blur.hpp"
 #include "clfilters/image_io.hpp"
-#include "filters/box_blur/box_blur_internal.hpp"
 #include "testing/test_images.hpp"
 
 namespace clf {
@@ -104,9 +102,7 @@ void check_variant(const std::string& variant, SizeCase size, const std::vector<
           EXPECT_TRUE((variant == "two_pass" && d % 2 == 1) || variant == "local_tile" ||
                       (variant == "fused_sliding" && d > 2047) ||
                       (variant == "fused_blocks" && (c == 1 || d > 2047)) ||
-                      (variant == "fused_prefix" && (c == 1 || d > 128)) ||
-                      // By default 32 work-items per row: wider windows need a wider work-group.
-                      (variant == "fused_tile" && (c == 1 || d > 66)))
+                      (variant == "fused_prefix" && (c == 1 || d > 128)))
               << *why;
           continue;
         }
@@ -245,46 +241,6 @@ TEST(BoxBlurFusedPrefix, EveryPrefetchDepthMatchesTheReference) {
               ASSERT_TRUE(testing::images_equal(expected, d_out.download(ctx)));
             }
       }
-  }
-}
-
-// fused_tile: tiles that end inside the image and past it (heights 37 and 5 against tiles of
-// local_y * rows rows), a width that is not a multiple of items (131: every work-group on the border
-// path) and one that is (520: the middle ones on the aligned vector path), windows from 1 to 63 (16-bit
-// window sums up to 15, then 32-bit; halos of several work-items) in every border mode, every items,
-// rows of 1 (no slide), 3 and 8, and work-groups 16 and 64 wide, of one row and of four.
-TEST(BoxBlurFusedTile, EveryShapeMatchesTheReference) {
-  Context& ctx = test_context();
-  for (auto [width, height] : {std::pair{131, 37}, std::pair{520, 5}}) {
-    const auto seed = testing::fresh_seed();
-    const Image in = testing::random_image(width, height, 4, SampleType::u8, seed);
-    DeviceImage d_in = DeviceImage::upload(ctx, in);
-    for (int d : {1, 2, 3, 9, 15, 16, 31, 63}) {
-      const BoxBlurParams params{d, kBorders[d % 4]};
-      const Image expected = box_blur_reference(in, params);
-      // Each (items, rows) pair is a build per window-sum width.
-      for (auto [items, rows] :
-           {std::pair{4, 1}, std::pair{4, 3}, std::pair{4, 8}, std::pair{2, 3}, std::pair{8, 2}})
-        for (int local_x : {16, 64})
-          for (int local_y : {1, 4}) {
-            const TuningConfig config = {
-                {"items", items}, {"rows", rows}, {"local_x", local_x}, {"local_y", local_y}};
-            SCOPED_TRACE(fmt::format("{}x{} d={} border={} config={} seed={}", width, height, d,
-                                     to_string(params.border), to_string(config), seed));
-            if (auto why = box_blur_unsupported(ctx.info(), "fused_tile", params, width, height, 4, config)) {
-              // Only for want of local memory (tall tiles of wide items) or of work-items to cover the
-              // window.
-              const FusedTileShape shape = box_fused_tile_shape(config, d);
-              EXPECT_TRUE(shape.sum_bytes >= ctx.info().local_mem_bytes || local_x <= shape.halo) << *why;
-              continue;
-            }
-            Image poisoned(in.width, in.height, 4);
-            testing::poison(poisoned);
-            DeviceImage d_out = DeviceImage::upload(ctx, poisoned);
-            box_blur(ctx, d_in, d_out, params, "fused_tile", config);
-            ASSERT_TRUE(testing::images_equal(expected, d_out.download(ctx)));
-          }
-    }
   }
 }
 
