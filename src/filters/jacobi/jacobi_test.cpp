@@ -322,60 +322,56 @@ TEST(JacobiWavefront, EqualsOneStepJacobiBitForBit) {
   }
 }
 
-// strip: every vector width, strip heights from 1 to 16, aligned rows (width % vec == 0) and not, partial
-// strips at the right and bottom edges.
-TEST(JacobiStrip, EqualsOneStepJacobiBitForBit) {
-  const std::vector<TuningConfig> configs = {
-      {{"vec", 1}, {"rows", 1}, {"local_x", 8}, {"local_y", 2}},
-      {{"vec", 2}, {"rows", 3}, {"local_x", 32}, {"local_y", 1}},
-      {{"vec", 4}, {"rows", 8}, {"local_x", 8}, {"local_y", 2}},
-      {{"vec", 4}, {"rows", 1}, {"local_x", 32}, {"local_y", 1}},
-      {{"vec", 1}, {"rows", 16}, {"local_x", 32}, {"local_y", 1}},
-      {{"vec", 2}, {"rows", 4}, {"local_x", 8}, {"local_y", 2}},
-  };
-  for (auto [w, h] : {std::pair{1, 1}, {6, 5}, {64, 33}, {71, 29}}) {
+// Runs `variant` at each config for 7 iterations from a random start on each size and compares it bit
+// for bit with `reference` at its default tunables.
+void expect_configs_match(const std::string& variant, const std::string& reference,
+                          std::initializer_list<std::pair<int, int>> sizes,
+                          const std::vector<TuningConfig>& configs) {
+  for (auto [w, h] : sizes) {
     const auto seed = testing::fresh_seed();
     const Image edges = random_edges(w, h, seed);
     const Image initial = random_edges(w, h, seed + 1);
     JacobiParams p;
     p.iterations = 7;
     Image one_step;
-    run_device("tiled2d", edges, p, initial, one_step);
+    run_device(reference, edges, p, initial, one_step);
     for (const TuningConfig& config : configs) {
-      SCOPED_TRACE(fmt::format("{}x{} [{}] seed={}", w, h, to_string(config), seed));
+      SCOPED_TRACE(fmt::format("{} {}x{} [{}] seed={}", variant, w, h, to_string(config), seed));
+      ASSERT_FALSE(jacobi_unsupported(test_context().info(), variant, w, h, config));
       Image got;
-      run_device("strip", edges, p, initial, got, config);
+      const JacobiDeviceRun run = run_device(variant, edges, p, initial, got, config);
+      EXPECT_EQ(run.iterations, 7);
       ASSERT_TRUE(testing::images_equal(one_step, got));
     }
   }
+}
+
+// strip: every vector width, strip heights from 1 to 16, aligned rows (width % vec == 0) and not, partial
+// strips at the right and bottom edges.
+TEST(JacobiStrip, EqualsOneStepJacobiBitForBit) {
+  expect_configs_match("strip", "tiled2d", {{1, 1}, {6, 5}, {64, 33}, {71, 29}},
+                       {
+                           {{"vec", 1}, {"rows", 1}, {"local_x", 8}, {"local_y", 2}},
+                           {{"vec", 2}, {"rows", 3}, {"local_x", 32}, {"local_y", 1}},
+                           {{"vec", 4}, {"rows", 8}, {"local_x", 8}, {"local_y", 2}},
+                           {{"vec", 4}, {"rows", 1}, {"local_x", 32}, {"local_y", 1}},
+                           {{"vec", 1}, {"rows", 16}, {"local_x", 32}, {"local_y", 1}},
+                           {{"vec", 2}, {"rows", 4}, {"local_x", 8}, {"local_y", 2}},
+                       });
 }
 
 // tiled2d with several pixels per work-item (rows > 1, local_y apart): work-group shapes whose tiles
 // (local_x x local_y * rows) divide none of the sizes, so the last groups hold rows and columns past the
 // image. The reference is row1d, a kernel that shares no code path with tiled2d's.
 TEST(JacobiTiled2d, RowsEqualOneStepJacobiBitForBit) {
-  const std::vector<TuningConfig> configs = {
-      {{"rows", 2}, {"local_x", 8}, {"local_y", 4}}, {{"rows", 4}, {"local_x", 16}, {"local_y", 2}},
-      {{"rows", 8}, {"local_x", 8}, {"local_y", 4}}, {{"rows", 4}, {"local_x", 8}, {"local_y", 1}},
-      {{"rows", 1}, {"local_x", 8}, {"local_y", 4}},
-  };
-  for (auto [w, h] : {std::pair{1, 1}, {5, 3}, {37, 29}, {64, 61}}) {
-    const auto seed = testing::fresh_seed();
-    const Image edges = random_edges(w, h, seed);
-    const Image initial = random_edges(w, h, seed + 1);
-    JacobiParams p;
-    p.iterations = 7;
-    Image one_step;
-    run_device("row1d", edges, p, initial, one_step);
-    for (const TuningConfig& config : configs) {
-      SCOPED_TRACE(fmt::format("{}x{} [{}] seed={}", w, h, to_string(config), seed));
-      ASSERT_FALSE(jacobi_unsupported(test_context().info(), "tiled2d", w, h, config));
-      Image got;
-      const JacobiDeviceRun run = run_device("tiled2d", edges, p, initial, got, config);
-      EXPECT_EQ(run.iterations, 7);
-      ASSERT_TRUE(testing::images_equal(one_step, got));
-    }
-  }
+  expect_configs_match("tiled2d", "row1d", {{1, 1}, {5, 3}, {37, 29}, {64, 61}},
+                       {
+                           {{"rows", 2}, {"local_x", 8}, {"local_y", 4}},
+                           {{"rows", 4}, {"local_x", 16}, {"local_y", 2}},
+                           {{"rows", 8}, {"local_x", 8}, {"local_y", 4}},
+                           {{"rows", 4}, {"local_x", 8}, {"local_y", 1}},
+                           {{"rows", 1}, {"local_x", 8}, {"local_y", 4}},
+                       });
 }
 
 TEST(JacobiVariants, AllGiveTheSameIteratesBitForBit) {
