@@ -255,16 +255,17 @@ BenchReport run_bench(Context& ctx, const BenchOptions& options,
             for (int i = 0; i < options.runs && (i < 3 || ms_since(row_start) < cap_ms); ++i)
               kernel.push_back(kernel_milliseconds(instance->enqueue(variant, config)));
             // The call on a queue without profiling, as a latency-minded user would run it: profiling
-            // events cost the H200 ~7 us per 1080p call (bench/launch_cost.cpp). Same warm-up count.
+            // events cost the H200 ~7 us per 1080p call (bench/launch_cost.cpp). Warm-ups and runs under
+            // the same row cap as the kernel's.
             std::vector<double> call;
             {
               const PlainQueue plain(ctx);
-              for (int i = 0; i < options.warmup + options.runs &&
-                              (i < options.warmup + 3 || ms_since(row_start) < cap_ms);
-                   ++i) {
+              for (int i = 0; i < options.warmup && ms_since(row_start) < cap_ms / 4; ++i)
+                wait_for(ctx, instance->enqueue(variant, config), options.call_wait);
+              for (int i = 0; i < options.runs && (i < 3 || ms_since(row_start) < cap_ms); ++i) {
                 const auto call_start = Clock::now();
                 wait_for(ctx, instance->enqueue(variant, config), options.call_wait);
-                if (i >= options.warmup) call.push_back(ms_since(call_start));
+                call.push_back(ms_since(call_start));
               }
             }
             row.call_ms = stats_of(call);

@@ -78,8 +78,8 @@ const std::vector<VariantInfo>& box_blur_variants() {
         // prefetch=1, ~146 by clang's count at prefetch=2).
         {"items", {4, 8, 2}, "consecutive columns per work-item"},
         {"strip", {64, 32, 16, 128, 256, 8, 4}, "rows per work-group"},
-        // Each work-item has `prefetch` rows of loads in flight; one row ahead left the H200 at 31-61% of
-        // copy bandwidth, latency-bound. More rows cost registers (ring of 2 * items * prefetch pixels).
+        // Each work-item has `prefetch` rows of loads in flight; on the H200 2 gained 2-7% over 1 and 4 lost
+        // (bench/NOTES.md, box blur step 7). More rows cost registers (ring of 2 * items * prefetch pixels).
         {"prefetch", {2, 1, 4}, "rows loaded ahead per work-item (1: the next row only)"}}},
   };
   return all;
