@@ -350,7 +350,17 @@ __kernel void box_local_tile(__global const pix_t* src, __global pix_t* dst, int
 // (d <= 256); -D CSUM_WIDE=1 keeps one uint per channel for larger d.
 #if CHANNELS == 4 && !CSUM_WIDE
 typedef uint2 csum_t;
+#if NV_PTX_FTZ
+// G and A in one byte permute (PRMT) where ptxas made a shift and a mask (bench/sass.py).
+inline uint ga_lanes(uint p) {
+  uint r;
+  asm("prmt.b32 %0, %1, %2, 0x7371;" : "=r"(r) : "r"(p), "r"(0u));  // bytes 1, 7, 3, 7 of (p, 0)
+  return r;
+}
+#define TO_CSUM(p) ((uint2)((p)&0x00FF00FFu, ga_lanes(p)))
+#else
 #define TO_CSUM(p) ((uint2)((p)&0x00FF00FFu, ((p) >> 8) & 0x00FF00FFu))
+#endif
 #define CSUM_CHANNELS(v) ((uint4)((v).x & 0xFFFFu, (v).y & 0xFFFFu, (v).x >> 16, (v).y >> 16))
 #else
 typedef acc_t csum_t;
@@ -606,7 +616,7 @@ __kernel void box_fused_blocks(__global const uint* src, __global uint* dst, int
 // in registers: ptxas (clang PTX, d=9) 59 / 78 / 103 registers at ITEMS=4 and P = 1 / 2 / 4, 85 / 146 /
 // 184 at ITEMS=8, no spills.
 // Only built for fused_prefix (WIN_A given), so fused_blocks' programs stay as they were.
-#if defined(WIN_A) && defined(WIN_AM)
+#if defined(WIN_A) && (defined(WIN_AM) || defined(DIAMETER))
 #ifndef PREFETCH
 #define PREFETCH 1
 #endif
@@ -627,13 +637,74 @@ inline void load_step(__global const uint* src, int y0, int i, int r, int d, int
   load_items(src, border_index(y0 + i - r - 1, h, mode), cx, w, cval, aligned, xk, p_out);
 }
 
-__kernel void box_fused_prefix(__global const uint* src, __global uint* dst, int w, int h, int d, int mode,
-                               uint cval, int strip, float inv_n, float half_fix, __local float4* qbuf,
-                               __local float4* blocks) {
+#ifdef DIAMETER
+// ---------------------------------------------------------------------------------------------
+// fused_packed (RGBA, 2 <= d <= 15; not from a seed; issue 8): fused_prefix's vertical pass (the same
+// loads, ring and start-up: this kernel is box_fused_prefix's body built with -D DIAMETER), with the row
+// window kept as packed integers instead of FP32 prefixes. Why: at d <= 11 fused_prefix issues ~68
+// instructions per pixel (items=4) and runs at ~64% of its issue rate, as long as its memory takes.
+// - The window sum of a 16-bit lane is at most 255 d^2 + d^2 / 2 < 2^16 for d <= 16, so a window is two
+//   words (R,B | G,A) like a column sum: one add-add-subtract (IADD3) per word and output slides it.
+// - Local memory holds the column sums themselves (8 bytes a column), written as 16-byte pairs; each
+//   work-item reads the ITEMS + d - 1 columns its outputs need, its own from registers. With d known at
+//   build time every offset is static and the arrays stay in registers.
+// - Rounding: (s + n/2) / n = mul_hi(s + n/2, ceil(2^32 / n)) for s + n/2 < 2^16 (the error is below
+//   2^-16 < 1/n, and a quotient's fraction is at most 1 - 1/n). n/2 rides in the window from the start.
+//   The high lane's quotient comes out in bits 16..23 (mul_hi of the lane unshifted), where B and A go.
+// Predicted with bench/sass.py (clang PTX): see bench/NOTES.md, box blur step 10.
+#define FUSED_KERNEL box_fused_packed
+#define WINDOW_ARGS uint magic, uint half_n, __local uint4* cbuf
+#define CPAIRS (ITEMS / 2 + 1)                   // uint4 entries per work-item: ITEMS / 2 pairs and a pad
+#define M0 (WIN_A & ~1)                          // first column read: pairs start at even columns
+#define NPAIRS ((WIN_A + ITEMS + DIAMETER - M0) / 2)  // columns WIN_A .. WIN_A + ITEMS + d - 2, as pairs
+
+// On NVIDIA (NV_PTX_FTZ marks its PTX) mul_hi as one IMAD.HI; clang's PTX otherwise widens it to a
+// 64-bit multiply and shifts, which would skew bench/sass.py's counts.
+#if NV_PTX_FTZ
+inline uint packed_mul_hi(uint a, uint b) {
+  uint r;
+  asm("mul.hi.u32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
+  return r;
+}
+#else
+#define packed_mul_hi mul_hi
+#endif
+
+// The rounded means of a packed window (s + n/2 per lane), packed RGBA. The high lane needs no mask:
+// mul_hi of the whole word adds s_lo * magic / 2^32 < 256 to the high lane's 16 fraction bits, which
+// stay below 2^16 because the high quotient's fraction is at most 1 - 1/n and 256.5 / 2^16 < 1/n for
+// n <= 225 (d <= 15).
+inline uint packed_round(uint2 s, uint magic) {
+  const uint rb = (packed_mul_hi(s.x, magic) & 0xFF0000u) | packed_mul_hi(s.x & 0xFFFFu, magic);
+  const uint ga = (packed_mul_hi(s.y, magic) & 0xFF0000u) | packed_mul_hi(s.y & 0xFFFFu, magic);
+  return rb | (ga << 8);
+}
+
+// For the tests, on the device: packed_round of the window (lo | hi << 16) in both words for every
+// hi = get_global_id(0), so the high lane's unmasked mul_hi meets every value next to a given low lane.
+__kernel void box_packed_round_check(__global uint* out, uint magic, uint lo) {
+  const uint hi = get_global_id(0);
+  out[hi] = packed_round((uint2)(lo | (hi << 16)), magic);
+}
+#else
+#define FUSED_KERNEL box_fused_prefix
+#define WINDOW_ARGS float inv_n, float half_fix, __local float4 *qbuf, __local float4 *blocks
+#endif
+
+__kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, int h, int d, int mode, uint cval,
+                           int strip, WINDOW_ARGS) {
+#ifdef DIAMETER
+  d = DIAMETER;  // the host passes the same; as a constant it folds the start-up's loop and offsets
+#endif
   const int lx = get_local_id(0), L = get_local_size(0);
   const int r = d / 2, ra = (r + ITEMS - 1) / ITEMS * ITEMS, a = ra - r;
+#ifdef DIAMETER
+  // Work-item t's outputs read columns up to t * ITEMS + a + ITEMS + d - 2.
+  const int halo = (a + d + ITEMS - 2) / ITEMS;
+#else
   // Work-item t's outputs read blocks up to (t * ITEMS + a + d + ITEMS - 1) / ITEMS.
   const int halo = (a + d + ITEMS - 1) / ITEMS;
+#endif
   const int tw = (L - halo) * ITEMS;
   const int gx0 = get_group_id(0) * tw, cx = gx0 - ra + lx * ITEMS;
   const int y0 = get_group_id(1) * strip, y1 = min(y0 + strip, h), n = y1 - y0;
@@ -672,8 +743,10 @@ __kernel void box_fused_prefix(__global const uint* src, __global uint* dst, int
       for (int k = 0; k < ITEMS; ++k) col[k] += TO_CSUM(t[q][k]);
   }
 #undef START_ROWS
+#ifndef DIAMETER
   const int nb = (a + d) / ITEMS;  // output 0's window: whole blocks t .. t + nb - 1, then e % ITEMS == WIN_AM
   const int sbase = QIDX(lx * ITEMS + a), ebase = QIDX(lx * ITEMS + a + d);
+#endif
   for (int yb = y0; yb < y1; yb += PREFETCH) {
 #pragma unroll
     for (int u = 0; u < PREFETCH; ++u) {
@@ -689,6 +762,38 @@ __kernel void box_fused_prefix(__global const uint* src, __global uint* dst, int
       }
       // The buffers alternate between rows; i & 1 is static when PREFETCH is even.
       const int buf = PREFETCH % 2 == 0 ? u & 1 : i & 1;
+#ifdef DIAMETER
+      __local uint4* e = cbuf + buf * L * CPAIRS;
+#pragma unroll
+      for (int k = 0; k < ITEMS; k += 2) e[lx * CPAIRS + k / 2] = (uint4)(col[k], col[k + 1]);
+      barrier(CLK_LOCAL_MEM_FENCE);
+      if (live && lx < L - halo) {
+        // Columns M0 .. M0 + 2 NPAIRS - 1 of this work-item's band (column m is in work-item lx + m / ITEMS's
+        // block), its own from registers.
+        uint2 c[2 * NPAIRS];
+#pragma unroll
+        for (int j = 0; j < NPAIRS; ++j) {
+          const int m = M0 + 2 * j;
+          if (m < ITEMS) {
+            c[2 * j] = col[m];
+            c[2 * j + 1] = col[m + 1];
+          } else {
+            const uint4 v = e[(lx + m / ITEMS) * CPAIRS + (m % ITEMS) / 2];
+            c[2 * j] = v.xy;
+            c[2 * j + 1] = v.zw;
+          }
+        }
+        uint2 s = (uint2)half_n;
+#pragma unroll
+        for (int j = 0; j < DIAMETER; ++j) s += c[WIN_A - M0 + j];
+        pix_items o;
+#pragma unroll
+        for (int k = 0; k < ITEMS; ++k) {
+          o.a[k] = packed_round(s, magic);
+          // One IADD3 per word: the 32-bit result is exact and every lane of it is in range.
+          if (k + 1 < ITEMS) s = s + c[WIN_A - M0 + k + DIAMETER] - c[WIN_A - M0 + k];
+        }
+#else
       __local float4* q = qbuf + buf * L * (ITEMS + 1);
       __local float4* b = blocks + buf * L;
       float4 run = 0.0f;
@@ -715,6 +820,7 @@ __kernel void box_fused_prefix(__global const uint* src, __global uint* dst, int
           const uint4 v = as_uint4(fma(s, (float4)inv_n, (float4)12582912.0f));
           o.a[k] = (v.x & 0xFFu) | ((v.y & 0xFFu) << 8) | ((v.z & 0xFFu) << 16) | (v.w << 24);
         }
+#endif
         const int x = gx0 + lx * ITEMS;
         if (w % ITEMS == 0 && x + ITEMS <= w) {
           *(__global pixvec_t*)(dst + y * w + x) = o.v;
@@ -726,6 +832,8 @@ __kernel void box_fused_prefix(__global const uint* src, __global uint* dst, int
     }
   }
 }
+#undef FUSED_KERNEL
+#undef WINDOW_ARGS
 #endif  // WIN_A
 
 // Tried and removed: fused_tile, one barrier per 2D tile (each work-item the column sums of ITEMS

@@ -114,6 +114,14 @@ Plan make_plan(Context& ctx, const BoxBlurParams& params, std::string_view varia
                                 (a + params.diameter) % items, shape.prefetch);
     plan.kernels = {"box_fused_prefix"};
   }
+  if (v == "fused_packed") {
+    const BlocksShape shape = box_packed_shape(plan.config, params.diameter);
+    const int items = shape.items, r = params.diameter / 2;
+    plan.options += fmt::format(" -D ITEMS={} -D WIN_A={} -D DIAMETER={} -D PREFETCH={}{}", items,
+                                (r + items - 1) / items * items - r, params.diameter, shape.prefetch,
+                                device.fast_math_options());
+    plan.kernels = {"box_fused_packed"};
+  }
   return plan;
 }
 
@@ -176,14 +184,19 @@ std::vector<cl::Event> box_blur(Context& ctx, const DeviceImage& in, DeviceImage
   const auto twice_half = cl_uint(2 * (n / 2));
   // FLOAT_ROUND's constants (see round_pack in box_blur.cl).
   const auto inv_n = float(1.0 / double(n)), bias = float((double(n / 2) + 0.5) / double(n) - 0.5);
+  // The fused_blocks family: one work-group per band of (local_x - halo) * items columns and strip rows.
+  auto launch_bands = [&](const BlocksShape& shape) {
+    const std::size_t tw = std::size_t(shape.local_x - shape.halo) * std::size_t(shape.items);
+    const std::size_t groups_x = (W + tw - 1) / tw,
+                      groups_y = (H + shape.strip - 1) / std::size_t(shape.strip);
+    return launch(ctx, kernel(0), cl::NDRange(groups_x * shape.local_x, groups_y),
+                  cl::NDRange(std::size_t(shape.local_x), 1));
+  };
   if (variant == "fused_blocks") {
     const BlocksShape shape = box_blocks_shape(tunables, d);
     set_kernel_args(kernel(0), in.buffer, out.buffer, w, h, d, mode, cval, shape.strip, twice_half, magic, shift,
                     inv_n, bias, cl::Local(shape.entry_bytes), cl::Local(shape.block_bytes));
-    const std::size_t tw = std::size_t(shape.local_x - shape.halo) * std::size_t(shape.items);
-    const std::size_t groups_x = (W + tw - 1) / tw, groups_y = (H + shape.strip - 1) / std::size_t(shape.strip);
-    return {launch(ctx, kernel(0), cl::NDRange(groups_x * shape.local_x, groups_y),
-                   cl::NDRange(std::size_t(shape.local_x), 1))};
+    return {launch_bands(shape)};
   }
   if (variant == "fused_prefix") {
     const BlocksShape shape = box_prefix_shape(tunables, d);
@@ -191,10 +204,16 @@ std::vector<cl::Event> box_blur(Context& ctx, const DeviceImage& in, DeviceImage
     const auto half_fix = float(double(n / 2) + 0.5 - 0.5 * double(n));
     set_kernel_args(kernel(0), in.buffer, out.buffer, w, h, d, mode, cval, shape.strip, inv_n, half_fix,
                     cl::Local(shape.entry_bytes), cl::Local(shape.block_bytes));
-    const std::size_t tw = std::size_t(shape.local_x - shape.halo) * std::size_t(shape.items);
-    const std::size_t groups_x = (W + tw - 1) / tw, groups_y = (H + shape.strip - 1) / std::size_t(shape.strip);
-    return {launch(ctx, kernel(0), cl::NDRange(groups_x * shape.local_x, groups_y),
-                   cl::NDRange(std::size_t(shape.local_x), 1))};
+    return {launch_bands(shape)};
+  }
+  if (variant == "fused_packed") {
+    const BlocksShape shape = box_packed_shape(tunables, d);
+    // ceil(2^32 / n) and n/2 in both 16-bit lanes (see box_fused_packed).
+    const auto packed_magic = cl_uint(((std::uint64_t(1) << 32) + n - 1) / n);
+    const auto half_n = cl_uint(n / 2 * 0x10001u);
+    set_kernel_args(kernel(0), in.buffer, out.buffer, w, h, d, mode, cval, shape.strip, packed_magic, half_n,
+                    cl::Local(shape.entry_bytes));
+    return {launch_bands(shape)};
   }
   if (variant == "fused_sliding") {
     const FusedShape shape = box_fused_shape(ctx.info(), tunables, d, c);

@@ -54,4 +54,12 @@ inline constexpr int kMaxPrefixDiameter = 128;
 // fused_prefix's shape (window_packed unused; entry_bytes: the float4 prefixes of two rows).
 BlocksShape box_prefix_shape(const TuningConfig& config, int diameter);
 
+// fused_packed: window sums in 16-bit lanes (255 d^2 + d^2 / 2 < 2^16 up to d = 16) and mul_hi rounding by
+// ceil(2^32 / d^2), which needs d >= 2, without a mask on the high lane, which needs d <= 15.
+inline constexpr int kMinPackedDiameter = 2;
+inline constexpr int kMaxPackedDiameter = 15;
+
+// fused_packed's shape (entry_bytes: the column-sum pairs of two rows; no block buffer).
+BlocksShape box_packed_shape(const TuningConfig& config, int diameter);
+
 }  // namespace clf

@@ -55,7 +55,8 @@ const std::vector<VariantInfo>& box_blur_variants() {
         {"column_segment", {32, 16, 64, 128}, "rows per work-item in the column pass"}}},
       {"local_tile",
        "tile plus halo loaded once into local memory per work-group",
-       {{"tile_x", {16, 8, 32}, "work-group (tile) width"}, {"tile_y", {16, 8, 4}, "work-group (tile) height"}}},
+       {{"tile_x", {16, 8, 32}, "work-group (tile) width"},
+        {"tile_y", {16, 8, 4}, "work-group (tile) height"}}},
       {"fused_sliding",
        "one pass: column running sums in local memory, a sliding row window over them; input read once, "
        "no intermediate",
@@ -63,7 +64,8 @@ const std::vector<VariantInfo>& box_blur_variants() {
         {"items", {0, 1, 2, 4, 8, 16}, "consecutive output columns per work-item (0: from d)"},
         {"strip", {0, 16, 32, 64, 128, 256}, "rows per work-group (0: from d)"}}},
       {"fused_blocks",
-       "RGBA: fused_sliding with column sums in registers, aligned vector loads, block sums for the row window "
+       "RGBA: fused_sliding with column sums in registers, aligned vector loads, block sums for the row "
+       "window "
        "and one barrier per row",
        {{"local_x", {64, 128, 32}, "work-items per work-group"},
         {"items", {4, 8, 2}, "consecutive columns per work-item"},
@@ -80,6 +82,13 @@ const std::vector<VariantInfo>& box_blur_variants() {
         {"strip", {64, 32, 16, 128, 256, 8, 4}, "rows per work-group"},
         // Each work-item has `prefetch` rows of loads in flight; on the H200 2 gained 2-7% over 1 and 4 lost
         // (bench/NOTES.md, box blur step 7). More rows cost registers (ring of 2 * items * prefetch pixels).
+        {"prefetch", {2, 1, 4}, "rows loaded ahead per work-item (1: the next row only)"}}},
+      {"fused_packed",
+       "RGBA, 2 <= d <= 16: fused_prefix's column sums, the row window slid in packed 16-bit lanes from the "
+       "column sums in local memory and rounded by one mul_hi per channel (built per d)",
+       {{"local_x", {64, 128, 32, 256}, "work-items per work-group"},
+        {"items", {8, 4, 2}, "consecutive columns per work-item"},
+        {"strip", {32, 64, 16, 128, 8, 4}, "rows per work-group"},
         {"prefetch", {2, 1, 4}, "rows loaded ahead per work-item (1: the next row only)"}}},
   };
   return all;
@@ -156,6 +165,23 @@ BlocksShape box_prefix_shape(const TuningConfig& config, int diameter) {
   return shape;
 }
 
+BlocksShape box_packed_shape(const TuningConfig& config, int diameter) {
+  const VariantInfo& v = *find_variant(box_blur_variants(), "fused_packed");
+  BlocksShape shape;
+  shape.local_x = tunable_value(config, v, "local_x");
+  shape.items = tunable_value(config, v, "items");
+  shape.strip = tunable_value(config, v, "strip");
+  shape.prefetch = tunable_value(config, v, "prefetch");
+  // Columns up to t * items + a + items + d - 2 are read (see box_fused_packed).
+  const int r = diameter / 2, a = (r + shape.items - 1) / shape.items * shape.items - r;
+  shape.halo = (a + diameter + shape.items - 2) / shape.items;
+  shape.window_packed = true;
+  // Two rows' worth (the buffers alternate): items / 2 + 1 pairs of column sums per work-item.
+  shape.entry_bytes = 2 * std::size_t(shape.local_x) * std::size_t(shape.items / 2 + 1) * 16;
+  shape.block_bytes = 0;
+  return shape;
+}
+
 std::optional<std::string> box_blur_unsupported(const DeviceInfo& device, std::string_view variant,
                                                 const BoxBlurParams& params, int width, int height, int channels,
                                                 const TuningConfig& config) {
@@ -217,6 +243,16 @@ std::optional<std::string> box_blur_unsupported(const DeviceInfo& device, std::s
     // 249 at items=8), so deeper ones are refused.
     if (shape.prefetch < 1 || shape.prefetch > 8)
       return fmt::format("fused_prefix's prefetch must be 1..8 rows (got {})", shape.prefetch);
+  }
+  if (variant == "fused_packed") {
+    if (channels != 4) return std::string("fused_packed is for RGBA; fused_sliding takes grey");
+    if (d < kMinPackedDiameter || d > kMaxPackedDiameter)
+      return fmt::format("fused_packed's 16-bit window sums take d = {}..{} (got {})", kMinPackedDiameter,
+                         kMaxPackedDiameter, d);
+    const BlocksShape shape = box_packed_shape(config, d);
+    if (auto why = blocks_shape_problem(device, variant, shape, d)) return why;
+    if (shape.prefetch < 1 || shape.prefetch > 8)
+      return fmt::format("fused_packed's prefetch must be 1..8 rows (got {})", shape.prefetch);
   }
   return std::nullopt;
 }

@@ -1,12 +1,15 @@
 // Every box blur variant, bit-exact against the CPU reference, across sizes, diameters, borders and
 // channel counts; the reference itself is checked against a brute-force d*d sum.
+#include "clfilters/box_blur.hpp"
+
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <tuple>
 
-#include "clfilters/box_blur.hpp"
 #include "clfilters/image_io.hpp"
+#include "filters/box_blur/box_blur_internal.hpp"
+#include "runtime/launch.hpp"
 #include "testing/test_images.hpp"
 
 namespace clf {
@@ -102,7 +105,8 @@ void check_variant(const std::string& variant, SizeCase size, const std::vector<
           EXPECT_TRUE((variant == "two_pass" && d % 2 == 1) || variant == "local_tile" ||
                       (variant == "fused_sliding" && d > 2047) ||
                       (variant == "fused_blocks" && (c == 1 || d > 2047)) ||
-                      (variant == "fused_prefix" && (c == 1 || d > 128)))
+                      (variant == "fused_prefix" && (c == 1 || d > 128)) ||
+                      (variant == "fused_packed" && (c == 1 || d < 2 || d > 15)))
               << *why;
           continue;
         }
@@ -241,6 +245,71 @@ TEST(BoxBlurFusedPrefix, EveryPrefetchDepthMatchesTheReference) {
               ASSERT_TRUE(testing::images_equal(expected, d_out.download(ctx)));
             }
       }
+  }
+}
+
+// fused_packed is built per d (2..15) and items: both ends of its range and diameters whose window starts
+// at every parity within a block (WIN_A odd and even), each items with a different prefetch depth; widths
+// that take the border path (131) and the aligned vector path (520, middle work-groups), strips shorter
+// than the window, not a multiple of prefetch, and longer than the image; every border mode.
+TEST(BoxBlurFusedPacked, EveryDiameterAndShapeMatchesTheReference) {
+  Context& ctx = test_context();
+  for (int width : {131, 520}) {
+    const auto seed = testing::fresh_seed();
+    const Image in = testing::random_image(width, 37, 4, SampleType::u8, seed);
+    DeviceImage d_in = DeviceImage::upload(ctx, in);
+    for (int d : {2, 3, 6, 9, 14, 15}) {
+      const BoxBlurParams params{d, kBorders[(d + width) % 4]};
+      const Image expected = box_blur_reference(in, params);
+      for (int items : {2, 4, 8})
+        for (int strip : {3, 64}) {
+          const int prefetch = items == 2 ? 4 : items == 4 ? 1 : 2;
+          const TuningConfig config = {
+              {"items", items}, {"local_x", 32}, {"strip", strip}, {"prefetch", prefetch}};
+          SCOPED_TRACE(fmt::format("{}x37 d={} border={} config={} seed={}", width, d,
+                                   to_string(params.border), to_string(config), seed));
+          ASSERT_FALSE(
+              box_blur_unsupported(ctx.info(), "fused_packed", params, in.width, in.height, 4, config));
+          Image poisoned(in.width, in.height, 4);
+          testing::poison(poisoned);
+          DeviceImage d_out = DeviceImage::upload(ctx, poisoned);
+          box_blur(ctx, d_in, d_out, params, "fused_packed", config);
+          ASSERT_TRUE(testing::images_equal(expected, d_out.download(ctx)));
+        }
+    }
+  }
+  // Outside its range, or grey, it says so.
+  for (int d : {1, 16}) EXPECT_TRUE(box_blur_unsupported(ctx.info(), "fused_packed", {d, {}}, 300, 70, 4));
+  EXPECT_TRUE(box_blur_unsupported(ctx.info(), "fused_packed", {9, {}}, 300, 70, 1));
+}
+
+// fused_packed's rounding on the device, for every d: with the low lane at its largest, smallest and a
+// middle value (the high lane's unmasked mul_hi is exact only while the low lane adds less than 1/n), every
+// high-lane value a window can reach gives (s + n/2) / n in both lanes of both words.
+TEST(BoxBlurFusedPacked, RoundingIsExactForEveryWindowSum) {
+  Context& ctx = test_context();
+  for (int d = kMinPackedDiameter; d <= kMaxPackedDiameter; ++d) {
+    const std::uint64_t n = std::uint64_t(d) * std::uint64_t(d);
+    const auto magic = cl_uint(((std::uint64_t(1) << 32) + n - 1) / n);
+    const cl_uint top = cl_uint(255 * n + n / 2);  // the largest window sum plus n/2
+    // packed_round depends on magic alone, so one build serves every d.
+    cl::Kernel& check = ctx.kernel(
+        "box_blur.cl", "-D CHANNELS=4 -D ITEMS=2 -D WIN_A=0 -D DIAMETER=2" + ctx.info().fast_math_options(),
+        "box_packed_round_check");
+    const std::size_t count = std::size_t(top) + 1, bytes = count * sizeof(cl_uint);
+    cl::Buffer out = ctx.buffer(CL_MEM_READ_WRITE, bytes);
+    for (cl_uint lo : {top, cl_uint(n / 2), cl_uint(top / 2 + 7)}) {
+      std::vector<cl_uint> got(count, 0xDEADBEEFu);  // poison: an unwritten entry fails
+      check_cl(ctx.queue().enqueueWriteBuffer(out, CL_TRUE, 0, bytes, got.data()), "write");
+      set_kernel_args(check, out, magic, lo);
+      launch(ctx, check, cl::NDRange(count)).wait();
+      check_cl(ctx.queue().enqueueReadBuffer(out, CL_TRUE, 0, bytes, got.data()), "read");
+      for (cl_uint hi = 0; hi <= top; ++hi) {
+        const cl_uint q_lo = cl_uint(lo / n), q_hi = cl_uint(hi / n);
+        const cl_uint want = q_lo | (q_lo << 8) | (q_hi << 16) | (q_hi << 24);
+        ASSERT_EQ(got[hi], want) << "d=" << d << " lo=" << lo << " hi=" << hi;
+      }
+    }
   }
 }
 
