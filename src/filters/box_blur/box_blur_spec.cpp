@@ -86,9 +86,12 @@ const std::vector<VariantInfo>& box_blur_variants() {
       {"fused_packed",
        "RGBA, 2 <= d <= 16: fused_prefix's column sums, the row window slid in packed 16-bit lanes from the "
        "column sums in local memory and rounded by one mul_hi per channel (built per d)",
-       {{"local_x", {64, 128, 32, 256}, "work-items per work-group"},
-        {"items", {8, 4, 2}, "consecutive columns per work-item"},
-        {"strip", {32, 64, 16, 128, 8, 4}, "rows per work-group"},
+       // Defaults from the H200 at 8k (bench/results/2026-11-24-nvidia-h200-box-packed.md): items=4 and
+       // 16-row strips were fastest at d = 3 and 9. Strips between the powers of two: shorter strips re-read
+       // more rows to start, longer ones leave a larger last wave of work-groups.
+       {{"local_x", {64, 128, 32}, "work-items per work-group"},
+        {"items", {4, 8}, "consecutive columns per work-item"},
+        {"strip", {16, 8, 12, 24, 32, 48, 64, 4}, "rows per work-group"},
         {"prefetch", {2, 1, 4}, "rows loaded ahead per work-item (1: the next row only)"}}},
   };
   return all;
@@ -258,16 +261,18 @@ std::optional<std::string> box_blur_unsupported(const DeviceInfo& device, std::s
 }
 
 // The rule until the tuner has measured this device. GPUs: the one-pass variants, which move the
-// fewest bytes: fused_prefix from d = 11 on, fused_blocks below (H200 8k at default tunables, d=3 0.242
-// against 0.262 ms, d=11 0.296 against 0.291, d=63 0.598 against 0.357:
-// bench/results/2026-11-23-nvidia-h200-box-sobel-jacobi.md; fused_prefix's defaults were items=8 without
-// prefetch then, items=4 with prefetch=2 now, not yet measured). CPUs (PoCL, 2 cores):
+// fewest bytes: fused_packed where it applies (RGBA, 2 <= d <= 15; H200 8k, d=3 0.156 against the tuned
+// fused_prefix's 0.210 ms, d=15 0.228 against 0.266: bench/results/2026-11-24-nvidia-h200-box-packed.md),
+// then fused_prefix from d = 11 on, fused_blocks below (H200 8k at default tunables, d=3 0.242 against
+// 0.262 ms, d=11 0.296 against 0.291, d=63 0.598 against 0.357:
+// bench/results/2026-11-23-nvidia-h200-box-sobel-jacobi.md). CPUs (PoCL, 2 cores):
 // block4x4 for d <= 3, else separable_sliding; the fused variants are within noise of it there.
 std::string box_blur_auto_variant(const DeviceInfo& device, const BoxBlurParams& params, int width, int height,
                                   int channels) {
   auto supported = [&](const char* v) { return !box_blur_unsupported(device, v, params, width, height, channels); };
   if (device.type & CL_DEVICE_TYPE_GPU) {
-    for (const char* v : {params.diameter >= 11 ? "fused_prefix" : "fused_blocks", "fused_blocks", "fused_sliding"})
+    for (const char* v : {"fused_packed", params.diameter >= 11 ? "fused_prefix" : "fused_blocks",
+                          "fused_blocks", "fused_sliding"})
       if (supported(v)) return v;
   }
   if (params.diameter <= 3) return "block4x4";
@@ -276,7 +281,14 @@ std::string box_blur_auto_variant(const DeviceInfo& device, const BoxBlurParams&
 
 std::string box_blur_param_class(const BoxBlurParams& params, int channels) {
   const int d = params.diameter;
-  return fmt::format("c{} {}", channels, d <= 3 ? "d<=3" : d <= 11 ? "d<=11" : "d>11");
+  // fused_packed's range (d <= 15) and d = 63's wider shapes (bench/NOTES.md, box blur step 10) have
+  // classes of their own.
+  return fmt::format("c{} {}", channels,
+                     d <= 3    ? "d<=3"
+                     : d <= 11 ? "d<=11"
+                     : d <= 15 ? "d<=15"
+                     : d <= 31 ? "d<=31"
+                               : "d>31");
 }
 
 VariantChoice box_blur_choose(Context& ctx, const BoxBlurParams& params, std::string_view variant, int width,

@@ -376,15 +376,19 @@ TEST(BoxBlurHost, AutoPicksASupportedVariant) {
     }
 }
 
-// The GPU rule without tuning data: fused_blocks below d = 11, fused_prefix from there (RGBA; it takes
-// no grey), fused_blocks again past fused_prefix's d <= 128.
+// The GPU rule without tuning data: fused_packed for RGBA at 2 <= d <= 15; otherwise fused_blocks below
+// d = 11, fused_prefix from there (RGBA; neither takes grey), fused_blocks again past fused_prefix's d <=
+// 128.
 TEST(BoxBlurHost, AutoRuleOnGpusFollowsTheMeasuredCrossover) {
   DeviceInfo gpu = test_context().info();
   gpu.type = CL_DEVICE_TYPE_GPU;
   gpu.local_mem_bytes = 48 * 1024;
   gpu.max_work_group_size = 1024;
-  EXPECT_EQ(box_blur_auto_variant(gpu, BoxBlurParams{9, {}}, 8192, 8192, 4), "fused_blocks");
-  EXPECT_EQ(box_blur_auto_variant(gpu, BoxBlurParams{11, {}}, 8192, 8192, 4), "fused_prefix");
+  for (int d : {2, 3, 9, 11, 15})
+    EXPECT_EQ(box_blur_auto_variant(gpu, BoxBlurParams{d, {}}, 8192, 8192, 4), "fused_packed");
+  EXPECT_EQ(box_blur_auto_variant(gpu, BoxBlurParams{9, {}}, 8192, 8192, 1), "fused_sliding");
+  EXPECT_EQ(box_blur_auto_variant(gpu, BoxBlurParams{1, {}}, 8192, 8192, 4), "fused_blocks");
+  EXPECT_EQ(box_blur_auto_variant(gpu, BoxBlurParams{16, {}}, 8192, 8192, 4), "fused_prefix");
   EXPECT_EQ(box_blur_auto_variant(gpu, BoxBlurParams{63, {}}, 8192, 8192, 4), "fused_prefix");
   EXPECT_NE(box_blur_auto_variant(gpu, BoxBlurParams{63, {}}, 8192, 8192, 1), "fused_prefix");
   EXPECT_EQ(box_blur_auto_variant(gpu, BoxBlurParams{129, {}}, 8192, 8192, 4), "fused_blocks");
