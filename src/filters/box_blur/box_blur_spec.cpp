@@ -89,9 +89,9 @@ const std::vector<VariantInfo>& box_blur_variants() {
        // Defaults from the H200 at 8k (bench/results/2026-11-24-nvidia-h200-box-packed.md): items=4 and
        // 16-row strips were fastest at d = 3 and 9. Strips between the powers of two: shorter strips re-read
        // more rows to start, longer ones leave a larger last wave of work-groups.
-       {{"local_x", {64, 128, 32}, "work-items per work-group"},
+       {{"local_x", {64, 128, 32, 96}, "work-items per work-group"},
         {"items", {4, 8}, "consecutive columns per work-item"},
-        {"strip", {16, 8, 12, 24, 32, 48, 64, 4}, "rows per work-group"},
+        {"strip", {16, 8, 12, 10, 14, 20, 24, 32, 48, 64, 4}, "rows per work-group"},
         {"prefetch", {2, 1, 4}, "rows loaded ahead per work-item (1: the next row only)"}}},
   };
   return all;
