@@ -149,15 +149,26 @@ BlocksShape box_blocks_shape(const TuningConfig& config, int diameter) {
   return shape;
 }
 
-BlocksShape box_prefix_shape(const TuningConfig& config, int diameter) {
-  const VariantInfo& v = *find_variant(box_blur_variants(), "fused_prefix");
+namespace {
+// The tunables fused_prefix and fused_packed share, and a: the first window column within a work-item's
+// block (the columns start d/2 rounded up to items before the outputs, so loads stay aligned).
+BlocksShape band_tunables(const TuningConfig& config, const char* variant, int diameter, int& a) {
+  const VariantInfo& v = *find_variant(box_blur_variants(), variant);
   BlocksShape shape;
   shape.local_x = tunable_value(config, v, "local_x");
   shape.items = tunable_value(config, v, "items");
   shape.strip = tunable_value(config, v, "strip");
   shape.prefetch = tunable_value(config, v, "prefetch");
+  const int r = diameter / 2;
+  a = (r + shape.items - 1) / shape.items * shape.items - r;
+  return shape;
+}
+}  // namespace
+
+BlocksShape box_prefix_shape(const TuningConfig& config, int diameter) {
+  int a = 0;
+  BlocksShape shape = band_tunables(config, "fused_prefix", diameter, a);
   // Blocks up to the one holding column t * items + a + d are read (see box_fused_prefix).
-  const int r = diameter / 2, a = (r + shape.items - 1) / shape.items * shape.items - r;
   shape.halo = (a + diameter + shape.items - 1) / shape.items;
   if (config.empty() && 2 * shape.halo > shape.local_x)
     shape.local_x = std::max(shape.local_x, int(std::bit_ceil(unsigned(2 * shape.halo))));
@@ -169,14 +180,9 @@ BlocksShape box_prefix_shape(const TuningConfig& config, int diameter) {
 }
 
 BlocksShape box_packed_shape(const TuningConfig& config, int diameter) {
-  const VariantInfo& v = *find_variant(box_blur_variants(), "fused_packed");
-  BlocksShape shape;
-  shape.local_x = tunable_value(config, v, "local_x");
-  shape.items = tunable_value(config, v, "items");
-  shape.strip = tunable_value(config, v, "strip");
-  shape.prefetch = tunable_value(config, v, "prefetch");
+  int a = 0;
+  BlocksShape shape = band_tunables(config, "fused_packed", diameter, a);
   // Columns up to t * items + a + items + d - 2 are read (see box_fused_packed).
-  const int r = diameter / 2, a = (r + shape.items - 1) / shape.items * shape.items - r;
   shape.halo = (a + diameter + shape.items - 2) / shape.items;
   shape.window_packed = true;
   // Two rows' worth (the buffers alternate): items / 2 + 1 pairs of column sums per work-item.
