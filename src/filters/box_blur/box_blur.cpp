@@ -108,18 +108,16 @@ Plan make_plan(Context& ctx, const BoxBlurParams& params, std::string_view varia
   if (v == "fused_prefix") {
     // The window's offsets within a block, as box_fused_prefix computes them from d (see WIN_A there).
     const BlocksShape shape = box_prefix_shape(plan.config, params.diameter);
-    const int items = shape.items, r = params.diameter / 2;
-    const int a = (r + items - 1) / items * items - r;
+    const int items = shape.items, a = box_window_offset(items, params.diameter);
     plan.options += fmt::format(" -D ITEMS={} -D WIN_A={} -D WIN_AM={} -D PREFETCH={}", items, a,
                                 (a + params.diameter) % items, shape.prefetch);
     plan.kernels = {"box_fused_prefix"};
   }
   if (v == "fused_packed") {
     const BlocksShape shape = box_packed_shape(plan.config, params.diameter);
-    const int items = shape.items, r = params.diameter / 2;
-    plan.options += fmt::format(" -D ITEMS={} -D WIN_A={} -D DIAMETER={} -D PREFETCH={}{}", items,
-                                (r + items - 1) / items * items - r, params.diameter, shape.prefetch,
-                                device.fast_math_options());
+    plan.options += fmt::format(" -D ITEMS={} -D WIN_A={} -D DIAMETER={} -D PREFETCH={}{}", shape.items,
+                                box_window_offset(shape.items, params.diameter), params.diameter,
+                                shape.prefetch, device.fast_math_options());
     plan.kernels = {"box_fused_packed"};
   }
   return plan;

@@ -39,10 +39,18 @@ struct BlocksShape {
   int strip;           // rows per work-group
   int halo;            // work-items at the right end that only sum columns for their neighbours
   bool window_packed;  // window sums fit two 16-bit channels per uint (d <= 15)
-  int prefetch = 1;    // fused_prefix: rows of input loaded ahead per work-item
+  int prefetch = 1;    // fused_prefix, fused_packed: rows of input loaded ahead per work-item
   std::size_t entry_bytes;  // local memory for the column sums of two rows
   std::size_t block_bytes;  // local memory for the block sums of two rows
 };
+
+// The band variants' window offset a: a work-item's columns start d/2 rounded up to `items` before its
+// outputs (so loads stay aligned), and its first window starts a columns into its block (WIN_A in
+// box_blur.cl).
+inline int box_window_offset(int items, int diameter) {
+  const int r = diameter / 2;
+  return (r + items - 1) / items * items - r;
+}
 
 // fused_blocks' shape for these tunables and the local memory it needs.
 BlocksShape box_blocks_shape(const TuningConfig& config, int diameter);

@@ -22,8 +22,9 @@ const std::vector<Tunable> kLocalSize = {
     {"local_y", {1, 2, 4, 8, 16}, "work-group height"},
 };
 
-// What fused_blocks and fused_prefix (one work-group row of local_x work-items, halo of them producing
-// no output, entry and block buffers in dynamic local memory) ask of the device.
+// What fused_blocks, fused_prefix and fused_packed (one work-group row of local_x work-items, halo of them
+// producing no output, entry and block buffers in dynamic local memory, a ring of `prefetch` rows) ask of
+// the device.
 std::optional<std::string> blocks_shape_problem(const DeviceInfo& device, std::string_view variant,
                                                 const BlocksShape& shape, int d) {
   if (std::size_t(shape.local_x) > device.max_work_group_size)
@@ -36,6 +37,10 @@ std::optional<std::string> blocks_shape_problem(const DeviceInfo& device, std::s
   if (shape.entry_bytes + shape.block_bytes >= device.local_mem_bytes)
     return fmt::format("{} needs {} bytes of local memory, the device has {} (some kept back)", variant,
                        shape.entry_bytes + shape.block_bytes, device.local_mem_bytes);
+  // Any depth is correct; at 8 the ring alone is 64 registers at items=4 (134 in all by clang's count for
+  // fused_prefix, 249 at items=8), so deeper ones are refused. (fused_blocks has no ring: always 1.)
+  if (shape.prefetch < 1 || shape.prefetch > 8)
+    return fmt::format("{}'s prefetch must be 1..8 rows (got {})", variant, shape.prefetch);
   return std::nullopt;
 }
 }  // namespace
@@ -65,8 +70,7 @@ const std::vector<VariantInfo>& box_blur_variants() {
         {"strip", {0, 16, 32, 64, 128, 256}, "rows per work-group (0: from d)"}}},
       {"fused_blocks",
        "RGBA: fused_sliding with column sums in registers, aligned vector loads, block sums for the row "
-       "window "
-       "and one barrier per row",
+       "window and one barrier per row",
        {{"local_x", {64, 128, 32}, "work-items per work-group"},
         {"items", {4, 8, 2}, "consecutive columns per work-item"},
         // Short strips for small images: each row waits on its loads, so rows per work-group set the
@@ -84,7 +88,7 @@ const std::vector<VariantInfo>& box_blur_variants() {
         // (bench/NOTES.md, box blur step 7). More rows cost registers (ring of 2 * items * prefetch pixels).
         {"prefetch", {2, 1, 4}, "rows loaded ahead per work-item (1: the next row only)"}}},
       {"fused_packed",
-       "RGBA, 2 <= d <= 16: fused_prefix's column sums, the row window slid in packed 16-bit lanes from the "
+       "RGBA, 2 <= d <= 15: fused_prefix's column sums, the row window slid in packed 16-bit lanes from the "
        "column sums in local memory and rounded by one mul_hi per channel (built per d)",
        // Defaults from the H200 at 8k (bench/results/2026-11-24-nvidia-h200-box-packed.md): items=4 and
        // 16-row strips were fastest at d = 3 and 9. Strips between the powers of two: shorter strips re-read
@@ -132,8 +136,7 @@ BlocksShape box_blocks_shape(const TuningConfig& config, int diameter) {
   shape.items = tunable_value(config, v, "items");
   shape.strip = tunable_value(config, v, "strip");
   auto halo = [&] {
-    const int r = diameter / 2, a = (r + shape.items - 1) / shape.items * shape.items - r;
-    return (a + diameter - 1 + shape.items - 1) / shape.items;
+    return (box_window_offset(shape.items, diameter) + diameter - 1 + shape.items - 1) / shape.items;
   };
   shape.halo = halo();
   if (config.empty() && 2 * shape.halo > shape.local_x) {
@@ -150,24 +153,21 @@ BlocksShape box_blocks_shape(const TuningConfig& config, int diameter) {
 }
 
 namespace {
-// The tunables fused_prefix and fused_packed share, and a: the first window column within a work-item's
-// block (the columns start d/2 rounded up to items before the outputs, so loads stay aligned).
-BlocksShape band_tunables(const TuningConfig& config, const char* variant, int diameter, int& a) {
+// The tunables fused_prefix and fused_packed share.
+BlocksShape band_tunables(const TuningConfig& config, const char* variant) {
   const VariantInfo& v = *find_variant(box_blur_variants(), variant);
   BlocksShape shape;
   shape.local_x = tunable_value(config, v, "local_x");
   shape.items = tunable_value(config, v, "items");
   shape.strip = tunable_value(config, v, "strip");
   shape.prefetch = tunable_value(config, v, "prefetch");
-  const int r = diameter / 2;
-  a = (r + shape.items - 1) / shape.items * shape.items - r;
   return shape;
 }
 }  // namespace
 
 BlocksShape box_prefix_shape(const TuningConfig& config, int diameter) {
-  int a = 0;
-  BlocksShape shape = band_tunables(config, "fused_prefix", diameter, a);
+  BlocksShape shape = band_tunables(config, "fused_prefix");
+  const int a = box_window_offset(shape.items, diameter);
   // Blocks up to the one holding column t * items + a + d are read (see box_fused_prefix).
   shape.halo = (a + diameter + shape.items - 1) / shape.items;
   if (config.empty() && 2 * shape.halo > shape.local_x)
@@ -180,8 +180,8 @@ BlocksShape box_prefix_shape(const TuningConfig& config, int diameter) {
 }
 
 BlocksShape box_packed_shape(const TuningConfig& config, int diameter) {
-  int a = 0;
-  BlocksShape shape = band_tunables(config, "fused_packed", diameter, a);
+  BlocksShape shape = band_tunables(config, "fused_packed");
+  const int a = box_window_offset(shape.items, diameter);
   // Columns up to t * items + a + items + d - 2 are read (see box_fused_packed).
   shape.halo = (a + diameter + shape.items - 2) / shape.items;
   shape.window_packed = true;
@@ -246,22 +246,14 @@ std::optional<std::string> box_blur_unsupported(const DeviceInfo& device, std::s
     if (channels != 4) return std::string("fused_prefix is for RGBA; fused_sliding takes grey");
     if (d > kMaxPrefixDiameter)
       return fmt::format("fused_prefix's FP32 sums are exact for d <= {} (got {})", kMaxPrefixDiameter, d);
-    const BlocksShape shape = box_prefix_shape(config, d);
-    if (auto why = blocks_shape_problem(device, variant, shape, d)) return why;
-    // Any depth is correct; at 8 the ring alone is 64 registers at items=4 (134 in all by clang's count,
-    // 249 at items=8), so deeper ones are refused.
-    if (shape.prefetch < 1 || shape.prefetch > 8)
-      return fmt::format("fused_prefix's prefetch must be 1..8 rows (got {})", shape.prefetch);
+    if (auto why = blocks_shape_problem(device, variant, box_prefix_shape(config, d), d)) return why;
   }
   if (variant == "fused_packed") {
     if (channels != 4) return std::string("fused_packed is for RGBA; fused_sliding takes grey");
     if (d < kMinPackedDiameter || d > kMaxPackedDiameter)
       return fmt::format("fused_packed's 16-bit window sums take d = {}..{} (got {})", kMinPackedDiameter,
                          kMaxPackedDiameter, d);
-    const BlocksShape shape = box_packed_shape(config, d);
-    if (auto why = blocks_shape_problem(device, variant, shape, d)) return why;
-    if (shape.prefetch < 1 || shape.prefetch > 8)
-      return fmt::format("fused_packed's prefetch must be 1..8 rows (got {})", shape.prefetch);
+    if (auto why = blocks_shape_problem(device, variant, box_packed_shape(config, d), d)) return why;
   }
   return std::nullopt;
 }

@@ -85,6 +85,16 @@ struct SizeCase {
 
 std::string size_name(const SizeCase& s) { return fmt::format("{}x{}", s.width, s.height); }
 
+// Runs `variant` into a poisoned output, so an unwritten pixel shows, and returns what came back.
+Image blur_on_device(Context& ctx, const DeviceImage& in, const BoxBlurParams& params,
+                     const std::string& variant, const TuningConfig& config = {}) {
+  Image poisoned(in.width, in.height, in.channels);
+  testing::poison(poisoned);
+  DeviceImage out = DeviceImage::upload(ctx, poisoned);
+  box_blur(ctx, in, out, params, variant, config);
+  return out.download(ctx);
+}
+
 // Runs `variant` on a fresh random image for each diameter, border and channel count and compares
 // with the reference. Poisoned outputs prove every pixel is written.
 void check_variant(const std::string& variant, SizeCase size, const std::vector<int>& diameters,
@@ -110,11 +120,7 @@ void check_variant(const std::string& variant, SizeCase size, const std::vector<
               << *why;
           continue;
         }
-        Image poisoned(size.width, size.height, c);
-        testing::poison(poisoned);
-        DeviceImage d_out = DeviceImage::upload(ctx, poisoned);
-        box_blur(ctx, d_in, d_out, params, variant);
-        const Image got = d_out.download(ctx);
+        const Image got = blur_on_device(ctx, d_in, params, variant);
         ASSERT_TRUE(testing::images_equal(box_blur_reference(in, params), got));
       }
   }
@@ -179,11 +185,8 @@ TEST(BoxBlurFusedTunables, EveryTunableCombinationMatchesTheReference) {
         const BoxBlurParams params{d, kBorders[d % 4]};
         SCOPED_TRACE(fmt::format("variant={} d={} config={}", variant, d, to_string(config)));
         if (box_blur_unsupported(ctx.info(), variant, params, in.width, in.height, 4, config)) continue;
-        Image poisoned(in.width, in.height, 4);
-        testing::poison(poisoned);
-        DeviceImage d_out = DeviceImage::upload(ctx, poisoned);
-        box_blur(ctx, d_in, d_out, params, variant, config);
-        ASSERT_TRUE(testing::images_equal(box_blur_reference(in, params), d_out.download(ctx)));
+        const Image got = blur_on_device(ctx, d_in, params, variant, config);
+        ASSERT_TRUE(testing::images_equal(box_blur_reference(in, params), got));
       }
   }
 }
@@ -203,11 +206,8 @@ TEST(BoxBlurFusedPrefix, WideWindowsAndEveryShapeMatchTheReference) {
           const BoxBlurParams params{d, kBorders[(d + items) % 4]};
           SCOPED_TRACE(fmt::format("d={} config={}", d, to_string(config)));
           if (box_blur_unsupported(ctx.info(), "fused_prefix", params, in.width, in.height, 4, config)) continue;
-          Image poisoned(in.width, in.height, 4);
-          testing::poison(poisoned);
-          DeviceImage d_out = DeviceImage::upload(ctx, poisoned);
-          box_blur(ctx, d_in, d_out, params, "fused_prefix", config);
-          ASSERT_TRUE(testing::images_equal(box_blur_reference(in, params), d_out.download(ctx)));
+          const Image got = blur_on_device(ctx, d_in, params, "fused_prefix", config);
+          ASSERT_TRUE(testing::images_equal(box_blur_reference(in, params), got));
         }
   // Beyond its limit it says so.
   EXPECT_TRUE(box_blur_unsupported(ctx.info(), "fused_prefix", {129, {}}, 300, 70, 4));
@@ -238,11 +238,8 @@ TEST(BoxBlurFusedPrefix, EveryPrefetchDepthMatchesTheReference) {
                                        to_string(config), seed));
               ASSERT_FALSE(
                   box_blur_unsupported(ctx.info(), "fused_prefix", params, in.width, in.height, 4, config));
-              Image poisoned(in.width, in.height, 4);
-              testing::poison(poisoned);
-              DeviceImage d_out = DeviceImage::upload(ctx, poisoned);
-              box_blur(ctx, d_in, d_out, params, "fused_prefix", config);
-              ASSERT_TRUE(testing::images_equal(expected, d_out.download(ctx)));
+              const Image got = blur_on_device(ctx, d_in, params, "fused_prefix", config);
+              ASSERT_TRUE(testing::images_equal(expected, got));
             }
       }
   }
@@ -270,11 +267,8 @@ TEST(BoxBlurFusedPacked, EveryDiameterAndShapeMatchesTheReference) {
                                    to_string(params.border), to_string(config), seed));
           ASSERT_FALSE(
               box_blur_unsupported(ctx.info(), "fused_packed", params, in.width, in.height, 4, config));
-          Image poisoned(in.width, in.height, 4);
-          testing::poison(poisoned);
-          DeviceImage d_out = DeviceImage::upload(ctx, poisoned);
-          box_blur(ctx, d_in, d_out, params, "fused_packed", config);
-          ASSERT_TRUE(testing::images_equal(expected, d_out.download(ctx)));
+          const Image got = blur_on_device(ctx, d_in, params, "fused_packed", config);
+          ASSERT_TRUE(testing::images_equal(expected, got));
         }
     }
   }
