@@ -615,7 +615,7 @@ __kernel void box_fused_blocks(__global const uint* src, __global uint* dst, int
 // bytes in flight were not the main limit. The ring is 2 * ITEMS * P pixels
 // in registers: ptxas (clang PTX, d=9) 59 / 78 / 103 registers at ITEMS=4 and P = 1 / 2 / 4, 85 / 146 /
 // 184 at ITEMS=8, no spills.
-// Only built for fused_prefix (WIN_A given), so fused_blocks' programs stay as they were.
+// Only built for fused_prefix and fused_packed (WIN_A given), so fused_blocks' programs stay as they were.
 #if defined(WIN_A) && (defined(WIN_AM) || defined(DIAMETER))
 #ifndef PREFETCH
 #define PREFETCH 1
@@ -630,12 +630,28 @@ inline float4 csum_to_float(uint2 v) {
   return as_float4(u) - 8388608.0f;
 }
 
-// The entering and leaving rows of output row y0 + i (i >= 1): rows y0 + i - r + d - 1 and y0 + i - r - 1.
-inline void load_step(__global const uint* src, int y0, int i, int r, int d, int h, int mode, int cx, int w,
+// A strip's input rows in the order its window meets them: row k is first + dir * k (rows 0 .. d - 1 are
+// output step 0's window); step i >= 1 enters row i + d - 1 and leaves row i - 1.
+inline int strip_row(int first, int dir, int k, int h, int mode) { return border_index(first + dir * k, h, mode); }
+
+// Step i's entering row and, without RING, its leaving row.
+inline void load_step(__global const uint* src, int first, int dir, int i, int d, int h, int mode, int cx, int w,
                       uint cval, bool aligned, const int* xk, uint* p_in, uint* p_out) {
-  load_items(src, border_index(y0 + i - r + d - 1, h, mode), cx, w, cval, aligned, xk, p_in);
-  load_items(src, border_index(y0 + i - r - 1, h, mode), cx, w, cval, aligned, xk, p_out);
+  load_items(src, strip_row(first, dir, i + d - 1, h, mode), cx, w, cval, aligned, xk, p_in);
+#if !RING
+  load_items(src, strip_row(first, dir, i - 1, h, mode), cx, w, cval, aligned, xk, p_out);
+#endif
 }
+
+// -D RING=1 (issue 8; not from a seed): each work-item keeps the last d rows of its pixels in a local-memory
+// ring (its own slots: no barrier) and takes the leaving row from there instead of from global memory. Why:
+// a leaving row was read d steps earlier, and by then every resident work-group has read and written
+// d more rows; at d >= 9 that is near the H200's 50 MB L2, so leaving rows come back from DRAM.
+#if RING
+#define RING_ARG , __local pixvec_t* ring
+#else
+#define RING_ARG
+#endif
 
 #ifdef DIAMETER
 // ---------------------------------------------------------------------------------------------
@@ -692,29 +708,29 @@ __kernel void box_packed_round_check(__global uint* out, uint magic, uint lo) {
 #endif
 
 __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, int h, int d, int mode, uint cval,
-                           int strip, WINDOW_ARGS) {
+                           int strip, int mirror, WINDOW_ARGS RING_ARG) {
 #ifdef DIAMETER
   d = DIAMETER;  // the host passes the same; as a constant it folds the start-up's loop and offsets
-#endif
-  const int lx = get_local_id(0), L = get_local_size(0);
-  const int r = d / 2, ra = (r + ITEMS - 1) / ITEMS * ITEMS, a = ra - r;
-#ifdef DIAMETER
-  // Work-item t's outputs read columns up to t * ITEMS + a + ITEMS + d - 2.
-  const int halo = (a + d + ITEMS - 2) / ITEMS;
+  const int reach = ITEMS - 2;  // work-item t's outputs read columns up to t * ITEMS + a + d + ITEMS - 2
 #else
-  // Work-item t's outputs read blocks up to (t * ITEMS + a + d + ITEMS - 1) / ITEMS.
-  const int halo = (a + d + ITEMS - 1) / ITEMS;
+  const int reach = ITEMS - 1;  // and here blocks up to (t * ITEMS + a + d + ITEMS - 1) / ITEMS
 #endif
-  const int tw = (L - halo) * ITEMS;
+  const int r = d / 2, ra = (r + ITEMS - 1) / ITEMS * ITEMS, a = ra - r, halo = (a + d + reach) / ITEMS;
+  const int lx = get_local_id(0), L = get_local_size(0), tw = (L - halo) * ITEMS;
   const int gx0 = get_group_id(0) * tw, cx = gx0 - ra + lx * ITEMS;
-  const int y0 = get_group_id(1) * strip, y1 = min(y0 + strip, h), n = y1 - y0;
+  const int g = get_group_id(1), y0 = g * strip, y1 = min(y0 + strip, h), n = y1 - y0;
   const bool aligned = w % ITEMS == 0 && gx0 - ra >= 0 && gx0 - ra + L * ITEMS <= w;
+  // mirror: odd strips run upwards, so two neighbouring strips read the rows around their shared edge at the
+  // same time (both start there or both end there) and the second read is an L2 hit, not a DRAM read of
+  // the d-row start.
+  const bool up = mirror && (g & 1);
+  const int dir = up ? -1 : 1, yfirst = up ? y1 - 1 : y0, first = yfirst - r + (up ? d - 1 : 0);
 
   csum_t col[ITEMS];
   int xk[ITEMS];
   item_columns(cx, w, mode, aligned, xk);
   for (int k = 0; k < ITEMS; ++k) col[k] = 0;
-  // Ring of the next PREFETCH rows' entering and leaving pixels: step i (output row y0 + i) uses slot
+  // Ring of the next PREFETCH rows' entering and leaving pixels: step i (output row yfirst + dir * i) uses slot
   // i % PREFETCH, refilled with step i + PREFETCH's rows as soon as it is used. With the row loop unrolled
   // by PREFETCH the slots are static (registers) and PREFETCH rows of loads are in flight at once. Issued
   // before the start-up so that their latency overlaps it.
@@ -722,8 +738,8 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
 #pragma unroll
   for (int i = 1; i <= PREFETCH; ++i)
     if (i < n)
-      load_step(src, y0, i, r, d, h, mode, cx, w, cval, aligned, xk, p_in[i % PREFETCH], p_out[i % PREFETCH]);
-  // The d rows of output row y0's window, START_ROWS loads issued before they are added (64 bytes per
+      load_step(src, first, dir, i, d, h, mode, cx, w, cval, aligned, xk, p_in[i % PREFETCH], p_out[i % PREFETCH]);
+  // The d rows of output step 0's window, START_ROWS loads issued before they are added (64 bytes per
   // work-item in flight; more costs registers at ITEMS=8): with short strips this start-up chain of
   // dependent loads is most of a work-group's time.
 #define START_ROWS (ITEMS >= 8 ? 2 : 16 / ITEMS)
@@ -732,33 +748,52 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
 #pragma unroll
     for (int q = 0; q < START_ROWS; ++q) {
       if (j + q < d) {
-        load_items(src, border_index(y0 - r + j + q, h, mode), cx, w, cval, aligned, xk, t[q]);
+        load_items(src, strip_row(first, dir, j + q, h, mode), cx, w, cval, aligned, xk, t[q]);
       } else {
         for (int k = 0; k < ITEMS; ++k) t[q][k] = 0;
       }
     }
     // Lanes stay below 2^16: at most d * 255 in all.
 #pragma unroll
-    for (int q = 0; q < START_ROWS; ++q)
+    for (int q = 0; q < START_ROWS; ++q) {
       for (int k = 0; k < ITEMS; ++k) col[k] += TO_CSUM(t[q][k]);
+#if RING
+      if (j + q < d) {
+        pix_items v;
+        for (int k = 0; k < ITEMS; ++k) v.a[k] = t[q][k];
+        ring[(j + q) * L + lx] = v.v;  // slot k holds strip row k until step k + 1 takes it out
+      }
+#endif
+    }
   }
+#if RING
+  int slot = 0;  // step i's leaving row (strip row i - 1) is in slot (i - 1) % d; its entering row goes there
+#endif
 #undef START_ROWS
 #ifndef DIAMETER
   const int nb = (a + d) / ITEMS;  // output 0's window: whole blocks t .. t + nb - 1, then e % ITEMS == WIN_AM
   const int sbase = QIDX(lx * ITEMS + a), ebase = QIDX(lx * ITEMS + a + d);
 #endif
-  for (int yb = y0; yb < y1; yb += PREFETCH) {
+  for (int ib = 0; ib < n; ib += PREFETCH) {
 #pragma unroll
     for (int u = 0; u < PREFETCH; ++u) {
-      // A strip whose length is not a multiple of PREFETCH ends with rows past y1: they only pass the
+      // A strip whose length is not a multiple of PREFETCH ends with steps past n: they only pass the
       // barrier. (A uniform `break` out of the unrolled loop instead gave wrong, run-to-run different
       // outputs on PoCL 3.1.)
-      const int y = yb + u, i = y - y0;  // i % PREFETCH == u
-      const bool live = y < y1;
-      if ((u > 0 || y > y0) && live) {
+      const int i = ib + u, y = yfirst + dir * i;  // i % PREFETCH == u
+      const bool live = i < n;
+      if (i > 0 && live) {
+#if RING
+        pix_items leaving, entering;
+        leaving.v = ring[slot * L + lx];
+        for (int k = 0; k < ITEMS; ++k) entering.a[k] = p_in[u][k];
+        ring[slot * L + lx] = entering.v;
+        slot = slot + 1 == d ? 0 : slot + 1;
+        for (int k = 0; k < ITEMS; ++k) p_out[u][k] = leaving.a[k];
+#endif
         for (int k = 0; k < ITEMS; ++k) col[k] = col[k] + TO_CSUM(p_in[u][k]) - TO_CSUM(p_out[u][k]);
         if (i + PREFETCH < n)
-          load_step(src, y0, i + PREFETCH, r, d, h, mode, cx, w, cval, aligned, xk, p_in[u], p_out[u]);
+          load_step(src, first, dir, i + PREFETCH, d, h, mode, cx, w, cval, aligned, xk, p_in[u], p_out[u]);
       }
       // The buffers alternate between rows; i & 1 is static when PREFETCH is even.
       const int buf = PREFETCH % 2 == 0 ? u & 1 : i & 1;
@@ -834,6 +869,7 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
 }
 #undef FUSED_KERNEL
 #undef WINDOW_ARGS
+#undef RING_ARG
 #endif  // WIN_A
 
 // Tried and removed: fused_tile, one barrier per 2D tile (each work-item the column sums of ITEMS

@@ -109,15 +109,15 @@ Plan make_plan(Context& ctx, const BoxBlurParams& params, std::string_view varia
     // The window's offsets within a block, as box_fused_prefix computes them from d (see WIN_A there).
     const BlocksShape shape = box_prefix_shape(plan.config, params.diameter);
     const int items = shape.items, a = box_window_offset(items, params.diameter);
-    plan.options += fmt::format(" -D ITEMS={} -D WIN_A={} -D WIN_AM={} -D PREFETCH={}", items, a,
-                                (a + params.diameter) % items, shape.prefetch);
+    plan.options += fmt::format(" -D ITEMS={} -D WIN_A={} -D WIN_AM={} -D PREFETCH={} -D RING={}", items, a,
+                                (a + params.diameter) % items, shape.prefetch, int(shape.ring));
     plan.kernels = {"box_fused_prefix"};
   }
   if (v == "fused_packed") {
     const BlocksShape shape = box_packed_shape(plan.config, params.diameter);
-    plan.options += fmt::format(" -D ITEMS={} -D WIN_A={} -D DIAMETER={} -D PREFETCH={}{}", shape.items,
+    plan.options += fmt::format(" -D ITEMS={} -D WIN_A={} -D DIAMETER={} -D PREFETCH={} -D RING={}{}", shape.items,
                                 box_window_offset(shape.items, params.diameter), params.diameter,
-                                shape.prefetch, device.fast_math_options());
+                                shape.prefetch, int(shape.ring), device.fast_math_options());
     plan.kernels = {"box_fused_packed"};
   }
   return plan;
@@ -184,6 +184,9 @@ std::vector<cl::Event> box_blur(Context& ctx, const DeviceImage& in, DeviceImage
   const auto inv_n = float(1.0 / double(n)), bias = float((double(n / 2) + 0.5) / double(n) - 0.5);
   // The fused_blocks family: one work-group per band of (local_x - halo) * items columns and strip rows.
   auto launch_bands = [&](const BlocksShape& shape) {
+    // The ring, where there is one, is the last argument (RING_ARG in box_blur.cl).
+    if (shape.ring_bytes)
+      kernel(0).setArg(kernel(0).getInfo<CL_KERNEL_NUM_ARGS>() - 1, cl::Local(shape.ring_bytes));
     const std::size_t tw = std::size_t(shape.local_x - shape.halo) * std::size_t(shape.items);
     const std::size_t groups_x = (W + tw - 1) / tw,
                       groups_y = (H + shape.strip - 1) / std::size_t(shape.strip);
@@ -200,7 +203,7 @@ std::vector<cl::Event> box_blur(Context& ctx, const DeviceImage& in, DeviceImage
     const BlocksShape shape = box_prefix_shape(tunables, d);
     // One-FMA rounding (see box_fused_prefix): 0.5 for even n, 0 for odd.
     const auto half_fix = float(double(n / 2) + 0.5 - 0.5 * double(n));
-    set_kernel_args(kernel(0), in.buffer, out.buffer, w, h, d, mode, cval, shape.strip, inv_n, half_fix,
+    set_kernel_args(kernel(0), in.buffer, out.buffer, w, h, d, mode, cval, shape.strip, shape.mirror, inv_n, half_fix,
                     cl::Local(shape.entry_bytes), cl::Local(shape.block_bytes));
     return {launch_bands(shape)};
   }
@@ -209,7 +212,7 @@ std::vector<cl::Event> box_blur(Context& ctx, const DeviceImage& in, DeviceImage
     // ceil(2^32 / n) and n/2 in both 16-bit lanes (see box_fused_packed).
     const auto packed_magic = cl_uint(((std::uint64_t(1) << 32) + n - 1) / n);
     const auto half_n = cl_uint(n / 2 * 0x10001u);
-    set_kernel_args(kernel(0), in.buffer, out.buffer, w, h, d, mode, cval, shape.strip, packed_magic, half_n,
+    set_kernel_args(kernel(0), in.buffer, out.buffer, w, h, d, mode, cval, shape.strip, shape.mirror, packed_magic, half_n,
                     cl::Local(shape.entry_bytes));
     return {launch_bands(shape)};
   }

@@ -40,6 +40,9 @@ struct BlocksShape {
   int halo;            // work-items at the right end that only sum columns for their neighbours
   bool window_packed;  // window sums fit two 16-bit channels per uint (d <= 15)
   int prefetch = 1;    // fused_prefix, fused_packed: rows of input loaded ahead per work-item
+  int mirror = 0;      // fused_prefix, fused_packed: odd strips run upwards
+  bool ring = false;   // fused_prefix, fused_packed: leaving rows from a local-memory ring (-D RING)
+  std::size_t ring_bytes = 0;  // local memory for the ring: d rows of each work-item's pixels
   std::size_t entry_bytes;  // local memory for the column sums of two rows
   std::size_t block_bytes;  // local memory for the block sums of two rows
 };

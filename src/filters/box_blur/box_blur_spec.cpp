@@ -22,6 +22,16 @@ const std::vector<Tunable> kLocalSize = {
     {"local_y", {1, 2, 4, 8, 16}, "work-group height"},
 };
 
+// fused_prefix's and fused_packed's strip order and leaving rows (see box_fused_prefix's mirror and RING).
+// On the H200 mirrored strips tied or won everywhere (up to 10% with 64-row strips); the ring won at d = 3..11
+// with 32-48-row strips and lost at d >= 15, where its local memory (d rows) costs work-groups per SM:
+// bench/results/2026-11-24-nvidia-h200-ring-mirror.md.
+const Tunable kMirrorTunable = {"mirror", {1, 0}, "odd strips run upwards (1) so neighbours share their edge rows in L2"};
+Tunable ring_tunable(int default_value) {
+  return {"ring", {default_value, 1 - default_value},
+          "leaving rows from a local-memory ring of d rows (1) instead of global memory"};
+}
+
 // What fused_blocks, fused_prefix and fused_packed (one work-group row of local_x work-items, halo of them
 // producing no output, entry and block buffers in dynamic local memory, a ring of `prefetch` rows) ask of
 // the device.
@@ -34,9 +44,10 @@ std::optional<std::string> blocks_shape_problem(const DeviceInfo& device, std::s
     return fmt::format("{} needs more than {} work-items per group for d={}", variant, shape.halo, d);
   // At least one byte to spare: the H200 refused (CL_OUT_OF_RESOURCES) a work-group asking for all
   // 49152 bytes it reports.
-  if (shape.entry_bytes + shape.block_bytes >= device.local_mem_bytes)
-    return fmt::format("{} needs {} bytes of local memory, the device has {} (some kept back)", variant,
-                       shape.entry_bytes + shape.block_bytes, device.local_mem_bytes);
+  const std::size_t local_bytes = shape.entry_bytes + shape.block_bytes + shape.ring_bytes;
+  if (local_bytes >= device.local_mem_bytes)
+    return fmt::format("{} needs {} bytes of local memory for d={}, the device has {} (some kept back)", variant,
+                       local_bytes, d, device.local_mem_bytes);
   // Any depth is correct; at 8 the ring alone is 64 registers at items=4 (134 in all by clang's count for
   // fused_prefix, 249 at items=8), so deeper ones are refused. (fused_blocks has no ring: always 1.)
   if (shape.prefetch < 1 || shape.prefetch > 8)
@@ -83,20 +94,23 @@ const std::vector<VariantInfo>& box_blur_variants() {
         // items=4 by default: the H200 tuner picked it at every d (items=8 needs ~100 registers at
         // prefetch=1, ~146 by clang's count at prefetch=2).
         {"items", {4, 8, 2}, "consecutive columns per work-item"},
-        {"strip", {64, 32, 16, 128, 256, 8, 4}, "rows per work-group"},
+        {"strip", {64, 32, 16, 128, 256, 8, 4, 48, 96}, "rows per work-group"},
         // Each work-item has `prefetch` rows of loads in flight; on the H200 2 gained 2-7% over 1 and 4 lost
         // (bench/NOTES.md, box blur step 7). More rows cost registers (ring of 2 * items * prefetch pixels).
-        {"prefetch", {2, 1, 4}, "rows loaded ahead per work-item (1: the next row only)"}}},
+        {"prefetch", {2, 1, 4}, "rows loaded ahead per work-item (1: the next row only)"},
+        kMirrorTunable, ring_tunable(0)}},
       {"fused_packed",
        "RGBA, 2 <= d <= 15: fused_prefix's column sums, the row window slid in packed 16-bit lanes from the "
        "column sums in local memory and rounded by one mul_hi per channel (built per d)",
-       // Defaults from the H200 at 8k (bench/results/2026-11-24-nvidia-h200-box-packed.md): items=4 and
-       // 16-row strips were fastest at d = 3 and 9. Strips between the powers of two: shorter strips re-read
-       // more rows to start, longer ones leave a larger last wave of work-groups.
+       // Defaults from the H200 at 8k (bench/results/2026-11-24-nvidia-h200-ring-mirror.md): items=4 and
+       // 32-row mirrored strips with the ring were within 3% of the best at d = 3, 9, 11 and 15. Without the
+       // ring, 8-16-row strips were fastest; strips between the powers of two: shorter strips re-read more
+       // rows to start, longer ones leave a larger last wave of work-groups.
        {{"local_x", {64, 128, 32, 96}, "work-items per work-group"},
         {"items", {4, 8}, "consecutive columns per work-item"},
-        {"strip", {16, 8, 12, 10, 14, 20, 24, 32, 48, 64, 4}, "rows per work-group"},
-        {"prefetch", {2, 1, 4}, "rows loaded ahead per work-item (1: the next row only)"}}},
+        {"strip", {32, 16, 8, 10, 12, 24, 40, 48, 64}, "rows per work-group"},
+        {"prefetch", {2, 4, 1}, "rows loaded ahead per work-item (1: the next row only)"},
+        kMirrorTunable, ring_tunable(1)}},
   };
   return all;
 }
@@ -161,7 +175,14 @@ BlocksShape band_tunables(const TuningConfig& config, const char* variant) {
   shape.items = tunable_value(config, v, "items");
   shape.strip = tunable_value(config, v, "strip");
   shape.prefetch = tunable_value(config, v, "prefetch");
+  shape.mirror = tunable_value(config, v, "mirror");
+  shape.ring = tunable_value(config, v, "ring") != 0;
   return shape;
+}
+
+// The ring's local memory: d rows of each work-item's items pixels.
+void size_ring(BlocksShape& shape, int diameter) {
+  if (shape.ring) shape.ring_bytes = std::size_t(diameter) * std::size_t(shape.local_x) * std::size_t(shape.items) * 4;
 }
 }  // namespace
 
@@ -176,6 +197,7 @@ BlocksShape box_prefix_shape(const TuningConfig& config, int diameter) {
   // Two rows' worth (the buffers alternate): items + 1 float4 prefixes per work-item, one float4 block total.
   shape.entry_bytes = 2 * std::size_t(shape.local_x) * std::size_t(shape.items + 1) * 16;
   shape.block_bytes = 2 * std::size_t(shape.local_x) * 16;
+  size_ring(shape, diameter);
   return shape;
 }
 
@@ -188,6 +210,7 @@ BlocksShape box_packed_shape(const TuningConfig& config, int diameter) {
   // Two rows' worth (the buffers alternate): items / 2 + 1 pairs of column sums per work-item.
   shape.entry_bytes = 2 * std::size_t(shape.local_x) * std::size_t(shape.items / 2 + 1) * 16;
   shape.block_bytes = 0;
+  size_ring(shape, diameter);
   return shape;
 }
 
@@ -280,9 +303,10 @@ std::string box_blur_auto_variant(const DeviceInfo& device, const BoxBlurParams&
 std::string box_blur_param_class(const BoxBlurParams& params, int channels) {
   const int d = params.diameter;
   // fused_packed's range (d <= 15) and d = 63's wider shapes (bench/NOTES.md, box blur step 10) have
-  // classes of their own.
+  // classes of their own, and d = 9 and 11 (the benchmark's cases) each one: their best strips differ.
   return fmt::format("c{} {}", channels,
                      d <= 3    ? "d<=3"
+                     : d <= 9  ? "d<=9"
                      : d <= 11 ? "d<=11"
                      : d <= 15 ? "d<=15"
                      : d <= 31 ? "d<=31"

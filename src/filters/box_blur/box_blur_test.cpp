@@ -232,8 +232,14 @@ TEST(BoxBlurFusedPrefix, EveryPrefetchDepthMatchesTheReference) {
         for (int items : {4, 8})
           for (int strip : {3, 8, 64})
             for (int prefetch : {1, 2, 4}) {
-              const TuningConfig config = {
-                  {"items", items}, {"local_x", 32}, {"strip", strip}, {"prefetch", prefetch}};
+              // The ring with each depth but one (each is a build) where it fits the device's local memory (at
+              // d=63 and items=8 it needs 64 KiB); mirrored and plain strips alternate.
+              const TuningConfig config = {{"items", items},
+                                           {"local_x", 32},
+                                           {"strip", strip},
+                                           {"prefetch", prefetch},
+                                           {"ring", prefetch != 2 && d <= 31},
+                                           {"mirror", (prefetch + strip + d) % 2}};
               SCOPED_TRACE(fmt::format("{}x37 d={} border={} config={} seed={}", width, d, to_string(border),
                                        to_string(config), seed));
               ASSERT_FALSE(
@@ -261,8 +267,9 @@ TEST(BoxBlurFusedPacked, EveryDiameterAndShapeMatchesTheReference) {
       for (int items : {2, 4, 8})
         for (int strip : {3, 64}) {
           const int prefetch = items == 2 ? 4 : items == 4 ? 1 : 2;
-          const TuningConfig config = {
-              {"items", items}, {"local_x", 32}, {"strip", strip}, {"prefetch", prefetch}};
+          const TuningConfig config = {{"items", items},       {"local_x", 32},
+                                       {"strip", strip},       {"prefetch", prefetch},
+                                       {"ring", items != 4},   {"mirror", (strip + d + items) % 2}};
           SCOPED_TRACE(fmt::format("{}x37 d={} border={} config={} seed={}", width, d,
                                    to_string(params.border), to_string(config), seed));
           ASSERT_FALSE(
