@@ -626,22 +626,9 @@ STRIP_INLINE uint strip_pack_bytes(uint b0, uint b1, uint b2, uint b3) {
 // strip_magnitude_bits from a float s (an exact integer >= 0), the same clamp, root and rounding (so
 // the same margin argument). fmin is one FMNMX on the ALU pipe, which has room in this path. Proof on
 // the device: the test runs sobel_strip_magnitude_pairs_check over every (gx, gy).
-// MAG_FLOAT=2 (NVIDIA only; issue 8): the root rounded and saturated to a byte by one conversion,
-// cvt.rni.sat.u8.f32 (F2IP on sm_90), instead of the clamp before the root and the FADD after it: one
-// issue slot fewer per pixel (bench/sass.py, clang, 8x4: 520 instructions against 552). Roots above 255.5
-// (s > 65280) saturate to 255 as the clamp did; below, the margin argument above holds unchanged (the
-// conversion rounds to nearest like the FADD). libclc's convert_uchar_sat_rte takes five instructions.
-#if MAG_FLOAT == 2 && NV_PTX_FTZ
-STRIP_INLINE uint strip_magnitude_bits_f(float s) {
-  uint r;
-  asm("cvt.rni.sat.u8.f32 %0, %1;" : "=r"(r) : "f"(STRIP_SQRT(s)));
-  return r;
-}
-#else
 STRIP_INLINE uint strip_magnitude_bits_f(float s) {
   return as_uint(STRIP_SQRT(fmin(s, 65280.0f)) + 8388608.0f);  // 0x4B000000 + round(sqrt(s)) clamped to 255
 }
-#endif
 
 // The input row's pixels x0-1 .. x0+VEC as 2^23 + p.
 STRIP_INLINE void strip_row_floats(const uint a[NW], uint left, uint right, float p[VEC + 2]) {

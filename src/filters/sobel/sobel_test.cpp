@@ -111,35 +111,29 @@ TEST(SobelRounding, DeviceStripMagnitudeIsExactForEverySum) {
   for (int s = 0; s < n; ++s) ASSERT_EQ(got[s], std::min(255L, double_rounded_sqrt(s))) << "s=" << s;
 }
 
-// strip's FP32 magnitude (mag_float=1, and 2 on NVIDIA) for every gradient pair |gx|, |gy| <= 1020, on the
-// device, built as the host builds strip: s = gx^2 + gy^2 as a float FMA, clamped, rooted by fast_sqrt and
-// rounded with no correction step (2: rooted, then rounded and saturated by one conversion), so this is the
-// proof of its exact rounding on the device the tests run on.
+// strip's FP32 magnitude (mag_float=1) for every gradient pair |gx|, |gy| <= 1020, on the device, built as
+// the host builds strip: s = gx^2 + gy^2 as a float FMA, clamped, rooted by fast_sqrt and rounded with
+// no correction step, so this is the proof of its exact rounding on the device the tests run on.
 TEST(SobelRounding, DeviceStripFloatMagnitudeIsExactForEveryGradientPair) {
   Context& ctx = test_context();
   constexpr int kSide = 2 * kMaxGradient + 1;
   const std::size_t n = std::size_t(kSide) * kSide;
-  for (int mag_float : {1, 2}) {
-    if (mag_float == 2 && !ctx.info().takes_nvidia_ptx()) continue;
-    SCOPED_TRACE(fmt::format("mag_float={}", mag_float));
-    cl::Buffer out = ctx.buffer(CL_MEM_READ_WRITE, n);
-    poison(ctx, out, n);
-    cl::Kernel& kernel = ctx.kernel("sobel.cl",
-                                    fmt::format("-D OUTPUT=0 -D VEC=16 -D ROWS=1 -D ALIGNED=0 -D MAG_FLOAT={} "
-                                                "-cl-denorms-are-zero{}",
-                                                mag_float, ctx.info().fast_math_options()),
-                                    "sobel_strip_magnitude_pairs_check");
-    set_kernel_args(kernel, out);
-    launch(ctx, kernel, cl::NDRange(kSide, kSide)).wait();
-    std::vector<std::uint8_t> got(n);
-    check_cl(ctx.queue().enqueueReadBuffer(out, CL_TRUE, 0, n, got.data()), "read");
-    for (int gy = -kMaxGradient; gy <= kMaxGradient; ++gy)
-      for (int gx = -kMaxGradient; gx <= kMaxGradient; ++gx) {
-        const long expected = std::min(255L, double_rounded_sqrt(long(gx) * gx + long(gy) * gy));
-        ASSERT_EQ(got[std::size_t(gy + kMaxGradient) * kSide + gx + kMaxGradient], expected)
-            << "gx=" << gx << " gy=" << gy;
-      }
-  }
+  cl::Buffer out = ctx.buffer(CL_MEM_READ_WRITE, n);
+  poison(ctx, out, n);
+  cl::Kernel& kernel = ctx.kernel("sobel.cl",
+                                  "-D OUTPUT=0 -D VEC=16 -D ROWS=1 -D ALIGNED=0 -D MAG_FLOAT=1 -cl-denorms-are-zero" +
+                                      ctx.info().fast_math_options(),
+                                  "sobel_strip_magnitude_pairs_check");
+  set_kernel_args(kernel, out);
+  launch(ctx, kernel, cl::NDRange(kSide, kSide)).wait();
+  std::vector<std::uint8_t> got(n);
+  check_cl(ctx.queue().enqueueReadBuffer(out, CL_TRUE, 0, n, got.data()), "read");
+  for (int gy = -kMaxGradient; gy <= kMaxGradient; ++gy)
+    for (int gx = -kMaxGradient; gx <= kMaxGradient; ++gx) {
+      const long expected = std::min(255L, double_rounded_sqrt(long(gx) * gx + long(gy) * gy));
+      ASSERT_EQ(got[std::size_t(gy + kMaxGradient) * kSide + gx + kMaxGradient], expected)
+          << "gx=" << gx << " gy=" << gy;
+    }
 }
 
 // ---- grey conversion -----------------------------------------------------------------------------
@@ -344,15 +338,12 @@ TEST(SobelStrip, EveryWidthAlignmentAndRowCountIsBitExact) {
     for (auto [columns, rows] : kStripShapes) expect_shape_bit_exact("strip", size, columns, rows);
 }
 
-// The magnitude's paths, each explicitly, over the same shapes, borders and sizes (mag_float=2 where the
-// device takes it: NVIDIA).
-TEST(SobelStrip, EveryMagnitudePathIsBitExact) {
-  for (int mag_float : {0, 1, 2})
+// The magnitude's two paths, each explicitly, over the same shapes, borders and sizes.
+TEST(SobelStrip, BothMagnitudePathsAreBitExact) {
+  for (int mag_float : {0, 1})
     for (SizeCase size : kStripSizes)
       for (auto [columns, rows] : kStripShapes)
-        if (mag_float != 2 || test_context().info().takes_nvidia_ptx())
-          expect_shape_bit_exact("strip", size, columns, rows, {{"mag_float", mag_float}},
-                                 {SobelOutput::magnitude});
+        expect_shape_bit_exact("strip", size, columns, rows, {{"mag_float", mag_float}}, {SobelOutput::magnitude});
 }
 
 // Extreme gradients (0/255 checkerboards and stripes) reach the lanes' largest values (|gx|, |gy| up to
@@ -374,9 +365,8 @@ TEST(SobelStrip, ExtremeInputsAreBitExact) {
     const DeviceImage d_in = DeviceImage::upload(ctx, in);
     for (int columns : {8, 16})
       for (SobelOutput output : kOutputs)
-        for (int mag_float : {0, 1, 2}) {
-          if (output != SobelOutput::magnitude && mag_float != 1) continue;  // magnitude's options only
-          if (mag_float == 2 && !ctx.info().takes_nvidia_ptx()) continue;   // NVIDIA's
+        for (int mag_float : {0, 1}) {
+          if (output != SobelOutput::magnitude && mag_float == 0) continue;  // magnitude's option only
           const SobelParams params{output, {BorderMode::constant, 255}};
           const TuningConfig config{{"columns", columns}, {"rows", 4}, {"mag_float", mag_float}};
           SCOPED_TRACE(fmt::format("pattern={} [{}] output={}", pattern, to_string(config), to_string(output)));
@@ -393,11 +383,9 @@ TEST(SobelStrip, RefusesTunablesItCannotRun) {
   EXPECT_TRUE(sobel_unsupported(device, "strip", {}, 64, 64, {{"local_x", 0}}));
   EXPECT_FALSE(sobel_unsupported(device, "strip", {}, 64, 64, {{"columns", 4}, {"rows", 7}, {"local_x", 1}}));
   const SobelParams magnitude{SobelOutput::magnitude, {}}, l1{SobelOutput::l1, {}};
-  EXPECT_TRUE(sobel_unsupported(device, "strip", magnitude, 64, 64, {{"mag_float", 3}}));
+  EXPECT_TRUE(sobel_unsupported(device, "strip", magnitude, 64, 64, {{"mag_float", 2}}));
   EXPECT_FALSE(sobel_unsupported(device, "strip", magnitude, 64, 64, {{"mag_float", 0}}));
-  EXPECT_EQ(!sobel_unsupported(device, "strip", magnitude, 64, 64, {{"mag_float", 2}}), device.takes_nvidia_ptx());
   EXPECT_TRUE(sobel_unsupported(device, "strip", l1, 64, 64, {{"mag_float", 0}}));  // magnitude's only
-  EXPECT_TRUE(sobel_unsupported(device, "strip", l1, 64, 64, {{"mag_float", 2}}));
   EXPECT_FALSE(sobel_unsupported(device, "strip", l1, 64, 64, {{"mag_float", 1}}));
   // The FP32 path up to 128 pixels per work-item; 16 x 16 only on the lanes.
   EXPECT_FALSE(sobel_unsupported(device, "strip", magnitude, 64, 64, {{"columns", 16}, {"rows", 8}}));
