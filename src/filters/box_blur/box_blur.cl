@@ -668,7 +668,24 @@ inline void load_step(__global const uint* src, int first, int dir, int i, int d
 //   2^-16 < 1/n, and a quotient's fraction is at most 1 - 1/n). n/2 rides in the window from the start.
 //   The high lane's quotient comes out in bits 16..23 (mul_hi of the lane unshifted), where B and A go.
 // Predicted with bench/sass.py (clang PTX): see bench/NOTES.md, box blur step 10.
+//
+// fused_wide (-D WIDE=1 as well; RGBA, 2 <= d <= 64; not from a seed; issue 8): the same body for windows
+// too wide for 16-bit lanes. Why: at d = 31 and 63 fused_prefix issues ~70 instructions per pixel, and
+// fused_packed's first window costs d adds per word.
+// - A sum of packed column words (lo + 2^16 hi per word) is kept whole, X, modulo 2^32, with the sum of
+//   their high lanes, H, beside it: then the high channel is H and the low one X - 2^16 H, exact while the
+//   low channel's sum is below 2^32. One IADD3 per word slides X, one more (and the entering column's
+//   shift) H: no unpacking of lanes.
+// - Each work-item also publishes its block of ITEMS columns as (X, H) in the pad entry of its column
+//   pairs, so a first window is its head columns, d / ITEMS whole blocks and its tail columns.
+// - Rounding: mul_hi(s + n/2, ceil(2^32 / n)) as in fused_packed, now on 32-bit channels: the error is
+//   below (255.5 n) / 2^32, less than 1/n while 255.5 n^2 < 2^32, i.e. d <= 64.
+// Predicted with bench/sass.py (clang PTX): see bench/NOTES.md, box blur step 12.
+#if WIDE
+#define FUSED_KERNEL box_fused_wide
+#else
 #define FUSED_KERNEL box_fused_packed
+#endif
 #define WINDOW_ARGS uint magic, uint half_n, __local uint4* cbuf
 #define CPAIRS (ITEMS / 2 + 1)                   // uint4 entries per work-item: ITEMS / 2 pairs and a pad
 #define M0 (WIN_A & ~1)                          // first column read: pairs start at even columns
@@ -694,6 +711,30 @@ inline uint packed_round(uint2 s, uint magic) {
   const uint rb = (packed_mul_hi(s.x, magic) & 0xFF0000u) | packed_mul_hi(s.x & 0xFFFFu, magic);
   const uint ga = (packed_mul_hi(s.y, magic) & 0xFF0000u) | packed_mul_hi(s.y & 0xFFFFu, magic);
   return rb | (ga << 8);
+}
+
+// fused_wide's rounded means of a window kept as (X, H) per word (n/2 included), packed RGBA.
+inline uint wide_round(uint2 x, uint2 hi, uint magic) {
+  const uint r = packed_mul_hi(x.x - (hi.x << 16), magic), b = packed_mul_hi(hi.x, magic);
+  const uint g = packed_mul_hi(x.y - (hi.y << 16), magic), a = packed_mul_hi(hi.y, magic);
+  return r | (g << 8) | (b << 16) | (a << 24);
+}
+
+// Column m of the band counted from work-item lx's first column: its own from registers, else from the
+// pair local memory holds (the pair read twice for two columns of one pair is one load after CSE).
+inline uint2 wide_column(__local const uint4* e, int lx, int m, const uint2* col) {
+  if (m < ITEMS) return col[m];
+  const uint4 v = e[(lx + m / ITEMS) * CPAIRS + (m % ITEMS) / 2];
+  return m % 2 ? v.zw : v.xy;
+}
+
+// For the tests, on the device: the rounded mean of every channel sum s = get_global_id(0) (n/2 added
+// here) in all four channels through wide_round, with X = v + 2^16 v wrapping modulo 2^32 as it does.
+__kernel void box_wide_round_check(__global uint* out, uint magic, uint half_n, uint count) {
+  const uint s = get_global_id(0);
+  if (s >= count) return;
+  const uint v = s + half_n;
+  out[s] = wide_round((uint2)(v + (v << 16)), (uint2)(v), magic);
 }
 
 // For the tests, on the device: packed_round of the window (lo | hi << 16) in both words for every
@@ -801,10 +842,23 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
       __local uint4* e = cbuf + buf * L * CPAIRS;
 #pragma unroll
       for (int k = 0; k < ITEMS; k += 2) e[lx * CPAIRS + k / 2] = (uint4)(col[k], col[k + 1]);
+#if WIDE
+      {
+        // The block's (X, H) in the pad entry.
+        uint2 x = 0, hs = 0;
+#pragma unroll
+        for (int k = 0; k < ITEMS; ++k) {
+          x += col[k];
+          hs += col[k] >> 16;
+        }
+        e[lx * CPAIRS + ITEMS / 2] = (uint4)(x, hs);
+      }
+#endif
       barrier(CLK_LOCAL_MEM_FENCE);
       if (live && lx < L - halo) {
         // Columns M0 .. M0 + 2 NPAIRS - 1 of this work-item's band (column m is in work-item lx + m / ITEMS's
         // block), its own from registers.
+#if !WIDE
         uint2 c[2 * NPAIRS];
 #pragma unroll
         for (int j = 0; j < NPAIRS; ++j) {
@@ -818,6 +872,43 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
             c[2 * j + 1] = v.zw;
           }
         }
+#endif
+#if WIDE
+        pix_items o;
+        {
+          // Output 0's window: columns WIN_A .. end - 1 of the band from this work-item's first: its own
+          // (registers), whole blocks 1 .. nb (published (X, H)), then single columns from local memory.
+          const int end = WIN_A + DIAMETER, nb = end >= 2 * ITEMS ? end / ITEMS - 1 : 0;
+          const int tail = end > ITEMS ? (nb + 1) * ITEMS : end;
+          uint2 x = (uint2)half_n, hs = (uint2)(half_n >> 16);
+#pragma unroll
+          for (int m = WIN_A; m < min(ITEMS, end); ++m) {
+            x += col[m];
+            hs += col[m] >> 16;
+          }
+#pragma unroll
+          for (int j = 1; j <= nb; ++j) {
+            const uint4 b = e[(lx + j) * CPAIRS + ITEMS / 2];
+            x += b.xy;
+            hs += b.zw;
+          }
+#pragma unroll
+          for (int m = tail; m < end; ++m) {
+            const uint2 v = wide_column(e, lx, m, col);
+            x += v;
+            hs += v >> 16;
+          }
+#pragma unroll
+          for (int k = 0; k < ITEMS; ++k) {
+            o.a[k] = wide_round(x, hs, magic);
+            if (k + 1 < ITEMS) {
+              const uint2 in = wide_column(e, lx, WIN_A + k + DIAMETER, col), out = wide_column(e, lx, WIN_A + k, col);
+              x = x + in - out;
+              hs = hs + (in >> 16) - (out >> 16);
+            }
+          }
+        }
+#else
         uint2 s = (uint2)half_n;
 #pragma unroll
         for (int j = 0; j < DIAMETER; ++j) s += c[WIN_A - M0 + j];
@@ -828,6 +919,7 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
           // One IADD3 per word: the 32-bit result is exact and every lane of it is in range.
           if (k + 1 < ITEMS) s = s + c[WIN_A - M0 + k + DIAMETER] - c[WIN_A - M0 + k];
         }
+#endif
 #else
       __local float4* q = qbuf + buf * L * (ITEMS + 1);
       __local float4* b = blocks + buf * L;

@@ -113,12 +113,13 @@ Plan make_plan(Context& ctx, const BoxBlurParams& params, std::string_view varia
                                 (a + params.diameter) % items, shape.prefetch, int(shape.ring));
     plan.kernels = {"box_fused_prefix"};
   }
-  if (v == "fused_packed") {
-    const BlocksShape shape = box_packed_shape(plan.config, params.diameter);
-    plan.options += fmt::format(" -D ITEMS={} -D WIN_A={} -D DIAMETER={} -D PREFETCH={} -D RING={}{}", shape.items,
+  if (v == "fused_packed" || v == "fused_wide") {
+    const bool wide = v == "fused_wide";
+    const BlocksShape shape = box_packed_shape(plan.config, params.diameter, v.c_str());
+    plan.options += fmt::format(" -D ITEMS={} -D WIN_A={} -D DIAMETER={} -D PREFETCH={} -D RING={}{}{}", shape.items,
                                 box_window_offset(shape.items, params.diameter), params.diameter,
-                                shape.prefetch, int(shape.ring), device.fast_math_options());
-    plan.kernels = {"box_fused_packed"};
+                                shape.prefetch, int(shape.ring), wide ? " -D WIDE=1" : "", device.fast_math_options());
+    plan.kernels = {wide ? "box_fused_wide" : "box_fused_packed"};
   }
   return plan;
 }
@@ -207,9 +208,9 @@ std::vector<cl::Event> box_blur(Context& ctx, const DeviceImage& in, DeviceImage
                     cl::Local(shape.entry_bytes), cl::Local(shape.block_bytes));
     return {launch_bands(shape)};
   }
-  if (variant == "fused_packed") {
-    const BlocksShape shape = box_packed_shape(tunables, d);
-    // ceil(2^32 / n) and n/2 in both 16-bit lanes (see box_fused_packed).
+  if (variant == "fused_packed" || variant == "fused_wide") {
+    const BlocksShape shape = box_packed_shape(tunables, d, variant.c_str());
+    // ceil(2^32 / n) and n/2 in both 16-bit lanes (see box_fused_packed; box_fused_wide splits them).
     const auto packed_magic = cl_uint(((std::uint64_t(1) << 32) + n - 1) / n);
     const auto half_n = cl_uint(n / 2 * 0x10001u);
     set_kernel_args(kernel(0), in.buffer, out.buffer, w, h, d, mode, cval, shape.strip, shape.mirror, packed_magic, half_n,

@@ -39,9 +39,9 @@ struct BlocksShape {
   int strip;           // rows per work-group
   int halo;            // work-items at the right end that only sum columns for their neighbours
   bool window_packed;  // window sums fit two 16-bit channels per uint (d <= 15)
-  int prefetch = 1;    // fused_prefix, fused_packed: rows of input loaded ahead per work-item
-  int mirror = 0;      // fused_prefix, fused_packed: odd strips run upwards
-  bool ring = false;   // fused_prefix, fused_packed: leaving rows from a local-memory ring (-D RING)
+  int prefetch = 1;    // fused_prefix, fused_packed, fused_wide: rows of input loaded ahead per work-item
+  int mirror = 0;      // the same three: odd strips run upwards
+  bool ring = false;   // the same three: leaving rows from a local-memory ring (-D RING)
   std::size_t ring_bytes = 0;  // local memory for the ring: d rows of each work-item's pixels
   std::size_t entry_bytes;  // local memory for the column sums of two rows
   std::size_t block_bytes;  // local memory for the block sums of two rows
@@ -70,7 +70,12 @@ BlocksShape box_prefix_shape(const TuningConfig& config, int diameter);
 inline constexpr int kMinPackedDiameter = 2;
 inline constexpr int kMaxPackedDiameter = 15;
 
-// fused_packed's shape (entry_bytes: the column-sum pairs of two rows; no block buffer).
-BlocksShape box_packed_shape(const TuningConfig& config, int diameter);
+// fused_packed's shape, and fused_wide's (`variant`): entry_bytes holds the column-sum pairs of two rows;
+// no block buffer.
+BlocksShape box_packed_shape(const TuningConfig& config, int diameter, const char* variant = "fused_packed");
+
+// fused_wide: mul_hi rounding of 32-bit channel sums is exact while 255.5 d^4 < 2^32 (d <= 64); column sums
+// stay in 16-bit lanes (255 d < 2^16).
+inline constexpr int kMaxWideDiameter = 64;
 
 }  // namespace clf

@@ -111,6 +111,14 @@ const std::vector<VariantInfo>& box_blur_variants() {
         {"strip", {32, 16, 8, 10, 12, 24, 40, 48, 64}, "rows per work-group"},
         {"prefetch", {2, 4, 1}, "rows loaded ahead per work-item (1: the next row only)"},
         kMirrorTunable, ring_tunable(1)}},
+      {"fused_wide",
+       "RGBA, 2 <= d <= 64: fused_packed for wide windows, each kept as whole 32-bit words plus the sum of "
+       "their high lanes, the first one from published block sums (built per d)",
+       {{"local_x", {64, 128, 32, 96}, "work-items per work-group"},
+        {"items", {4, 8}, "consecutive columns per work-item"},
+        {"strip", {64, 32, 96, 128, 48, 16}, "rows per work-group"},
+        {"prefetch", {2, 4, 1}, "rows loaded ahead per work-item (1: the next row only)"},
+        kMirrorTunable, ring_tunable(0)}},
   };
   return all;
 }
@@ -167,7 +175,7 @@ BlocksShape box_blocks_shape(const TuningConfig& config, int diameter) {
 }
 
 namespace {
-// The tunables fused_prefix and fused_packed share.
+// The tunables fused_prefix, fused_packed and fused_wide share.
 BlocksShape band_tunables(const TuningConfig& config, const char* variant) {
   const VariantInfo& v = *find_variant(box_blur_variants(), variant);
   BlocksShape shape;
@@ -201,13 +209,14 @@ BlocksShape box_prefix_shape(const TuningConfig& config, int diameter) {
   return shape;
 }
 
-BlocksShape box_packed_shape(const TuningConfig& config, int diameter) {
-  BlocksShape shape = band_tunables(config, "fused_packed");
+BlocksShape box_packed_shape(const TuningConfig& config, int diameter, const char* variant) {
+  BlocksShape shape = band_tunables(config, variant);
   const int a = box_window_offset(shape.items, diameter);
   // Columns up to t * items + a + items + d - 2 are read (see box_fused_packed).
   shape.halo = (a + diameter + shape.items - 2) / shape.items;
   shape.window_packed = true;
-  // Two rows' worth (the buffers alternate): items / 2 + 1 pairs of column sums per work-item.
+  // Two rows' worth (the buffers alternate): items / 2 pairs of column sums per work-item and a pad entry
+  // (fused_wide: the block's sums).
   shape.entry_bytes = 2 * std::size_t(shape.local_x) * std::size_t(shape.items / 2 + 1) * 16;
   shape.block_bytes = 0;
   size_ring(shape, diameter);
@@ -270,6 +279,13 @@ std::optional<std::string> box_blur_unsupported(const DeviceInfo& device, std::s
     if (d > kMaxPrefixDiameter)
       return fmt::format("fused_prefix's FP32 sums are exact for d <= {} (got {})", kMaxPrefixDiameter, d);
     if (auto why = blocks_shape_problem(device, variant, box_prefix_shape(config, d), d)) return why;
+  }
+  if (variant == "fused_wide") {
+    if (channels != 4) return std::string("fused_wide is for RGBA; fused_sliding takes grey");
+    if (d < kMinPackedDiameter || d > kMaxWideDiameter)
+      return fmt::format("fused_wide's rounding is exact for d = {}..{} (got {})", kMinPackedDiameter,
+                         kMaxWideDiameter, d);
+    if (auto why = blocks_shape_problem(device, variant, box_packed_shape(config, d, "fused_wide"), d)) return why;
   }
   if (variant == "fused_packed") {
     if (channels != 4) return std::string("fused_packed is for RGBA; fused_sliding takes grey");

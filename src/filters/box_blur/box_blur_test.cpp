@@ -116,7 +116,8 @@ void check_variant(const std::string& variant, SizeCase size, const std::vector<
                       (variant == "fused_sliding" && d > 2047) ||
                       (variant == "fused_blocks" && (c == 1 || d > 2047)) ||
                       (variant == "fused_prefix" && (c == 1 || d > 128)) ||
-                      (variant == "fused_packed" && (c == 1 || d < 2 || d > 15)))
+                      (variant == "fused_packed" && (c == 1 || d < 2 || d > 15)) ||
+                      (variant == "fused_wide" && (c == 1 || d < 2 || d > 64)))
               << *why;
           continue;
         }
@@ -310,6 +311,81 @@ TEST(BoxBlurFusedPacked, RoundingIsExactForEveryWindowSum) {
         const cl_uint want = q_lo | (q_lo << 8) | (q_hi << 16) | (q_hi << 24);
         ASSERT_EQ(got[hi], want) << "d=" << d << " lo=" << lo << " hi=" << hi;
       }
+    }
+  }
+}
+
+// fused_wide is built per d (2..64) and items: diameters whose window starts at every offset within a
+// block for items 4 and 8 (WIN_A 0..3 and 0, 1, 2, 3, 7), with first windows of no whole block (d=2, 3),
+// some, and a tail or none; widths that take the border path (131) and the aligned vector path (520),
+// strips shorter than the window and longer than the image, the ring and mirrored strips, every border.
+TEST(BoxBlurFusedWide, EveryDiameterAndShapeMatchesTheReference) {
+  Context& ctx = test_context();
+  for (int width : {131, 520}) {
+    const auto seed = testing::fresh_seed();
+    const Image in = testing::random_image(width, 37, 4, SampleType::u8, seed);
+    DeviceImage d_in = DeviceImage::upload(ctx, in);
+    for (int d : {2, 3, 17, 26, 31, 45, 63, 64}) {
+      const BoxBlurParams params{d, kBorders[(d + width) % 4]};
+      const Image expected = box_blur_reference(in, params);
+      for (int items : {4, 8})
+        for (int strip : {3, 64}) {
+          const TuningConfig config = {{"items", items},
+                                       {"local_x", 32},
+                                       {"strip", strip},
+                                       {"prefetch", items == 4 ? 2 : 1},
+                                       {"ring", d <= 31 && items == 4},
+                                       {"mirror", (strip + d) % 2}};
+          SCOPED_TRACE(fmt::format("{}x37 d={} border={} config={} seed={}", width, d,
+                                   to_string(params.border), to_string(config), seed));
+          ASSERT_FALSE(box_blur_unsupported(ctx.info(), "fused_wide", params, in.width, in.height, 4, config));
+          const Image got = blur_on_device(ctx, d_in, params, "fused_wide", config);
+          ASSERT_TRUE(testing::images_equal(expected, got));
+        }
+    }
+  }
+  // Outside its range, or grey, it says so.
+  for (int d : {1, 65}) EXPECT_TRUE(box_blur_unsupported(ctx.info(), "fused_wide", {d, {}}, 300, 70, 4));
+  EXPECT_TRUE(box_blur_unsupported(ctx.info(), "fused_wide", {31, {}}, 300, 70, 1));
+}
+
+// All 255: every window sum at its largest, where the low channel's whole-word sum X wraps modulo 2^32 most
+// often and the rounding meets its largest s.
+TEST(BoxBlurFusedWide, SaturatedImageStaysSaturated) {
+  Context& ctx = test_context();
+  Image in(300, 40, 4);
+  std::fill(in.data.begin(), in.data.end(), std::uint8_t(255));
+  DeviceImage d_in = DeviceImage::upload(ctx, in);
+  for (int d : {16, 40, 64}) {
+    const BoxBlurParams params{d, {BorderMode::replicate, 0}};
+    SCOPED_TRACE(fmt::format("d={}", d));
+    ASSERT_TRUE(testing::images_equal(in, blur_on_device(ctx, d_in, params, "fused_wide", {{"local_x", 32}})));
+  }
+}
+
+// fused_wide's rounding on the device: wide_round's mul_hi for every channel sum s <= 255 n of every d,
+// in each of the four channels, against (s + n/2) / n.
+TEST(BoxBlurFusedWide, RoundingIsExactForEveryWindowSum) {
+  Context& ctx = test_context();
+  // wide_round depends on magic alone, so one build serves every d.
+  cl::Kernel& check = ctx.kernel(
+      "box_blur.cl", "-D CHANNELS=4 -D ITEMS=4 -D WIN_A=0 -D DIAMETER=2 -D WIDE=1" + ctx.info().fast_math_options(),
+      "box_wide_round_check");
+  const std::size_t most = 255 * kMaxWideDiameter * kMaxWideDiameter + 1;
+  cl::Buffer out = ctx.buffer(CL_MEM_READ_WRITE, most * sizeof(cl_uint));
+  std::vector<cl_uint> got(most);
+  for (int d = kMinPackedDiameter; d <= kMaxWideDiameter; ++d) {
+    const std::uint64_t n = std::uint64_t(d) * std::uint64_t(d);
+    const auto magic = cl_uint(((std::uint64_t(1) << 32) + n - 1) / n);
+    const std::size_t count = 255 * n + 1, bytes = count * sizeof(cl_uint);
+    std::fill(got.begin(), got.begin() + std::ptrdiff_t(count), 0xDEADBEEFu);  // poison: unwritten entries fail
+    check_cl(ctx.queue().enqueueWriteBuffer(out, CL_TRUE, 0, bytes, got.data()), "write");
+    set_kernel_args(check, out, magic, cl_uint(n / 2), cl_uint(count));
+    launch(ctx, check, cl::NDRange(count)).wait();
+    check_cl(ctx.queue().enqueueReadBuffer(out, CL_TRUE, 0, bytes, got.data()), "read");
+    for (std::size_t s = 0; s < count; ++s) {
+      const auto q = cl_uint((s + n / 2) / n);
+      ASSERT_EQ(got[s], q * 0x01010101u) << "d=" << d << " s=" << s;
     }
   }
 }
