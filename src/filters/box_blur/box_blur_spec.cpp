@@ -114,10 +114,13 @@ const std::vector<VariantInfo>& box_blur_variants() {
       {"fused_wide",
        "RGBA, 2 <= d <= 64: fused_packed for wide windows, each kept as whole 32-bit words plus the sum of "
        "their high lanes, the first one from published block sums (built per d)",
+       // Defaults from the H200 at 8k (bench/results/2026-11-24-nvidia-h200-wide-strips.md): 128-row strips
+       // and prefetch 1 at d = 31 and 63, where 112 and 96 rows lost 10-25%: the work-groups then no longer
+       // fit one wave. Items 8 at d = 63.
        {{"local_x", {64, 128, 32, 96}, "work-items per work-group"},
         {"items", {4, 8}, "consecutive columns per work-item"},
-        {"strip", {64, 32, 96, 128, 48, 16}, "rows per work-group"},
-        {"prefetch", {2, 4, 1}, "rows loaded ahead per work-item (1: the next row only)"},
+        {"strip", {128, 64, 144, 96, 32, 160, 48, 16, 8}, "rows per work-group"},
+        {"prefetch", {1, 2, 4}, "rows loaded ahead per work-item (1: the next row only)"},
         kMirrorTunable, ring_tunable(0)}},
   };
   return all;
@@ -300,7 +303,8 @@ std::optional<std::string> box_blur_unsupported(const DeviceInfo& device, std::s
 // The rule until the tuner has measured this device. GPUs: the one-pass variants, which move the
 // fewest bytes: fused_packed where it applies (RGBA, 2 <= d <= 15; H200 8k, d=3 0.156 against the tuned
 // fused_prefix's 0.210 ms, d=15 0.228 against 0.266: bench/results/2026-11-24-nvidia-h200-box-packed.md),
-// then fused_prefix from d = 11 on, fused_blocks below (H200 8k at default tunables, d=3 0.242 against
+// fused_wide up to d = 64 (d=31 0.231 against fused_prefix's 0.295, d=63 0.274 against 0.341:
+// bench/results/2026-11-24-nvidia-h200-wide.md), then fused_prefix from d = 11 on, fused_blocks below (H200 8k at default tunables, d=3 0.242 against
 // 0.262 ms, d=11 0.296 against 0.291, d=63 0.598 against 0.357:
 // bench/results/2026-11-23-nvidia-h200-box-sobel-jacobi.md). CPUs (PoCL, 2 cores):
 // block4x4 for d <= 3, else separable_sliding; the fused variants are within noise of it there.
@@ -308,7 +312,7 @@ std::string box_blur_auto_variant(const DeviceInfo& device, const BoxBlurParams&
                                   int channels) {
   auto supported = [&](const char* v) { return !box_blur_unsupported(device, v, params, width, height, channels); };
   if (device.type & CL_DEVICE_TYPE_GPU) {
-    for (const char* v : {"fused_packed", params.diameter >= 11 ? "fused_prefix" : "fused_blocks",
+    for (const char* v : {"fused_packed", "fused_wide", params.diameter >= 11 ? "fused_prefix" : "fused_blocks",
                           "fused_blocks", "fused_sliding"})
       if (supported(v)) return v;
   }
@@ -318,15 +322,17 @@ std::string box_blur_auto_variant(const DeviceInfo& device, const BoxBlurParams&
 
 std::string box_blur_param_class(const BoxBlurParams& params, int channels) {
   const int d = params.diameter;
-  // fused_packed's range (d <= 15) and d = 63's wider shapes (bench/NOTES.md, box blur step 10) have
-  // classes of their own, and d = 9 and 11 (the benchmark's cases) each one: their best strips differ.
+  // fused_packed's range (d <= 15), fused_wide's (d <= 64) and d = 63's wider shapes (bench/NOTES.md, box
+  // blur step 10) have classes of their own, and d = 9 and 11 (the benchmark's cases) each one: their best
+  // strips differ.
   return fmt::format("c{} {}", channels,
                      d <= 3    ? "d<=3"
                      : d <= 9  ? "d<=9"
                      : d <= 11 ? "d<=11"
                      : d <= 15 ? "d<=15"
                      : d <= 31 ? "d<=31"
-                               : "d>31");
+                     : d <= 64 ? "d<=64"
+                               : "d>64");
 }
 
 VariantChoice box_blur_choose(Context& ctx, const BoxBlurParams& params, std::string_view variant, int width,

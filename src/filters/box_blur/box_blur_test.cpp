@@ -453,9 +453,9 @@ TEST(BoxBlurHost, AutoPicksASupportedVariant) {
     }
 }
 
-// The GPU rule without tuning data: fused_packed for RGBA at 2 <= d <= 15; otherwise fused_blocks below
-// d = 11, fused_prefix from there (RGBA; neither takes grey), fused_blocks again past fused_prefix's d <=
-// 128.
+// The GPU rule without tuning data: fused_packed for RGBA at 2 <= d <= 15, fused_wide up to d = 64;
+// otherwise fused_blocks below d = 11, fused_prefix from there (RGBA; none of them takes grey), fused_blocks
+// again past fused_prefix's d <= 128.
 TEST(BoxBlurHost, AutoRuleOnGpusFollowsTheMeasuredCrossover) {
   DeviceInfo gpu = test_context().info();
   gpu.type = CL_DEVICE_TYPE_GPU;
@@ -465,9 +465,12 @@ TEST(BoxBlurHost, AutoRuleOnGpusFollowsTheMeasuredCrossover) {
     EXPECT_EQ(box_blur_auto_variant(gpu, BoxBlurParams{d, {}}, 8192, 8192, 4), "fused_packed");
   EXPECT_EQ(box_blur_auto_variant(gpu, BoxBlurParams{9, {}}, 8192, 8192, 1), "fused_sliding");
   EXPECT_EQ(box_blur_auto_variant(gpu, BoxBlurParams{1, {}}, 8192, 8192, 4), "fused_blocks");
-  EXPECT_EQ(box_blur_auto_variant(gpu, BoxBlurParams{16, {}}, 8192, 8192, 4), "fused_prefix");
-  EXPECT_EQ(box_blur_auto_variant(gpu, BoxBlurParams{63, {}}, 8192, 8192, 4), "fused_prefix");
+  for (int d : {16, 31, 63, 64})
+    EXPECT_EQ(box_blur_auto_variant(gpu, BoxBlurParams{d, {}}, 8192, 8192, 4), "fused_wide");
+  EXPECT_EQ(box_blur_auto_variant(gpu, BoxBlurParams{65, {}}, 8192, 8192, 4), "fused_prefix");
+  EXPECT_EQ(box_blur_auto_variant(gpu, BoxBlurParams{128, {}}, 8192, 8192, 4), "fused_prefix");
   EXPECT_NE(box_blur_auto_variant(gpu, BoxBlurParams{63, {}}, 8192, 8192, 1), "fused_prefix");
+  EXPECT_NE(box_blur_auto_variant(gpu, BoxBlurParams{63, {}}, 8192, 8192, 1), "fused_wide");
   EXPECT_EQ(box_blur_auto_variant(gpu, BoxBlurParams{129, {}}, 8192, 8192, 4), "fused_blocks");
 }
 
