@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <tuple>
 
 #include "clfilters/image_io.hpp"
@@ -252,34 +253,44 @@ TEST(BoxBlurFusedPrefix, EveryPrefetchDepthMatchesTheReference) {
   }
 }
 
-// fused_packed is built per d (2..15) and items: both ends of its range and diameters whose window starts
-// at every parity within a block (WIN_A odd and even), each items with a different prefetch depth; widths
-// that take the border path (131) and the aligned vector path (520, middle work-groups), strips shorter
-// than the window, not a multiple of prefetch, and longer than the image; every border mode.
-TEST(BoxBlurFusedPacked, EveryDiameterAndShapeMatchesTheReference) {
+// The per-d band variants (fused_packed, fused_wide) over `diameters` and `items_list`, with strips of 3
+// (shorter than the window, not a multiple of prefetch) and 64 rows (longer than the image), on widths that
+// take the border path (131) and the aligned vector path (520, middle work-groups), border modes by turn;
+// `more(d, items, strip)` adds the tunables that vary with them. Against the reference, poisoned outputs.
+void expect_band_shapes_match(const char* variant, std::initializer_list<int> diameters,
+                              std::initializer_list<int> items_list,
+                              const std::function<TuningConfig(int d, int items, int strip)>& more) {
   Context& ctx = test_context();
   for (int width : {131, 520}) {
     const auto seed = testing::fresh_seed();
     const Image in = testing::random_image(width, 37, 4, SampleType::u8, seed);
     DeviceImage d_in = DeviceImage::upload(ctx, in);
-    for (int d : {2, 3, 6, 9, 14, 15}) {
+    for (int d : diameters) {
       const BoxBlurParams params{d, kBorders[(d + width) % 4]};
       const Image expected = box_blur_reference(in, params);
-      for (int items : {2, 4, 8})
+      for (int items : items_list)
         for (int strip : {3, 64}) {
-          const int prefetch = items == 2 ? 4 : items == 4 ? 1 : 2;
-          const TuningConfig config = {{"items", items},       {"local_x", 32},
-                                       {"strip", strip},       {"prefetch", prefetch},
-                                       {"ring", items != 4},   {"mirror", (strip + d + items) % 2}};
-          SCOPED_TRACE(fmt::format("{}x37 d={} border={} config={} seed={}", width, d,
+          TuningConfig config = {{"items", items}, {"local_x", 32}, {"strip", strip}};
+          config.merge(more(d, items, strip));
+          SCOPED_TRACE(fmt::format("{} {}x37 d={} border={} config={} seed={}", variant, width, d,
                                    to_string(params.border), to_string(config), seed));
-          ASSERT_FALSE(
-              box_blur_unsupported(ctx.info(), "fused_packed", params, in.width, in.height, 4, config));
-          const Image got = blur_on_device(ctx, d_in, params, "fused_packed", config);
-          ASSERT_TRUE(testing::images_equal(expected, got));
+          ASSERT_FALSE(box_blur_unsupported(ctx.info(), variant, params, in.width, in.height, 4, config));
+          ASSERT_TRUE(testing::images_equal(expected, blur_on_device(ctx, d_in, params, variant, config)));
         }
     }
   }
+}
+
+// fused_packed is built per d (2..15) and items: both ends of its range and diameters whose window starts
+// at every parity within a block (WIN_A odd and even), each items with a different prefetch depth, the ring
+// and mirrored strips on and off.
+TEST(BoxBlurFusedPacked, EveryDiameterAndShapeMatchesTheReference) {
+  expect_band_shapes_match("fused_packed", {2, 3, 6, 9, 14, 15}, {2, 4, 8}, [](int d, int items, int strip) {
+    return TuningConfig{{"prefetch", items == 2 ? 4 : items == 4 ? 1 : 2},
+                        {"ring", items != 4},
+                        {"mirror", (strip + d + items) % 2}};
+  });
+  Context& ctx = test_context();
   // Outside its range, or grey, it says so.
   for (int d : {1, 16}) EXPECT_TRUE(box_blur_unsupported(ctx.info(), "fused_packed", {d, {}}, 300, 70, 4));
   EXPECT_TRUE(box_blur_unsupported(ctx.info(), "fused_packed", {9, {}}, 300, 70, 1));
@@ -317,33 +328,13 @@ TEST(BoxBlurFusedPacked, RoundingIsExactForEveryWindowSum) {
 
 // fused_wide is built per d (2..64) and items: diameters whose window starts at every offset within a
 // block for items 4 and 8 (WIN_A 0..3 and 0, 1, 2, 3, 7), with first windows of no whole block (d=2, 3),
-// some, and a tail or none; widths that take the border path (131) and the aligned vector path (520),
-// strips shorter than the window and longer than the image, the ring and mirrored strips, every border.
+// some, and a tail or none; the ring (where it fits in local memory) and mirrored strips on and off.
 TEST(BoxBlurFusedWide, EveryDiameterAndShapeMatchesTheReference) {
+  expect_band_shapes_match("fused_wide", {2, 3, 17, 26, 31, 45, 63, 64}, {4, 8}, [](int d, int items, int strip) {
+    return TuningConfig{
+        {"prefetch", items == 4 ? 2 : 1}, {"ring", d <= 31 && items == 4}, {"mirror", (strip + d) % 2}};
+  });
   Context& ctx = test_context();
-  for (int width : {131, 520}) {
-    const auto seed = testing::fresh_seed();
-    const Image in = testing::random_image(width, 37, 4, SampleType::u8, seed);
-    DeviceImage d_in = DeviceImage::upload(ctx, in);
-    for (int d : {2, 3, 17, 26, 31, 45, 63, 64}) {
-      const BoxBlurParams params{d, kBorders[(d + width) % 4]};
-      const Image expected = box_blur_reference(in, params);
-      for (int items : {4, 8})
-        for (int strip : {3, 64}) {
-          const TuningConfig config = {{"items", items},
-                                       {"local_x", 32},
-                                       {"strip", strip},
-                                       {"prefetch", items == 4 ? 2 : 1},
-                                       {"ring", d <= 31 && items == 4},
-                                       {"mirror", (strip + d) % 2}};
-          SCOPED_TRACE(fmt::format("{}x37 d={} border={} config={} seed={}", width, d,
-                                   to_string(params.border), to_string(config), seed));
-          ASSERT_FALSE(box_blur_unsupported(ctx.info(), "fused_wide", params, in.width, in.height, 4, config));
-          const Image got = blur_on_device(ctx, d_in, params, "fused_wide", config);
-          ASSERT_TRUE(testing::images_equal(expected, got));
-        }
-    }
-  }
   // Outside its range, or grey, it says so.
   for (int d : {1, 65}) EXPECT_TRUE(box_blur_unsupported(ctx.info(), "fused_wide", {d, {}}, 300, 70, 4));
   EXPECT_TRUE(box_blur_unsupported(ctx.info(), "fused_wide", {31, {}}, 300, 70, 1));
