@@ -114,7 +114,7 @@ const std::vector<VariantInfo>& box_blur_variants() {
       {"fused_wide",
        "RGBA, 2 <= d <= 64: fused_packed for wide windows, each kept as whole 32-bit words plus the sum of "
        "their high lanes, the first one from published block sums (built per d)",
-       // Defaults from the H200 at 8k (bench/results/2026-11-24-nvidia-h200-wide-strips.md): 128-row strips
+       // Defaults from the H200 at 8k (bench/results/2026-11-24-nvidia-h200-wide.md, call 2): 128-row strips
        // and prefetch 1 at d = 31 and 63, where 112 and 96 rows lost 10-25%: the work-groups then no longer
        // fit one wave. Items 8 at d = 63.
        {{"local_x", {64, 128, 32, 96}, "work-items per work-group"},
@@ -304,9 +304,9 @@ std::optional<std::string> box_blur_unsupported(const DeviceInfo& device, std::s
 // fewest bytes: fused_packed where it applies (RGBA, 2 <= d <= 15; H200 8k, d=3 0.156 against the tuned
 // fused_prefix's 0.210 ms, d=15 0.228 against 0.266: bench/results/2026-11-24-nvidia-h200-box-packed.md),
 // fused_wide up to d = 64 (d=31 0.231 against fused_prefix's 0.295, d=63 0.274 against 0.341:
-// bench/results/2026-11-24-nvidia-h200-wide.md), then fused_prefix from d = 11 on, fused_blocks below (H200 8k at default tunables, d=3 0.242 against
-// 0.262 ms, d=11 0.296 against 0.291, d=63 0.598 against 0.357:
-// bench/results/2026-11-23-nvidia-h200-box-sobel-jacobi.md). CPUs (PoCL, 2 cores):
+// bench/results/2026-11-24-nvidia-h200-wide.md), then fused_prefix from d = 11 on, fused_blocks below
+// (H200 8k at default tunables, d=3 0.242 against 0.262 ms, d=11 0.296 against 0.291, d=63 0.598 against
+// 0.357: bench/results/2026-11-23-nvidia-h200-box-sobel-jacobi.md). CPUs (PoCL, 2 cores):
 // block4x4 for d <= 3, else separable_sliding; the fused variants are within noise of it there.
 std::string box_blur_auto_variant(const DeviceInfo& device, const BoxBlurParams& params, int width, int height,
                                   int channels) {
