@@ -38,7 +38,7 @@ struct BlocksShape {
   int items;           // consecutive columns per work-item
   int strip;           // rows per work-group
   int halo;            // work-items at the right end that only sum columns for their neighbours
-  bool window_packed;  // window sums fit two 16-bit channels per uint (d <= 15)
+  bool window_packed = false;  // fused_blocks: window sums fit two 16-bit channels per uint (d <= 15)
   int prefetch = 1;    // fused_prefix, fused_packed, fused_wide: rows of input loaded ahead per work-item
   int mirror = 0;      // the same three: odd strips run upwards
   bool ring = false;   // the same three: leaving rows from a local-memory ring (-D RING)
@@ -62,7 +62,7 @@ BlocksShape box_blocks_shape(const TuningConfig& config, int diameter);
 // d <= 128).
 inline constexpr int kMaxPrefixDiameter = 128;
 
-// fused_prefix's shape (window_packed unused; entry_bytes: the float4 prefixes of two rows).
+// fused_prefix's shape (entry_bytes: the float4 prefixes of two rows).
 BlocksShape box_prefix_shape(const TuningConfig& config, int diameter);
 
 // fused_packed: window sums in 16-bit lanes (255 d^2 + d^2 / 2 < 2^16 up to d = 16) and mul_hi rounding by
@@ -72,7 +72,7 @@ inline constexpr int kMaxPackedDiameter = 15;
 
 // fused_packed's shape, and fused_wide's (`variant`): entry_bytes holds the column-sum pairs of two rows;
 // no block buffer.
-BlocksShape box_packed_shape(const TuningConfig& config, int diameter, const char* variant = "fused_packed");
+BlocksShape box_packed_shape(const TuningConfig& config, int diameter, const char* variant);
 
 // fused_wide: mul_hi rounding of 32-bit channel sums is exact while 255.5 d^4 < 2^32 (d <= 64); column sums
 // stay in 16-bit lanes (255 d < 2^16).

@@ -22,7 +22,8 @@ const std::vector<Tunable> kLocalSize = {
     {"local_y", {1, 2, 4, 8, 16}, "work-group height"},
 };
 
-// fused_prefix's and fused_packed's strip order and leaving rows (see box_fused_prefix's mirror and RING).
+// The strip order and leaving rows of fused_prefix, fused_packed and fused_wide (see box_blur.cl's mirror and
+// RING).
 // On the H200 mirrored strips tied or won everywhere (up to 10% with 64-row strips); the ring won at d = 3..11
 // with 32-48-row strips and lost at d >= 15, where its local memory (d rows) costs work-groups per SM:
 // bench/results/2026-11-24-nvidia-h200-ring-mirror.md.
@@ -32,9 +33,9 @@ Tunable ring_tunable(int default_value) {
           "leaving rows from a local-memory ring of d rows (1) instead of global memory"};
 }
 
-// What fused_blocks, fused_prefix and fused_packed (one work-group row of local_x work-items, halo of them
-// producing no output, entry and block buffers in dynamic local memory, a ring of `prefetch` rows) ask of
-// the device.
+// What the band variants ask of the device: fused_blocks, fused_prefix, fused_packed and fused_wide, each
+// one work-group row of local_x work-items, halo of them producing no output, with entry and block buffers
+// and the leaving-row ring in dynamic local memory and a ring of `prefetch` rows in registers.
 std::optional<std::string> blocks_shape_problem(const DeviceInfo& device, std::string_view variant,
                                                 const BlocksShape& shape, int d) {
   if (std::size_t(shape.local_x) > device.max_work_group_size)
@@ -204,7 +205,6 @@ BlocksShape box_prefix_shape(const TuningConfig& config, int diameter) {
   shape.halo = (a + diameter + shape.items - 1) / shape.items;
   if (config.empty() && 2 * shape.halo > shape.local_x)
     shape.local_x = std::max(shape.local_x, int(std::bit_ceil(unsigned(2 * shape.halo))));
-  shape.window_packed = false;
   // Two rows' worth (the buffers alternate): items + 1 float4 prefixes per work-item, one float4 block total.
   shape.entry_bytes = 2 * std::size_t(shape.local_x) * std::size_t(shape.items + 1) * 16;
   shape.block_bytes = 2 * std::size_t(shape.local_x) * 16;
@@ -217,7 +217,6 @@ BlocksShape box_packed_shape(const TuningConfig& config, int diameter, const cha
   const int a = box_window_offset(shape.items, diameter);
   // Columns up to t * items + a + items + d - 2 are read (see box_fused_packed).
   shape.halo = (a + diameter + shape.items - 2) / shape.items;
-  shape.window_packed = true;
   // Two rows' worth (the buffers alternate): items / 2 pairs of column sums per work-item and a pad entry
   // (fused_wide: the block's sums).
   shape.entry_bytes = 2 * std::size_t(shape.local_x) * std::size_t(shape.items / 2 + 1) * 16;
@@ -283,19 +282,15 @@ std::optional<std::string> box_blur_unsupported(const DeviceInfo& device, std::s
       return fmt::format("fused_prefix's FP32 sums are exact for d <= {} (got {})", kMaxPrefixDiameter, d);
     if (auto why = blocks_shape_problem(device, variant, box_prefix_shape(config, d), d)) return why;
   }
-  if (variant == "fused_wide") {
-    if (channels != 4) return std::string("fused_wide is for RGBA; fused_sliding takes grey");
-    if (d < kMinPackedDiameter || d > kMaxWideDiameter)
-      return fmt::format("fused_wide's rounding is exact for d = {}..{} (got {})", kMinPackedDiameter,
-                         kMaxWideDiameter, d);
-    if (auto why = blocks_shape_problem(device, variant, box_packed_shape(config, d, "fused_wide"), d)) return why;
-  }
-  if (variant == "fused_packed") {
-    if (channels != 4) return std::string("fused_packed is for RGBA; fused_sliding takes grey");
-    if (d < kMinPackedDiameter || d > kMaxPackedDiameter)
-      return fmt::format("fused_packed's 16-bit window sums take d = {}..{} (got {})", kMinPackedDiameter,
-                         kMaxPackedDiameter, d);
-    if (auto why = blocks_shape_problem(device, variant, box_packed_shape(config, d), d)) return why;
+  if (variant == "fused_packed" || variant == "fused_wide") {
+    const bool wide = variant == "fused_wide";
+    if (channels != 4) return fmt::format("{} is for RGBA; fused_sliding takes grey", variant);
+    const int most = wide ? kMaxWideDiameter : kMaxPackedDiameter;
+    if (d < kMinPackedDiameter || d > most)
+      return fmt::format("{}'s {} d = {}..{} (got {})", variant,
+                         wide ? "rounding is exact for" : "16-bit window sums take", kMinPackedDiameter, most, d);
+    if (auto why = blocks_shape_problem(device, variant, box_packed_shape(config, d, info->name.c_str()), d))
+      return why;
   }
   return std::nullopt;
 }
