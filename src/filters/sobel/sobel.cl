@@ -694,10 +694,13 @@ STRIP_INLINE void strip_store8(__global uchar* restrict out, int i, bool whole, 
 }
 #endif
 
-// One work-item's block: columns x0 .. x0+VEC-1 of output rows y0 .. y0+ROWS-1 (x0 < w, y0 < h).
-// Instruction counts: see the comment at the top of this section.
-STRIP_INLINE void strip_block(__global const uchar* restrict src, __global out_t* restrict out_a,
-                              __global out_t* restrict out_b, int w, int h, int mode, uchar cval, int x0, int y0) {
+// Launched over (ceil(w / VEC), ceil(h / ROWS)) work-items. Instruction counts: see the comment at the
+// top of this section.
+__kernel void sobel_strip(__global const uchar* restrict src, __global out_t* restrict out_a,
+                          __global out_t* restrict out_b, int w, int h, int mode, uint cval_bits) {
+  const int x0 = get_global_id(0) * VEC, y0 = get_global_id(1) * ROWS;
+  if (x0 >= w || y0 >= h) return;
+  const uchar cval = (uchar)cval_bits;
   uint a[ROWS + 2][NW], left[ROWS + 2], right[ROWS + 2];
   // Interior: every column x0-1 .. x0+VEC and row y0-1 .. y0+ROWS is inside the image, so no border.
   const bool interior = x0 >= 1 && x0 + VEC < w && y0 >= 1 && y0 + ROWS < h;
@@ -825,20 +828,6 @@ STRIP_INLINE void strip_block(__global const uchar* restrict src, __global out_t
 #endif
   }
 #endif  // MAG_FLOAT
-}
-
-// Launched over ceil(w / VEC) x ceil(ceil(h / ROWS) / blocks) work-items: each work-item does the
-// blocks of its column of blocks that are the launch's height apart (the host's `blocks` tunable, 1: one
-// block each). Why: at 1 byte in and 1 out a block lasts about one DRAM round trip, so with one block per
-// work-item the SMs spend much of the kernel starting and retiring small work-groups; resident
-// work-groups that move on to the next block skip that (not from a seed; issue 8).
-__kernel void sobel_strip(__global const uchar* restrict src, __global out_t* restrict out_a,
-                          __global out_t* restrict out_b, int w, int h, int mode, uint cval_bits) {
-  const int x0 = get_global_id(0) * VEC;
-  if (x0 >= w) return;
-  const int step = get_global_size(1) * ROWS;
-  for (int y0 = get_global_id(1) * ROWS; y0 < h; y0 += step)
-    strip_block(src, out_a, out_b, w, h, mode, (uchar)cval_bits, x0, y0);
 }
 #endif  // ROWS
 

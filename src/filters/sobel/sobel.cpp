@@ -119,11 +119,6 @@ std::vector<cl::Event> enqueue(Context& ctx, const DeviceImage& in, const cl::Bu
     const auto columns = std::size_t(tunable_value(plan.config, info, "columns"));
     const auto per_item = std::size_t(plan.variant == "strip" ? tunable_value(plan.config, info, "rows") : rows);
     items_x = (W + columns - 1) / columns, items_y = (H + per_item - 1) / per_item;
-    // strip's work-items each do `blocks` blocks, a launch's height apart.
-    if (plan.variant == "strip") {
-      const auto blocks = std::size_t(tunable_value(plan.config, info, "blocks"));
-      items_y = (items_y + blocks - 1) / blocks;
-    }
   }
   // Variants without a local_y tunable (row_tile, strip) use one row of work-items per work-group.
   const int lx = tunable_value(plan.config, info, "local_x");

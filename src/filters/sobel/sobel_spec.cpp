@@ -36,7 +36,6 @@ const std::vector<Tunable> kStrip = {
     {"columns", {16, 8, 4}, "columns per work-item (one 16/8/4-byte load per input row)"},
     {"rows", {8, 4, 16, 2}, "output rows per work-item, built in (its rows + 2 loads are all issued up front)"},
     {"mag_float", {1, 0}, "magnitude only: 1 = FP32 arithmetic (FMA pipe) from the pixels on, 0 = 16-bit lanes"},
-    {"blocks", {1, 2, 4, 8}, "blocks per work-item, a launch's height apart (the launch covers 1/blocks of the rows)"},
 };
 
 }  // namespace
@@ -83,8 +82,6 @@ std::optional<std::string> sobel_unsupported(const DeviceInfo& device, std::stri
       return fmt::format("strip takes 4, 8 or 16 columns per work-item, not {}", columns);
     if (rows < 1 || rows > 32) return fmt::format("strip takes 1 to 32 rows per work-item, not {}", rows);
     if (lx < 1) return fmt::format("strip needs a work-group width of at least 1, not {}", lx);
-    if (const int blocks = tunable_value(config, *info, "blocks"); blocks < 1)
-      return fmt::format("strip needs at least 1 block per work-item, not {}", blocks);
     const int mag_float = tunable_value(config, *info, "mag_float");
     if (mag_float != 0 && mag_float != 1)
       return fmt::format("strip takes mag_float 0 or 1, not {}", mag_float);

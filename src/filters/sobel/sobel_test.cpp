@@ -346,13 +346,6 @@ TEST(SobelStrip, BothMagnitudePathsAreBitExact) {
         expect_shape_bit_exact("strip", size, columns, rows, {{"mag_float", mag_float}}, {SobelOutput::magnitude});
 }
 
-// `blocks`: work-items that do several blocks a launch's height apart, with counts that do not divide the
-// image's blocks and more than it has; poisoned outputs show any block done by no work-item.
-TEST(SobelStrip, SeveralBlocksPerWorkItemAreBitExact) {
-  for (SizeCase size : {SizeCase{13, 17}, SizeCase{67, 19}, SizeCase{257, 129}})
-    for (int blocks : {2, 3, 8}) expect_shape_bit_exact("strip", size, 8, 5, {{"blocks", blocks}});
-}
-
 // Extreme gradients (0/255 checkerboards and stripes) reach the lanes' largest values (|gx|, |gy| up to
 // 1020) and the magnitude's clamp, which random inputs rarely do.
 TEST(SobelStrip, ExtremeInputsAreBitExact) {
@@ -388,7 +381,6 @@ TEST(SobelStrip, RefusesTunablesItCannotRun) {
   EXPECT_TRUE(sobel_unsupported(device, "strip", {}, 64, 64, {{"columns", 5}}));
   EXPECT_TRUE(sobel_unsupported(device, "strip", {}, 64, 64, {{"rows", 0}}));
   EXPECT_TRUE(sobel_unsupported(device, "strip", {}, 64, 64, {{"local_x", 0}}));
-  EXPECT_TRUE(sobel_unsupported(device, "strip", {}, 64, 64, {{"blocks", 0}}));
   EXPECT_FALSE(sobel_unsupported(device, "strip", {}, 64, 64, {{"columns", 4}, {"rows", 7}, {"local_x", 1}}));
   const SobelParams magnitude{SobelOutput::magnitude, {}}, l1{SobelOutput::l1, {}};
   EXPECT_TRUE(sobel_unsupported(device, "strip", magnitude, 64, 64, {{"mag_float", 2}}));
