@@ -94,8 +94,12 @@ std::uint64_t Context::source_hash(std::string_view kernel_file) const {
   return it->second;
 }
 
+// CLFILTERS_BUILD_OPTIONS is added to every build: for a person looking at the compiler's work, e.g.
+// -cl-nv-verbose on NVIDIA, whose ptxas report (registers, spills) then lands in the cache's .txt files.
 cl::Program& Context::program(std::string_view kernel_file, const std::string& options) {
-  return program_from_source(kernel_file, full_source(kernel_file), options);
+  const char* extra = std::getenv("CLFILTERS_BUILD_OPTIONS");
+  return program_from_source(kernel_file, full_source(kernel_file),
+                             extra && *extra ? options + " " + extra : options);
 }
 
 cl::Program& Context::program_from_source(std::string_view kernel_file, const std::string& source,
@@ -141,8 +145,9 @@ cl::Program& Context::program_from_source(std::string_view kernel_file, const st
         write_file_atomically(disk_path, binaries[0].data(), binaries[0].size());
         // What the binary was built from, for a person (or bench/sass.py) reading the cache: NVIDIA's
         // binaries are the driver's PTX.
-        const std::string about = fmt::format("{} {}\n{} ({}, driver {})\n", kernel_file, options, info.name,
-                                              info.platform_name, info.driver_version);
+        const std::string about = fmt::format("{} {}\n{} ({}, driver {})\n{}", kernel_file, options, info.name,
+                                              info.platform_name, info.driver_version,
+                                              build_log(program, device_.device));
         write_file_atomically(fs::path(disk_path).replace_extension(".txt"), about.data(), about.size());
       } catch (const std::exception&) {
         // A read-only cache directory only costs a rebuild next time.
