@@ -82,7 +82,7 @@ bool DeviceInfo::takes_nvidia_ptx() const {
 }
 
 std::string DeviceInfo::register_cap_option(int registers) const {
-  return registers > 0 ? fmt::format(" -cl-nv-maxrregcount {}", registers) : std::string();
+  return registers > 0 ? fmt::format(" -cl-nv-maxrregcount={}", registers) : std::string();
 }
 
 std::optional<std::string> DeviceInfo::register_cap_problem(int registers) const {
