@@ -71,11 +71,6 @@ struct DeviceInfo {
   // PTX forms on NVIDIA (" -D NV_PTX_FTZ=1"), else "" (native_exp2/native_sqrt).
   std::string fast_math_options() const { return takes_nvidia_ptx() ? " -D NV_PTX_FTZ=1" : ""; }
   std::vector<std::string> subgroup_extensions() const;
-  // NVIDIA's cl_nv_compiler_options: a cap on a kernel's registers per work-item (ptxas --maxrregcount),
-  // so that more warps fit on an SM. The `max_registers` tunable (0: no cap) of the register-hungry
-  // variants goes through these two.
-  std::string register_cap_option(int registers) const;  // " -cl-nv-maxrregcount=N", or "" for 0
-  std::optional<std::string> register_cap_problem(int registers) const;  // why the cap cannot be built here
   std::string type_name() const;   // "GPU", "CPU", "accelerator", ...
   std::string index_name() const;  // "1:0"
 };

@@ -81,19 +81,6 @@ bool DeviceInfo::takes_nvidia_ptx() const {
   return has_extension("cl_nv_device_attribute_query") || platform_name.find("NVIDIA") != std::string::npos;
 }
 
-std::string DeviceInfo::register_cap_option(int registers) const {
-  return registers > 0 ? fmt::format(" -cl-nv-maxrregcount={}", registers) : std::string();
-}
-
-std::optional<std::string> DeviceInfo::register_cap_problem(int registers) const {
-  if (registers == 0) return std::nullopt;
-  if (registers < 16 || registers > 255)
-    return fmt::format("max_registers takes 0 (no cap) or 16 to 255, not {}", registers);
-  if (!has_extension("cl_nv_compiler_options"))
-    return std::string("max_registers needs cl_nv_compiler_options, which this device lacks");
-  return std::nullopt;
-}
-
 bool DeviceInfo::has_extension(std::string_view ext) const {
   std::istringstream words(extensions);
   std::string w;

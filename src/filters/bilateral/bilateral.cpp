@@ -178,8 +178,6 @@ Plan make_plan(Context& ctx, const BilateralParams& params, std::string_view var
         r, shape.local_x, shape.local_y, shape.block_x, shape.rows, shape.soft_exp,
         shape.soft_exp > 0 && unrolled_needs_clamp(params.sigma_spatial, params.sigma_range, r, c) ? 1 : 0,
         unrolled_expanded(params, c) ? 1 : 0, shape.table_taps, ctx.info().fast_math_options());
-    plan.options += ctx.info().register_cap_option(
-        tunable_value(plan.config, *find_variant(bilateral_variants(), plan.variant), "max_registers"));
   }
   plan.kernel = "bilateral_" + plan.variant;
   return plan;

@@ -139,7 +139,6 @@ std::optional<std::string> bilateral_unsupported(const DeviceInfo& device, std::
     if (r > kMaxUnrolledRadius)
       return fmt::format("unrolled is built for radius <= {} (its code grows with the window), not {}",
                          kMaxUnrolledRadius, r);
-    if (auto why = device.register_cap_problem(tunable_value(config, *info, "max_registers"))) return why;
     const UnrolledShape shape = unrolled_shape(*info, config, channels);
     if (shape.local_x < 1 || shape.local_y < 1 || shape.block_x < 1 || shape.rows < 1 || shape.soft_exp < 0 ||
         shape.soft_exp + shape.table_taps > 16)

@@ -43,7 +43,6 @@ std::optional<std::string> blocks_shape_problem(const DeviceInfo& device, std::s
                        device.max_work_group_size);
   if (shape.local_x <= shape.halo)
     return fmt::format("{} needs more than {} work-items per group for d={}", variant, shape.halo, d);
-  if (auto why = device.register_cap_problem(shape.max_registers)) return why;
   // At least one byte to spare: the H200 refused (CL_OUT_OF_RESOURCES) a work-group asking for all
   // 49152 bytes it reports.
   const std::size_t local_bytes = shape.entry_bytes + shape.block_bytes + shape.ring_bytes;
@@ -190,7 +189,6 @@ BlocksShape band_tunables(const TuningConfig& config, const char* variant) {
   shape.prefetch = tunable_value(config, v, "prefetch");
   shape.mirror = tunable_value(config, v, "mirror");
   shape.ring = tunable_value(config, v, "ring") != 0;
-  shape.max_registers = tunable_value(config, v, "max_registers");
   return shape;
 }
 

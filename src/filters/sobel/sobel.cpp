@@ -93,7 +93,6 @@ Plan make_plan(Context& ctx, const SobelParams& params, std::string_view variant
     const int mag_float = tunable_value(plan.config, info, "mag_float");
     plan.options += fmt::format(" -D VEC={} -D ROWS={} -D ALIGNED={} -D MAG_FLOAT={} -cl-denorms-are-zero{}",
                                 columns, rows, w % columns == 0 ? 1 : 0, mag_float, ctx.info().fast_math_options());
-    plan.options += ctx.info().register_cap_option(tunable_value(plan.config, info, "max_registers"));
   }
   return plan;
 }

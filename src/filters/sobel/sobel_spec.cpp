@@ -82,7 +82,6 @@ std::optional<std::string> sobel_unsupported(const DeviceInfo& device, std::stri
       return fmt::format("strip takes 4, 8 or 16 columns per work-item, not {}", columns);
     if (rows < 1 || rows > 32) return fmt::format("strip takes 1 to 32 rows per work-item, not {}", rows);
     if (lx < 1) return fmt::format("strip needs a work-group width of at least 1, not {}", lx);
-    if (auto why = device.register_cap_problem(tunable_value(config, *info, "max_registers"))) return why;
     const int mag_float = tunable_value(config, *info, "mag_float");
     if (mag_float != 0 && mag_float != 1)
       return fmt::format("strip takes mag_float 0 or 1, not {}", mag_float);
