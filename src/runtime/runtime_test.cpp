@@ -153,6 +153,21 @@ TEST(ProgramCache, BuildFailureCarriesTheLog) {
   }
 }
 
+// CLFILTERS_BUILD_OPTIONS reaches the build of an embedded kernel file: a macro that breaks border.cl's
+// code (every kernel file starts with it) makes the build fail, naming the option in the call.
+TEST(ProgramCache, BuildOptionsFromTheEnvironmentReachEveryBuild) {
+  ScopedEnv off("CLFILTERS_NO_DISK_CACHE", "1");
+  ScopedEnv extra("CLFILTERS_BUILD_OPTIONS", "-D border_index=(");
+  Context ctx;
+  try {
+    ctx.program("sobel.cl", "-D OUTPUT=0");
+    FAIL() << "expected the extra option to break the build";
+  } catch (const ClError& e) {
+    EXPECT_EQ(e.code(), CL_BUILD_PROGRAM_FAILURE);
+    EXPECT_NE(e.call().find("-D OUTPUT=0 -D border_index=("), std::string::npos) << e.call();
+  }
+}
+
 TEST(ClErrors, NameTheErrorAndTheCall) {
   EXPECT_STREQ(cl_error_name(CL_OUT_OF_RESOURCES), "CL_OUT_OF_RESOURCES");
   EXPECT_STREQ(cl_error_name(-12345), "CL_UNKNOWN_ERROR");
