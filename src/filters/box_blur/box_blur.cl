@@ -620,17 +620,6 @@ __kernel void box_fused_blocks(__global const uint* src, __global uint* dst, int
 #ifndef PREFETCH
 #define PREFETCH 1
 #endif
-// -D ROWS_PER_BARRIER=R (R divides PREFETCH; issue 8, not from a seed): R steps publish their column sums
-// before one barrier, then all R take their row windows, so a barrier's wait and the row windows' local
-// reads are shared by R independent rows. Each step keeps its column sums (`snap`) for its own window,
-// since the next step's slide changes `col` before that window is taken.
-#ifndef ROWS_PER_BARRIER
-#define ROWS_PER_BARRIER 1
-#endif
-#define RPB ROWS_PER_BARRIER
-// The local buffers of step i (u = i % PREFETCH): RPB slots, alternating between consecutive barriers;
-// static when PREFETCH / RPB is even.
-#define STEP_BUFFER(i, u) ((((PREFETCH / RPB) % 2 == 0 ? (u) : (i)) / RPB) % 2 * RPB + (u) % RPB)
 #define LOG2_ITEMS (ITEMS == 2 ? 1 : ITEMS == 4 ? 2 : 3)
 #define QIDX(x) ((x) + ((x) >> LOG2_ITEMS))
 
@@ -828,67 +817,45 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
 #endif
   for (int ib = 0; ib < n; ib += PREFETCH) {
 #pragma unroll
-    for (int u0 = 0; u0 < PREFETCH; u0 += RPB) {
-      csum_t snap[RPB][ITEMS];
-      // Phase A of steps u0 .. u0 + RPB - 1: slide the column sums down and publish them; one barrier; phase B:
-      // each step's row window and output.
-#pragma unroll
-      for (int u = u0; u < u0 + RPB; ++u) {
-        // A strip whose length is not a multiple of PREFETCH ends with steps past n: they only pass the
-        // barrier. (A uniform `break` out of the unrolled loop instead gave wrong, run-to-run different
-        // outputs on PoCL 3.1.)
-        const int i = ib + u;  // i % PREFETCH == u
-        if (i > 0 && i < n) {
+    for (int u = 0; u < PREFETCH; ++u) {
+      // A strip whose length is not a multiple of PREFETCH ends with steps past n: they only pass the
+      // barrier. (A uniform `break` out of the unrolled loop instead gave wrong, run-to-run different
+      // outputs on PoCL 3.1.)
+      const int i = ib + u, y = yfirst + dir * i;  // i % PREFETCH == u
+      const bool live = i < n;
+      if (i > 0 && live) {
 #if RING
-          pix_items leaving, entering;
-          leaving.v = ring[slot * L + lx];
-          for (int k = 0; k < ITEMS; ++k) entering.a[k] = p_in[u][k];
-          ring[slot * L + lx] = entering.v;
-          slot = slot + 1 == d ? 0 : slot + 1;
-          for (int k = 0; k < ITEMS; ++k) p_out[u][k] = leaving.a[k];
+        pix_items leaving, entering;
+        leaving.v = ring[slot * L + lx];
+        for (int k = 0; k < ITEMS; ++k) entering.a[k] = p_in[u][k];
+        ring[slot * L + lx] = entering.v;
+        slot = slot + 1 == d ? 0 : slot + 1;
+        for (int k = 0; k < ITEMS; ++k) p_out[u][k] = leaving.a[k];
 #endif
-          for (int k = 0; k < ITEMS; ++k) col[k] = col[k] + TO_CSUM(p_in[u][k]) - TO_CSUM(p_out[u][k]);
-          if (i + PREFETCH < n)
-            load_step(src, first, dir, i + PREFETCH, d, h, mode, cx, w, cval, aligned, xk, p_in[u], p_out[u]);
-        }
-        const int buf = STEP_BUFFER(i, u);
-#pragma unroll
-        for (int k = 0; k < ITEMS; ++k) snap[u - u0][k] = col[k];
+        for (int k = 0; k < ITEMS; ++k) col[k] = col[k] + TO_CSUM(p_in[u][k]) - TO_CSUM(p_out[u][k]);
+        if (i + PREFETCH < n)
+          load_step(src, first, dir, i + PREFETCH, d, h, mode, cx, w, cval, aligned, xk, p_in[u], p_out[u]);
+      }
+      // The buffers alternate between rows; i & 1 is static when PREFETCH is even.
+      const int buf = PREFETCH % 2 == 0 ? u & 1 : i & 1;
 #ifdef DIAMETER
-        __local uint4* e = cbuf + buf * L * CPAIRS;
+      __local uint4* e = cbuf + buf * L * CPAIRS;
 #pragma unroll
-        for (int k = 0; k < ITEMS; k += 2) e[lx * CPAIRS + k / 2] = (uint4)(col[k], col[k + 1]);
+      for (int k = 0; k < ITEMS; k += 2) e[lx * CPAIRS + k / 2] = (uint4)(col[k], col[k + 1]);
 #if WIDE
-        {
-          // The block's (X, H) in the pad entry.
-          uint2 x = 0, hs = 0;
-#pragma unroll
-          for (int k = 0; k < ITEMS; ++k) {
-            x += col[k];
-            hs += col[k] >> 16;
-          }
-          e[lx * CPAIRS + ITEMS / 2] = (uint4)(x, hs);
-        }
-#endif
-#else
-        __local float4* q = qbuf + buf * L * (ITEMS + 1);
-        float4 run = 0.0f;
+      {
+        // The block's (X, H) in the pad entry.
+        uint2 x = 0, hs = 0;
 #pragma unroll
         for (int k = 0; k < ITEMS; ++k) {
-          q[lx * (ITEMS + 1) + k] = run;
-          run += csum_to_float(col[k]);
+          x += col[k];
+          hs += col[k] >> 16;
         }
-        blocks[buf * L + lx] = run;
-#endif
+        e[lx * CPAIRS + ITEMS / 2] = (uint4)(x, hs);
       }
+#endif
       barrier(CLK_LOCAL_MEM_FENCE);
-#pragma unroll
-      for (int u = u0; u < u0 + RPB; ++u) {
-        const int i = ib + u, y = yfirst + dir * i, buf = STEP_BUFFER(i, u);
-        if (i >= n || lx >= L - halo) continue;
-        const csum_t* own = snap[u - u0];  // this step's column sums
-#ifdef DIAMETER
-        __local const uint4* e = cbuf + buf * L * CPAIRS;
+      if (live && lx < L - halo) {
         // Columns M0 .. M0 + 2 NPAIRS - 1 of this work-item's band (column m is in work-item lx + m / ITEMS's
         // block), its own from registers.
 #if !WIDE
@@ -897,8 +864,8 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
         for (int j = 0; j < NPAIRS; ++j) {
           const int m = M0 + 2 * j;
           if (m < ITEMS) {
-            c[2 * j] = own[m];
-            c[2 * j + 1] = own[m + 1];
+            c[2 * j] = col[m];
+            c[2 * j + 1] = col[m + 1];
           } else {
             const uint4 v = e[(lx + m / ITEMS) * CPAIRS + (m % ITEMS) / 2];
             c[2 * j] = v.xy;
@@ -916,8 +883,8 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
           uint2 x = (uint2)half_n, hs = (uint2)(half_n >> 16);
 #pragma unroll
           for (int m = WIN_A; m < min(ITEMS, end); ++m) {
-            x += own[m];
-            hs += own[m] >> 16;
+            x += col[m];
+            hs += col[m] >> 16;
           }
 #pragma unroll
           for (int j = 1; j <= nb; ++j) {
@@ -927,7 +894,7 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
           }
 #pragma unroll
           for (int m = tail; m < end; ++m) {
-            const uint2 v = wide_column(e, lx, m, own);
+            const uint2 v = wide_column(e, lx, m, col);
             x += v;
             hs += v >> 16;
           }
@@ -935,7 +902,7 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
           for (int k = 0; k < ITEMS; ++k) {
             o.a[k] = wide_round(x, hs, magic);
             if (k + 1 < ITEMS) {
-              const uint2 in = wide_column(e, lx, WIN_A + k + DIAMETER, own), out = wide_column(e, lx, WIN_A + k, own);
+              const uint2 in = wide_column(e, lx, WIN_A + k + DIAMETER, col), out = wide_column(e, lx, WIN_A + k, col);
               x = x + in - out;
               hs = hs + (in >> 16) - (out >> 16);
             }
@@ -954,11 +921,20 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
         }
 #endif
 #else
-        __local const float4* q = qbuf + buf * L * (ITEMS + 1);
-        __local const float4* b = blocks + buf * L;
+      __local float4* q = qbuf + buf * L * (ITEMS + 1);
+      __local float4* b = blocks + buf * L;
+      float4 run = 0.0f;
+#pragma unroll
+      for (int k = 0; k < ITEMS; ++k) {
+        q[lx * (ITEMS + 1) + k] = run;
+        run += csum_to_float(col[k]);
+      }
+      b[lx] = run;
+      barrier(CLK_LOCAL_MEM_FENCE);
+      if (live && lx < L - halo) {
         float4 m = (float4)half_fix;
         for (int t = 0; t < nb; ++t) m += b[lx + t];
-        const float4 next = b[lx + nb], run = b[lx];
+        const float4 next = b[lx + nb];
         // Output k's s (e) lies in the next block from k = ITEMS - WIN_A (ITEMS - WIN_AM) on: the block
         // range gains `next` and loses `run` there, and the prefix read skips the pad entry.
         float4 mk = m;

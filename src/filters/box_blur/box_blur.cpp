@@ -111,7 +111,6 @@ Plan make_plan(Context& ctx, const BoxBlurParams& params, std::string_view varia
     const int items = shape.items, a = box_window_offset(items, params.diameter);
     plan.options += fmt::format(" -D ITEMS={} -D WIN_A={} -D WIN_AM={} -D PREFETCH={} -D RING={}", items, a,
                                 (a + params.diameter) % items, shape.prefetch, int(shape.ring));
-    if (shape.rows_per_barrier > 1) plan.options += fmt::format(" -D ROWS_PER_BARRIER={}", shape.rows_per_barrier);
     plan.kernels = {"box_fused_prefix"};
   }
   if (v == "fused_packed" || v == "fused_wide") {
@@ -120,7 +119,6 @@ Plan make_plan(Context& ctx, const BoxBlurParams& params, std::string_view varia
     plan.options += fmt::format(" -D ITEMS={} -D WIN_A={} -D DIAMETER={} -D PREFETCH={} -D RING={}{}{}", shape.items,
                                 box_window_offset(shape.items, params.diameter), params.diameter,
                                 shape.prefetch, int(shape.ring), wide ? " -D WIDE=1" : "", device.fast_math_options());
-    if (shape.rows_per_barrier > 1) plan.options += fmt::format(" -D ROWS_PER_BARRIER={}", shape.rows_per_barrier);
     plan.kernels = {wide ? "box_fused_wide" : "box_fused_packed"};
   }
   return plan;

@@ -28,8 +28,6 @@ const std::vector<Tunable> kLocalSize = {
 // with 32-48-row strips and lost at d >= 15, where its local memory (d rows) costs work-groups per SM:
 // bench/results/2026-11-24-nvidia-h200-ring-mirror.md.
 const Tunable kMirrorTunable = {"mirror", {1, 0}, "odd strips run upwards (1) so neighbours share their edge rows in L2"};
-const Tunable kRowsPerBarrierTunable = {"rows_per_barrier", {1, 2},
-                                        "rows whose column sums are published before one barrier (divides prefetch)"};
 Tunable ring_tunable(int default_value) {
   return {"ring", {default_value, 1 - default_value},
           "leaving rows from a local-memory ring of d rows (1) instead of global memory"};
@@ -55,10 +53,6 @@ std::optional<std::string> blocks_shape_problem(const DeviceInfo& device, std::s
   // fused_prefix, 249 at items=8), so deeper ones are refused. (fused_blocks has no ring: always 1.)
   if (shape.prefetch < 1 || shape.prefetch > 8)
     return fmt::format("{}'s prefetch must be 1..8 rows (got {})", variant, shape.prefetch);
-  // The steps of one barrier come from one group of prefetched rows.
-  if (shape.rows_per_barrier < 1 || shape.prefetch % shape.rows_per_barrier != 0)
-    return fmt::format("{}'s rows_per_barrier must divide prefetch ({}), not {}", variant, shape.prefetch,
-                       shape.rows_per_barrier);
   return std::nullopt;
 }
 }  // namespace
@@ -117,7 +111,7 @@ const std::vector<VariantInfo>& box_blur_variants() {
         {"items", {4, 8}, "consecutive columns per work-item"},
         {"strip", {32, 16, 8, 10, 12, 24, 40, 48, 64}, "rows per work-group"},
         {"prefetch", {2, 4, 1}, "rows loaded ahead per work-item (1: the next row only)"},
-        kMirrorTunable, ring_tunable(1), kRowsPerBarrierTunable}},
+        kMirrorTunable, ring_tunable(1)}},
       {"fused_wide",
        "RGBA, 2 <= d <= 64: fused_packed for wide windows, each kept as whole 32-bit words plus the sum of "
        "their high lanes, the first one from published block sums (built per d)",
@@ -128,7 +122,7 @@ const std::vector<VariantInfo>& box_blur_variants() {
         {"items", {4, 8}, "consecutive columns per work-item"},
         {"strip", {128, 64, 144, 96, 32, 160, 48, 16, 8}, "rows per work-group"},
         {"prefetch", {1, 2, 4}, "rows loaded ahead per work-item (1: the next row only)"},
-        kMirrorTunable, ring_tunable(0), kRowsPerBarrierTunable}},
+        kMirrorTunable, ring_tunable(0)}},
   };
   return all;
 }
@@ -195,7 +189,6 @@ BlocksShape band_tunables(const TuningConfig& config, const char* variant) {
   shape.prefetch = tunable_value(config, v, "prefetch");
   shape.mirror = tunable_value(config, v, "mirror");
   shape.ring = tunable_value(config, v, "ring") != 0;
-  shape.rows_per_barrier = tunable_value(config, v, "rows_per_barrier", 1);
   return shape;
 }
 
@@ -213,8 +206,8 @@ BlocksShape box_prefix_shape(const TuningConfig& config, int diameter) {
   if (config.empty() && 2 * shape.halo > shape.local_x)
     shape.local_x = std::max(shape.local_x, int(std::bit_ceil(unsigned(2 * shape.halo))));
   // Two rows' worth (the buffers alternate): items + 1 float4 prefixes per work-item, one float4 block total.
-  shape.entry_bytes = 2 * std::size_t(shape.rows_per_barrier * shape.local_x) * std::size_t(shape.items + 1) * 16;
-  shape.block_bytes = 2 * std::size_t(shape.rows_per_barrier * shape.local_x) * 16;
+  shape.entry_bytes = 2 * std::size_t(shape.local_x) * std::size_t(shape.items + 1) * 16;
+  shape.block_bytes = 2 * std::size_t(shape.local_x) * 16;
   size_ring(shape, diameter);
   return shape;
 }
@@ -226,7 +219,7 @@ BlocksShape box_packed_shape(const TuningConfig& config, int diameter, const cha
   shape.halo = (a + diameter + shape.items - 2) / shape.items;
   // Two rows' worth (the buffers alternate): items / 2 pairs of column sums per work-item and a pad entry
   // (fused_wide: the block's sums).
-  shape.entry_bytes = 2 * std::size_t(shape.rows_per_barrier * shape.local_x) * std::size_t(shape.items / 2 + 1) * 16;
+  shape.entry_bytes = 2 * std::size_t(shape.local_x) * std::size_t(shape.items / 2 + 1) * 16;
   shape.block_bytes = 0;
   size_ring(shape, diameter);
   return shape;

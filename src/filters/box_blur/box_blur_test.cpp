@@ -240,7 +240,6 @@ TEST(BoxBlurFusedPrefix, EveryPrefetchDepthMatchesTheReference) {
                                            {"local_x", 32},
                                            {"strip", strip},
                                            {"prefetch", prefetch},
-                                           {"rows_per_barrier", prefetch == 4 ? 2 : 1},
                                            {"ring", prefetch != 2 && d <= 31},
                                            {"mirror", (prefetch + strip + d) % 2}};
               SCOPED_TRACE(fmt::format("{}x37 d={} border={} config={} seed={}", width, d, to_string(border),
@@ -287,9 +286,7 @@ void expect_band_shapes_match(const char* variant, std::initializer_list<int> di
 // and mirrored strips on and off.
 TEST(BoxBlurFusedPacked, EveryDiameterAndShapeMatchesTheReference) {
   expect_band_shapes_match("fused_packed", {2, 3, 6, 9, 14, 15}, {2, 4, 8}, [](int d, int items, int strip) {
-    // rows_per_barrier 2 at prefetch 4 (buffers chosen at build time) and at prefetch 2 (at run time).
     return TuningConfig{{"prefetch", items == 2 ? 4 : items == 4 ? 1 : 2},
-                        {"rows_per_barrier", items == 4 ? 1 : 2},
                         {"ring", items != 4},
                         {"mirror", (strip + d + items) % 2}};
   });
@@ -334,12 +331,8 @@ TEST(BoxBlurFusedPacked, RoundingIsExactForEveryWindowSum) {
 // some, and a tail or none; the ring (where it fits in local memory) and mirrored strips on and off.
 TEST(BoxBlurFusedWide, EveryDiameterAndShapeMatchesTheReference) {
   expect_band_shapes_match("fused_wide", {2, 3, 17, 26, 31, 45, 63, 64}, {4, 8}, [](int d, int items, int strip) {
-    // rows_per_barrier 2 (items 4) and 4 (items 8 on 3-row strips: most steps of a barrier past the strip).
-    const int prefetch = items == 4 ? 2 : strip == 3 ? 4 : 1;
-    return TuningConfig{{"prefetch", prefetch},
-                        {"rows_per_barrier", prefetch},
-                        {"ring", d <= 31 && items == 4},
-                        {"mirror", (strip + d) % 2}};
+    return TuningConfig{
+        {"prefetch", items == 4 ? 2 : 1}, {"ring", d <= 31 && items == 4}, {"mirror", (strip + d) % 2}};
   });
   Context& ctx = test_context();
   // Outside its range, or grey, it says so.
