@@ -3,6 +3,7 @@
 # (strip), box blur d = 31 and 63 (fused_wide) and bilateral RGBA (unrolled), 8192x8192. With
 # CLFILTERS_BUILD_OPTIONS=-cl-nv-verbose the ptxas report of each build (registers, spills) is in the
 # program cache's .txt files (OUT/programs.tar.gz).
+# It needs commit 3e17d03: the tunable it sweeps was reverted after this call (see the .md).
 # Through the device tool: bash THIS_FILE (OUT set).
 set -u
 export CLFILTERS_BUILD_OPTIONS=-cl-nv-verbose
