@@ -1,6 +1,6 @@
 # H200 call of 2026-11-24 (fifth session): box blur with `rows_per_barrier` steps publishing their column
 # sums before one barrier, against one per barrier, at the tuned shapes and around them, 8192x8192.
-# It needs commit 2961051: the tunable it sweeps was reverted after this call (see the .md).
+# It needs commit 2e164f9: the tunable it sweeps was reverted after this call (see the .md).
 # Through the device tool: bash THIS_FILE (OUT set).
 set -u
 F='--sizes 8192x8192 --warmup 5 --runs 20 --total-runs 1 --cpu-runs 0'

@@ -1,6 +1,6 @@
 # H200 call of 2026-11-24 (fifth session): Sobel strip with several blocks per work-item (the `blocks`
 # tunable) at 8k, magnitude over the shapes near the tuned one, gradients and l1 at their tuned shapes.
-# It needs commit f2ee597: the tunable it sweeps was reverted after this call (see the .md).
+# It needs commit 1a0fcaf: the tunable it sweeps was reverted after this call (see the .md).
 # Through the device tool: bash THIS_FILE (OUT set).
 set -u
 F='--sizes 8192x8192 --warmup 10 --runs 30 --total-runs 1 --cpu-runs 0'
