@@ -33,6 +33,17 @@ Tunable ring_tunable(int default_value) {
           "leaving rows from a local-memory ring of d rows (1) instead of global memory"};
 }
 
+// fused_packed's and fused_wide's tunables: one kernel body, so the same work-group shapes; the strips,
+// prefetch depths and the ring's default are each one's own measurements.
+std::vector<Tunable> per_d_band_tunables(std::vector<int> strips, std::vector<int> prefetch, int ring_default) {
+  return {{"local_x", {64, 128, 32, 96}, "work-items per work-group"},
+          {"items", {4, 8}, "consecutive columns per work-item"},
+          {"strip", std::move(strips), "rows per work-group"},
+          {"prefetch", std::move(prefetch), "rows loaded ahead per work-item (1: the next row only)"},
+          kMirrorTunable,
+          ring_tunable(ring_default)};
+}
+
 // What the band variants ask of the device: fused_blocks, fused_prefix, fused_packed and fused_wide, each
 // one work-group row of local_x work-items, halo of them producing no output, with entry and block buffers
 // and the leaving-row ring in dynamic local memory and a ring of `prefetch` rows in registers.
@@ -107,22 +118,14 @@ const std::vector<VariantInfo>& box_blur_variants() {
        // 32-row mirrored strips with the ring were within 3% of the best at d = 3, 9, 11 and 15. Without the
        // ring, 8-16-row strips were fastest; strips between the powers of two: shorter strips re-read more
        // rows to start, longer ones leave a larger last wave of work-groups.
-       {{"local_x", {64, 128, 32, 96}, "work-items per work-group"},
-        {"items", {4, 8}, "consecutive columns per work-item"},
-        {"strip", {32, 16, 8, 10, 12, 24, 40, 48, 64}, "rows per work-group"},
-        {"prefetch", {2, 4, 1}, "rows loaded ahead per work-item (1: the next row only)"},
-        kMirrorTunable, ring_tunable(1)}},
+       per_d_band_tunables({32, 16, 8, 10, 12, 24, 40, 48, 64}, {2, 4, 1}, 1)},
       {"fused_wide",
        "RGBA, 2 <= d <= 64: fused_packed for wide windows, each kept as whole 32-bit words plus the sum of "
        "their high lanes, the first one from published block sums (built per d)",
        // Defaults from the H200 at 8k (bench/results/2026-11-24-nvidia-h200-wide.md, call 2): 128-row strips
        // and prefetch 1 at d = 31 and 63, where 112 and 96 rows lost 10-25%: the work-groups then no longer
        // fit one wave. Items 8 at d = 63.
-       {{"local_x", {64, 128, 32, 96}, "work-items per work-group"},
-        {"items", {4, 8}, "consecutive columns per work-item"},
-        {"strip", {128, 64, 144, 96, 32, 160, 48, 16, 8}, "rows per work-group"},
-        {"prefetch", {1, 2, 4}, "rows loaded ahead per work-item (1: the next row only)"},
-        kMirrorTunable, ring_tunable(0)}},
+       per_d_band_tunables({128, 64, 144, 96, 32, 160, 48, 16, 8}, {1, 2, 4}, 0)},
   };
   return all;
 }
