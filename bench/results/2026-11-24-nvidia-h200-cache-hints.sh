@@ -1,4 +1,4 @@
-# H200 call of 2026-11-24 (seventh session): box blur with L2 eviction hints (`cache_hints`, box_blur.cl's
+# H200 call of 2026-11-24 (seventh session; needs commit 146531e, reverted after it): box blur with L2 eviction hints (`cache_hints`, box_blur.cl's
 # CACHE_HINTS) against none, at the tuned shapes and with longer strips (fewer strips in flight, so a row
 # stays in L2 until it leaves the window), 8192x8192.
 # Through the device tool: bash THIS_FILE (OUT set).

@@ -485,65 +485,6 @@ inline void item_columns(int cx, int w, int mode, bool aligned, int* xk) {
   for (int k = 0; k < ITEMS; ++k) xk[k] = aligned ? 0 : border_index(cx + k, w, mode);
 }
 
-// -D CACHE_HINTS=bits (fused_packed and fused_wide on NVIDIA, whose PTX takes inline asm; issue 8, not from
-// a seed): L2 eviction priorities for strips whose leaving rows come back from global memory d rows after
-// they entered. Why: all strips of a wave move down together, ~4 MB of rows in and out per step at 8k, so at
-// d >= 15 a row has left the 50 MB L2 before it leaves the window and is read from DRAM twice.
-//   1: outputs stored with st.global.cs (evict first): nothing reads them again;
-//   2: leaving rows loaded with ld.global.cs (evict first): their last use;
-//   4: entering and start-up rows loaded under an L2 evict_last policy: they are read again d rows later.
-#if !defined(CACHE_HINTS) || !NV_PTX_FTZ || ITEMS % 4 != 0
-#undef CACHE_HINTS
-#define CACHE_HINTS 0
-#endif
-#define ROW_ENTERING 0
-#define ROW_LEAVING 1
-#if CACHE_HINTS
-inline uint4 load4_evict_first(__global const uint4* q) {
-  uint4 v;
-  asm("ld.global.cs.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(q));
-  return v;
-}
-inline uint4 load4_policy(__global const uint4* q, ulong policy) {
-  uint4 v;
-  asm("ld.global.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
-      : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-      : "l"(q), "l"(policy));
-  return v;
-}
-inline void store4_evict_first(__global uint4* q, uint4 v) {
-  asm volatile("st.global.cs.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(q), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w)
-               : "memory");
-}
-inline ulong l2_evict_last_policy(void) {
-  ulong policy;
-  asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(policy));
-  return policy;
-}
-#else
-inline ulong l2_evict_last_policy(void) { return 0; }
-#endif
-
-// load_items for a row of a strip: `use` says whether this read is the row's first (ROW_ENTERING) or its
-// last (ROW_LEAVING), for CACHE_HINTS.
-inline void load_row_items(__global const uint* src, int yy, int cx, int w, uint cval, bool aligned, const int* xk,
-                           uint* p, int use, ulong policy) {
-#if CACHE_HINTS
-  if (yy >= 0 && aligned && (use == ROW_LEAVING ? CACHE_HINTS & 2 : CACHE_HINTS & 4)) {
-    __global const uint4* q = (__global const uint4*)(src + yy * w + cx);
-    for (int k = 0; k < ITEMS / 4; ++k) {
-      const uint4 v = use == ROW_LEAVING ? load4_evict_first(q + k) : load4_policy(q + k, policy);
-      p[4 * k] = v.x;
-      p[4 * k + 1] = v.y;
-      p[4 * k + 2] = v.z;
-      p[4 * k + 3] = v.w;
-    }
-    return;
-  }
-#endif
-  load_items(src, yy, cx, w, cval, aligned, xk, p);
-}
-
 // The rounded mean of a window sum, packed. FLOAT_ROUND=1 (d <= 128) rounds in FP32, whose lanes
 // outnumber INT32's two to one: s to float by the 2^23 exponent trick, one FMA with 1/n and a bias
 // of (n/2 + 0.5)/n - 0.5, and round-to-nearest through 1.5 * 2^23, which leaves the result in the low
@@ -695,11 +636,10 @@ inline int strip_row(int first, int dir, int k, int h, int mode) { return border
 
 // Step i's entering row and, without RING, its leaving row.
 inline void load_step(__global const uint* src, int first, int dir, int i, int d, int h, int mode, int cx, int w,
-                      uint cval, bool aligned, const int* xk, uint* p_in, uint* p_out, ulong policy) {
-  load_row_items(src, strip_row(first, dir, i + d - 1, h, mode), cx, w, cval, aligned, xk, p_in, ROW_ENTERING,
-                 policy);
+                      uint cval, bool aligned, const int* xk, uint* p_in, uint* p_out) {
+  load_items(src, strip_row(first, dir, i + d - 1, h, mode), cx, w, cval, aligned, xk, p_in);
 #if !RING
-  load_row_items(src, strip_row(first, dir, i - 1, h, mode), cx, w, cval, aligned, xk, p_out, ROW_LEAVING, policy);
+  load_items(src, strip_row(first, dir, i - 1, h, mode), cx, w, cval, aligned, xk, p_out);
 #endif
 }
 
@@ -831,7 +771,6 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
   int xk[ITEMS];
   item_columns(cx, w, mode, aligned, xk);
   for (int k = 0; k < ITEMS; ++k) col[k] = 0;
-  const ulong policy = l2_evict_last_policy();
   // Ring of the next PREFETCH rows' entering and leaving pixels: step i (output row yfirst + dir * i) uses slot
   // i % PREFETCH, refilled with step i + PREFETCH's rows as soon as it is used. With the row loop unrolled
   // by PREFETCH the slots are static (registers) and PREFETCH rows of loads are in flight at once. Issued
@@ -840,8 +779,7 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
 #pragma unroll
   for (int i = 1; i <= PREFETCH; ++i)
     if (i < n)
-      load_step(src, first, dir, i, d, h, mode, cx, w, cval, aligned, xk, p_in[i % PREFETCH], p_out[i % PREFETCH],
-                policy);
+      load_step(src, first, dir, i, d, h, mode, cx, w, cval, aligned, xk, p_in[i % PREFETCH], p_out[i % PREFETCH]);
   // The d rows of output step 0's window, START_ROWS loads issued before they are added (64 bytes per
   // work-item in flight; more costs registers at ITEMS=8): with short strips this start-up chain of
   // dependent loads is most of a work-group's time.
@@ -851,8 +789,7 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
 #pragma unroll
     for (int q = 0; q < START_ROWS; ++q) {
       if (j + q < d) {
-        load_row_items(src, strip_row(first, dir, j + q, h, mode), cx, w, cval, aligned, xk, t[q], ROW_ENTERING,
-                       policy);
+        load_items(src, strip_row(first, dir, j + q, h, mode), cx, w, cval, aligned, xk, t[q]);
       } else {
         for (int k = 0; k < ITEMS; ++k) t[q][k] = 0;
       }
@@ -897,7 +834,7 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
 #endif
         for (int k = 0; k < ITEMS; ++k) col[k] = col[k] + TO_CSUM(p_in[u][k]) - TO_CSUM(p_out[u][k]);
         if (i + PREFETCH < n)
-          load_step(src, first, dir, i + PREFETCH, d, h, mode, cx, w, cval, aligned, xk, p_in[u], p_out[u], policy);
+          load_step(src, first, dir, i + PREFETCH, d, h, mode, cx, w, cval, aligned, xk, p_in[u], p_out[u]);
       }
       // The buffers alternate between rows; i & 1 is static when PREFETCH is even.
       const int buf = PREFETCH % 2 == 0 ? u & 1 : i & 1;
@@ -1013,13 +950,7 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
 #endif
         const int x = gx0 + lx * ITEMS;
         if (w % ITEMS == 0 && x + ITEMS <= w) {
-#if CACHE_HINTS & 1
-          for (int k = 0; k < ITEMS / 4; ++k)
-            store4_evict_first((__global uint4*)(dst + y * w + x) + k,
-                               (uint4)(o.a[4 * k], o.a[4 * k + 1], o.a[4 * k + 2], o.a[4 * k + 3]));
-#else
           *(__global pixvec_t*)(dst + y * w + x) = o.v;
-#endif
         } else {
           for (int k = 0; k < ITEMS; ++k)
             if (x + k < w) dst[y * w + x + k] = o.a[k];

@@ -116,10 +116,9 @@ Plan make_plan(Context& ctx, const BoxBlurParams& params, std::string_view varia
   if (v == "fused_packed" || v == "fused_wide") {
     const bool wide = v == "fused_wide";
     const BlocksShape shape = box_packed_shape(plan.config, params.diameter, v.c_str());
-    plan.options += fmt::format(
-        " -D ITEMS={} -D WIN_A={} -D DIAMETER={} -D PREFETCH={} -D RING={} -D CACHE_HINTS={}{}{}",
-        shape.items, box_window_offset(shape.items, params.diameter), params.diameter, shape.prefetch,
-        int(shape.ring), shape.cache_hints, wide ? " -D WIDE=1" : "", device.fast_math_options());
+    plan.options += fmt::format(" -D ITEMS={} -D WIN_A={} -D DIAMETER={} -D PREFETCH={} -D RING={}{}{}", shape.items,
+                                box_window_offset(shape.items, params.diameter), params.diameter,
+                                shape.prefetch, int(shape.ring), wide ? " -D WIDE=1" : "", device.fast_math_options());
     plan.kernels = {wide ? "box_fused_wide" : "box_fused_packed"};
   }
   return plan;

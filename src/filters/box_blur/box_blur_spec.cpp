@@ -33,11 +33,6 @@ Tunable ring_tunable(int default_value) {
           "leaving rows from a local-memory ring of d rows (1) instead of global memory"};
 }
 
-// box_blur.cl's CACHE_HINTS (NVIDIA only; elsewhere every value builds the same kernel).
-constexpr const char* kCacheHintsHelp =
-    "L2 eviction hints on NVIDIA, bits: 1 outputs evict-first, 2 leaving rows evict-first, 4 entering rows "
-    "evict-last";
-
 // fused_packed's and fused_wide's tunables: one kernel body, so the same work-group shapes; the strips,
 // prefetch depths and the ring's default are each one's own measurements.
 std::vector<Tunable> per_d_band_tunables(std::vector<int> strips, std::vector<int> prefetch, int ring_default) {
@@ -46,8 +41,7 @@ std::vector<Tunable> per_d_band_tunables(std::vector<int> strips, std::vector<in
           {"strip", std::move(strips), "rows per work-group"},
           {"prefetch", std::move(prefetch), "rows loaded ahead per work-item (1: the next row only)"},
           kMirrorTunable,
-          ring_tunable(ring_default),
-          {"cache_hints", {0, 7, 3, 1}, kCacheHintsHelp}};
+          ring_tunable(ring_default)};
 }
 
 // What the band variants ask of the device: fused_blocks, fused_prefix, fused_packed and fused_wide, each
@@ -223,7 +217,6 @@ BlocksShape box_prefix_shape(const TuningConfig& config, int diameter) {
 
 BlocksShape box_packed_shape(const TuningConfig& config, int diameter, const char* variant) {
   BlocksShape shape = band_tunables(config, variant);
-  shape.cache_hints = tunable_value(config, *find_variant(box_blur_variants(), variant), "cache_hints");
   const int a = box_window_offset(shape.items, diameter);
   // Columns up to t * items + a + items + d - 2 are read (see box_fused_packed).
   shape.halo = (a + diameter + shape.items - 2) / shape.items;

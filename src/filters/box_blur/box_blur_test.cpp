@@ -282,16 +282,13 @@ void expect_band_shapes_match(const char* variant, std::initializer_list<int> di
 }
 
 // fused_packed is built per d (2..15) and items: both ends of its range and diameters whose window starts
-// at every parity within a block (WIN_A odd and even), each items with a different prefetch depth, the ring,
-// mirrored strips and (where they apply: NVIDIA) the L2 cache hints on and off.
+// at every parity within a block (WIN_A odd and even), each items with a different prefetch depth, the ring
+// and mirrored strips on and off.
 TEST(BoxBlurFusedPacked, EveryDiameterAndShapeMatchesTheReference) {
   expect_band_shapes_match("fused_packed", {2, 3, 6, 9, 14, 15}, {2, 4, 8}, [](int d, int items, int strip) {
-    return TuningConfig{{"prefetch", items == 2   ? 4
-                                     : items == 4 ? 1
-                                                  : 2},
+    return TuningConfig{{"prefetch", items == 2 ? 4 : items == 4 ? 1 : 2},
                         {"ring", items != 4},
-                        {"mirror", (strip + d + items) % 2},
-                        {"cache_hints", d % 2 ? 7 : 0}};
+                        {"mirror", (strip + d + items) % 2}};
   });
   Context& ctx = test_context();
   // Outside its range, or grey, it says so.
@@ -331,16 +328,12 @@ TEST(BoxBlurFusedPacked, RoundingIsExactForEveryWindowSum) {
 
 // fused_wide is built per d (2..64) and items: diameters whose window starts at every offset within a
 // block for items 4 and 8 (WIN_A 0..3 and 0, 1, 2, 3, 7), with first windows of no whole block (d=2, 3),
-// some, and a tail or none; the ring (where it fits in local memory), mirrored strips and the L2 cache hints
-// (NVIDIA) on and off.
+// some, and a tail or none; the ring (where it fits in local memory) and mirrored strips on and off.
 TEST(BoxBlurFusedWide, EveryDiameterAndShapeMatchesTheReference) {
-  expect_band_shapes_match("fused_wide", {2, 3, 17, 26, 31, 45, 63, 64}, {4, 8},
-                           [](int d, int items, int strip) {
-                             return TuningConfig{{"prefetch", items == 4 ? 2 : 1},
-                                                 {"ring", d <= 31 && items == 4},
-                                                 {"mirror", (strip + d) % 2},
-                                                 {"cache_hints", d % 2 ? 7 : 1}};
-                           });
+  expect_band_shapes_match("fused_wide", {2, 3, 17, 26, 31, 45, 63, 64}, {4, 8}, [](int d, int items, int strip) {
+    return TuningConfig{
+        {"prefetch", items == 4 ? 2 : 1}, {"ring", d <= 31 && items == 4}, {"mirror", (strip + d) % 2}};
+  });
   Context& ctx = test_context();
   // Outside its range, or grey, it says so.
   for (int d : {1, 65}) EXPECT_TRUE(box_blur_unsupported(ctx.info(), "fused_wide", {d, {}}, 300, 70, 4));
