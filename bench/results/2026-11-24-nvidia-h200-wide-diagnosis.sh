@@ -16,8 +16,8 @@ for opts in "" "-D DIAG_NO_LEAVING=1" "-D DIAG_NO_WINDOW=1" "-D DIAG_NO_STORE=1"
   for dv in "31 $W31" "63 $W63"; do
     set -- $dv
     CLFILTERS_BUILD_OPTIONS="$opts" build/release/tools/clfilters bench box-blur $F \
-      --params channels=4,diameter=$1 --variants "$2" > "$OUT/run.txt" 2>&1
-    echo "d=$1 [${opts:-none}] $(grep '^box-blur' "$OUT/run.txt" | awk '{print $5, "ms", $12}')"
+      --params channels=4,diameter=$1 --variants "$2" --unchecked > "$OUT/run.txt" 2>&1
+    echo "[${opts:-none}] $(grep '^box-blur' "$OUT/run.txt" | tr -s ' ' | cut -d' ' -f3,6-8,13)"
   done
 done | tee "$OUT/diagnosis.txt"
 rm -f "$OUT/run.txt"

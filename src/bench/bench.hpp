@@ -34,6 +34,9 @@ struct BenchOptions {
   // Non-empty: each case's input (what synthetic_photo drew for it) is written to this folder as
   // FILTER_PARAMS_WxH.npy and its SHA-256 recorded in the rows, so peers can run on the same bytes.
   std::string save_inputs_dir;
+  // A variant whose output differs from the reference is timed anyway, its label marked " UNCHECKED":
+  // for diagnostic builds (CLFILTERS_BUILD_OPTIONS) that take part of a kernel's work out.
+  bool unchecked = false;
 };
 
 struct Stats {

@@ -1,15 +1,16 @@
 // The benchmark harness's arithmetic and output formats (its timings are exercised by the smoke run).
-#include <gtest/gtest.h>
+#include "bench/bench.hpp"
 
 #include <fmt/format.h>
+#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <random>
 
-#include "bench/bench.hpp"
 #include "clfilters/image_io.hpp"
 #include "common/synthetic_image.hpp"
+#include "testing/scoped_env.hpp"
 
 namespace clf {
 namespace {
@@ -150,6 +151,26 @@ TEST(BenchVariants, ExplicitTunablesReachTheFilter) {
   EXPECT_EQ(report.rows[1].status.rfind("skipped: ", 0), 0u) << report.rows[1].status;
   options.variants = "local_tile[tile_x=8";
   EXPECT_THROW(run_bench(ctx, options), std::invalid_argument);
+}
+
+// A build option from the environment that makes box blur's naive kernel read RGBA as grey: the checked run
+// rejects its output, the unchecked one times it under a marked label.
+TEST(BenchVariants, UncheckedTimesAVariantWhoseOutputDiffers) {
+  const FilterSpec* spec = find_filter_spec("box-blur");
+  if (!spec) GTEST_SKIP() << "box-blur is not in this build";
+  ScopedEnv wrong_channels("CLFILTERS_BUILD_OPTIONS", "-D CHANNELS=1");
+  Context ctx;
+  BenchOptions options = one_box_blur_case(*spec, 5, "naive");
+  options.sizes = {{21, 9}};
+  const BenchReport checked = run_bench(ctx, options);
+  ASSERT_EQ(checked.rows.size(), 1u);
+  EXPECT_EQ(checked.rows[0].status.rfind("WRONG: ", 0), 0u) << checked.rows[0].status;
+  options.unchecked = true;
+  const BenchReport unchecked = run_bench(ctx, options);
+  ASSERT_EQ(unchecked.rows.size(), 1u);
+  EXPECT_EQ(unchecked.rows[0].status, "ok");
+  EXPECT_EQ(unchecked.rows[0].variant, "naive UNCHECKED");
+  EXPECT_GT(unchecked.rows[0].kernel_ms.median, 0);
 }
 
 }  // namespace

@@ -1,39 +1,23 @@
 // Device selection, the program cache and error reporting.
+#include "clfilters/runtime.hpp"
+
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
-#include <fmt/format.h>
-#include <unistd.h>
-
 #include "clfilters/border.hpp"
 #include "clfilters/device_image.hpp"
-#include "clfilters/runtime.hpp"
 #include "runtime/kernel_sources.hpp"
+#include "testing/scoped_env.hpp"
 
 namespace clf {
 namespace {
 namespace fs = std::filesystem;
-
-// Sets an environment variable for one scope.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old, had_ = true;
-    if (value) ::setenv(name, value, 1); else ::unsetenv(name);
-  }
-  ~ScopedEnv() {
-    if (had_) ::setenv(name_, old_.c_str(), 1); else ::unsetenv(name_);
-  }
-
- private:
-  const char* name_;
-  std::string old_;
-  bool had_ = false;
-};
 
 TEST(Devices, ListsAtLeastOneWithItsProperties) {
   const auto all = list_devices();

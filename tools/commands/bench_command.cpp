@@ -72,6 +72,9 @@ class BenchCommand : public Command {
     cmd->add_option("--plot", plot_, "write an SVG bar chart of speedup over naive");
     cmd->add_option("--save-inputs", options_.save_inputs_dir,
                     "write each case's input to DIR as FILTER_PARAMS_WxH.npy, with its SHA-256 in the rows");
+    cmd->add_flag("--unchecked", options_.unchecked,
+                  "time a variant whose output differs from the reference instead of rejecting it, marked "
+                  "UNCHECKED (for diagnostic builds through CLFILTERS_BUILD_OPTIONS)");
     cmd->add_option("--device", device_, "OpenCL device (index or name substring)");
     return cmd;
   }
