@@ -654,8 +654,10 @@ inline void load_strip_row(__global const uint* src, int first, int dir, int k, 
 inline void load_step(__global const uint* src, int first, int dir, int i, int d, int h, int mode, int cx, int w,
                       uint cval, bool aligned, bool direct, const int* xk, uint* p_in, uint* p_out) {
   load_strip_row(src, first, dir, i + d - 1, h, mode, cx, w, cval, aligned, direct, xk, p_in);
-#if !RING
+#if !RING && !DIAG_NO_LEAVING
   load_strip_row(src, first, dir, i - 1, h, mode, cx, w, cval, aligned, direct, xk, p_out);
+#elif DIAG_NO_LEAVING
+  for (int k = 0; k < ITEMS; ++k) p_out[k] = (p_in[k] >> 1) & 0x7F7F7F7Fu;
 #endif
 }
 
@@ -930,6 +932,10 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
           }
 #pragma unroll
           for (int k = 0; k < ITEMS; ++k) {
+#if DIAG_NO_WINDOW
+            o.a[k] = col[k].x + col[k].y;
+            continue;
+#endif
             o.a[k] = wide_round(x, hs, magic);
             if (k + 1 < ITEMS) {
               const uint2 in = wide_column(e, lx, WIN_A + k + DIAMETER, col), out = wide_column(e, lx, WIN_A + k, col);
@@ -980,6 +986,9 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
 #endif
         const int x = gx0 + lx * ITEMS;
         if (w % ITEMS == 0 && x + ITEMS <= w) {
+#if DIAG_NO_STORE
+          if (o.a[0] == 0x01234567u)
+#endif
           *(__global pixvec_t*)(dst + y * w + x) = o.v;
         } else {
           for (int k = 0; k < ITEMS; ++k)
