@@ -17,7 +17,7 @@ for opts in "" "-D DIAG_NO_LEAVING=1" "-D DIAG_NO_WINDOW=1" "-D DIAG_NO_STORE=1"
     set -- $dv
     CLFILTERS_BUILD_OPTIONS="$opts" build/release/tools/clfilters bench box-blur $F \
       --params channels=4,diameter=$1 --variants "$2" --unchecked > "$OUT/run.txt" 2>&1
-    echo "[${opts:-none}] $(grep '^box-blur' "$OUT/run.txt" | tr -s ' ' | cut -d' ' -f3,6-8,13)"
+    echo "[${opts:-none}] $(grep '^box-blur' "$OUT/run.txt" | tr -s ' ' | cut -d' ' -f3,6-9)"
   done
 done | tee "$OUT/diagnosis.txt"
 rm -f "$OUT/run.txt"
