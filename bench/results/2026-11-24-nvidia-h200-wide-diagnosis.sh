@@ -4,6 +4,7 @@
 #   DIAG_NO_LEAVING  no leaving-row loads (the column sums slide by a value made from the entering row)
 #   DIAG_NO_WINDOW   no row window (each output is its column sum)
 #   DIAG_NO_STORE    no output stores (kept only for a value that never occurs)
+#   DIAG_NO_STARTUP  no d-row start of each strip (its column sums start from zero)
 # Through the device tool: bash THIS_FILE (OUT set).
 set -u
 CLF_TAIL=3 bench/gpu-quick.sh $OUT "box_blur" "" > /dev/null
@@ -12,7 +13,9 @@ W31='fused_wide[items=4,local_x=64,mirror=1,ring=0,strip=128,prefetch=1]'
 W63='fused_wide[items=8,local_x=64,mirror=1,ring=0,strip=128,prefetch=1]'
 export XDG_CACHE_HOME=/tmp/clfilters-gpu-cache CLFILTERS_DEVICE=nvidia
 for opts in "" "-D DIAG_NO_LEAVING=1" "-D DIAG_NO_WINDOW=1" "-D DIAG_NO_STORE=1" \
-            "-D DIAG_NO_LEAVING=1 -D DIAG_NO_STORE=1" "-D DIAG_NO_LEAVING=1 -D DIAG_NO_WINDOW=1"; do
+            "-D DIAG_NO_LEAVING=1 -D DIAG_NO_STORE=1" "-D DIAG_NO_LEAVING=1 -D DIAG_NO_WINDOW=1" \
+            "-D DIAG_NO_STARTUP=1" "-D DIAG_NO_STARTUP=1 -D DIAG_NO_LEAVING=1 -D DIAG_NO_WINDOW=1" \
+            "-D DIAG_NO_LEAVING=1 -D DIAG_NO_WINDOW=1 -D DIAG_NO_STORE=1"; do
   for dv in "31 $W31" "63 $W63"; do
     set -- $dv
     CLFILTERS_BUILD_OPTIONS="$opts" build/release/tools/clfilters bench box-blur $F \

@@ -816,7 +816,10 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
   // work-item in flight; more costs registers at ITEMS=8): with short strips this start-up chain of
   // dependent loads is most of a work-group's time.
 #define START_ROWS (ITEMS >= 8 ? 2 : 16 / ITEMS)
-  for (int j = 0; j < d; j += START_ROWS) {
+#ifndef DIAG_NO_STARTUP
+#define DIAG_NO_STARTUP 0
+#endif
+  for (int j = 0; j < (DIAG_NO_STARTUP ? 0 : d); j += START_ROWS) {
     uint t[START_ROWS][ITEMS];
 #pragma unroll
     for (int q = 0; q < START_ROWS; ++q) {
