@@ -1,4 +1,4 @@
-# H200 call of 2026-11-24 (seventh session; needs commit 623345c, whose DIAG_* macros were removed after
+# H200 call of 2026-11-24 (seventh session; needs commit 38b9b9e, whose DIAG_* macros were removed after
 # it): fused_wide at its tuned d = 31 and d = 63 shapes with parts of its work taken out through
 # CLFILTERS_BUILD_OPTIONS (wrong outputs; timing only), to see what its time follows:
 #   DIAG_NO_LEAVING  no leaving-row loads (the column sums slide by a value made from the entering row)
