@@ -1,4 +1,5 @@
-# H200 call of 2026-11-24 (seventh session): box blur's fused_packed and fused_wide with direct row loads
+# H200 call of 2026-11-24 (seventh session; needs commit 3d25d7d, reverted after it): box blur's fused_packed and
+# fused_wide with direct row loads
 # (load_strip_row: strips whose rows are all in the image load them with no border index), at the tuned
 # shapes and around them, 8192x8192. Through the device tool: bash THIS_FILE (OUT set).
 set -u
