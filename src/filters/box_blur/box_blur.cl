@@ -634,30 +634,12 @@ inline float4 csum_to_float(uint2 v) {
 // output step 0's window); step i >= 1 enters row i + d - 1 and leaves row i - 1.
 inline int strip_row(int first, int dir, int k, int h, int mode) { return border_index(first + dir * k, h, mode); }
 
-// Strip row k's ITEMS pixels from column cx on, where `direct` says every row the strip reads is in the
-// image and the work-group's columns are aligned: then a plain vector load, with no border index and no
-// constant-row test. Why: at 8k all but the edge strips and columns are direct, and NVIDIA's code for the
-// general row (uniform border branches, the constant row's fill, the aligned test) was ~19 instructions
-// per row and load in fused_wide's row loop, d=31 (its SASS, from the driver's PTX), against ~4 here.
-inline void load_strip_row(__global const uint* src, int first, int dir, int k, int h, int mode, int cx, int w,
-                           uint cval, bool aligned, bool direct, const int* xk, uint* p) {
-  if (direct) {
-    pix_items u;
-    u.v = *(__global const pixvec_t*)(src + (first + dir * k) * w + cx);
-    for (int j = 0; j < ITEMS; ++j) p[j] = u.a[j];
-  } else {
-    load_items(src, strip_row(first, dir, k, h, mode), cx, w, cval, aligned, xk, p);
-  }
-}
-
 // Step i's entering row and, without RING, its leaving row.
 inline void load_step(__global const uint* src, int first, int dir, int i, int d, int h, int mode, int cx, int w,
-                      uint cval, bool aligned, bool direct, const int* xk, uint* p_in, uint* p_out) {
-  load_strip_row(src, first, dir, i + d - 1, h, mode, cx, w, cval, aligned, direct, xk, p_in);
-#if !RING && !DIAG_NO_LEAVING
-  load_strip_row(src, first, dir, i - 1, h, mode, cx, w, cval, aligned, direct, xk, p_out);
-#elif DIAG_NO_LEAVING
-  for (int k = 0; k < ITEMS; ++k) p_out[k] = (p_in[k] >> 1) & 0x7F7F7F7Fu;
+                      uint cval, bool aligned, const int* xk, uint* p_in, uint* p_out) {
+  load_items(src, strip_row(first, dir, i + d - 1, h, mode), cx, w, cval, aligned, xk, p_in);
+#if !RING
+  load_items(src, strip_row(first, dir, i - 1, h, mode), cx, w, cval, aligned, xk, p_out);
 #endif
 }
 
@@ -717,18 +699,8 @@ inline uint packed_mul_hi(uint a, uint b) {
   asm("mul.hi.u32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
   return r;
 }
-// R | G << 8 | B << 16 | A << 24 (each below 256) as three multiply-adds, IMADs on the FMA pipe, where ptxas
-// made five shifts and ORs, mostly on the busier ALU pipe.
-inline uint pack_rgba(uint r, uint g, uint b, uint a) {
-  uint t;
-  asm("mad.lo.u32 %0, %1, 256, %2;" : "=r"(t) : "r"(g), "r"(r));
-  asm("mad.lo.u32 %0, %1, 65536, %2;" : "=r"(t) : "r"(b), "r"(t));
-  asm("mad.lo.u32 %0, %1, 16777216, %2;" : "=r"(t) : "r"(a), "r"(t));
-  return t;
-}
 #else
 #define packed_mul_hi mul_hi
-#define pack_rgba(r, g, b, a) ((r) | ((g) << 8) | ((b) << 16) | ((a) << 24))
 #endif
 
 // The rounded means of a packed window (s + n/2 per lane), packed RGBA. The high lane needs no mask:
@@ -745,7 +717,7 @@ inline uint packed_round(uint2 s, uint magic) {
 inline uint wide_round(uint2 x, uint2 hi, uint magic) {
   const uint r = packed_mul_hi(x.x - (hi.x << 16), magic), b = packed_mul_hi(hi.x, magic);
   const uint g = packed_mul_hi(x.y - (hi.y << 16), magic), a = packed_mul_hi(hi.y, magic);
-  return pack_rgba(r, g, b, a);
+  return r | (g << 8) | (b << 16) | (a << 24);
 }
 
 // Column m of the band counted from work-item lx's first column: its own from registers, else from the
@@ -794,9 +766,6 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
   // the d-row start.
   const bool up = mirror && (g & 1);
   const int dir = up ? -1 : 1, yfirst = up ? y1 - 1 : y0, first = yfirst - r + (up ? d - 1 : 0);
-  // The strip reads rows first + dir * k for k = 0 .. n + d - 2 (load_strip_row).
-  const int last = first + dir * (n + d - 2);
-  const bool direct = aligned && min(first, last) >= 0 && max(first, last) < h;
 
   csum_t col[ITEMS];
   int xk[ITEMS];
@@ -810,21 +779,17 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
 #pragma unroll
   for (int i = 1; i <= PREFETCH; ++i)
     if (i < n)
-      load_step(src, first, dir, i, d, h, mode, cx, w, cval, aligned, direct, xk, p_in[i % PREFETCH],
-                p_out[i % PREFETCH]);
+      load_step(src, first, dir, i, d, h, mode, cx, w, cval, aligned, xk, p_in[i % PREFETCH], p_out[i % PREFETCH]);
   // The d rows of output step 0's window, START_ROWS loads issued before they are added (64 bytes per
   // work-item in flight; more costs registers at ITEMS=8): with short strips this start-up chain of
   // dependent loads is most of a work-group's time.
 #define START_ROWS (ITEMS >= 8 ? 2 : 16 / ITEMS)
-#ifndef DIAG_NO_STARTUP
-#define DIAG_NO_STARTUP 0
-#endif
-  for (int j = 0; j < (DIAG_NO_STARTUP ? 0 : d); j += START_ROWS) {
+  for (int j = 0; j < d; j += START_ROWS) {
     uint t[START_ROWS][ITEMS];
 #pragma unroll
     for (int q = 0; q < START_ROWS; ++q) {
       if (j + q < d) {
-        load_strip_row(src, first, dir, j + q, h, mode, cx, w, cval, aligned, direct, xk, t[q]);
+        load_items(src, strip_row(first, dir, j + q, h, mode), cx, w, cval, aligned, xk, t[q]);
       } else {
         for (int k = 0; k < ITEMS; ++k) t[q][k] = 0;
       }
@@ -869,7 +834,7 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
 #endif
         for (int k = 0; k < ITEMS; ++k) col[k] = col[k] + TO_CSUM(p_in[u][k]) - TO_CSUM(p_out[u][k]);
         if (i + PREFETCH < n)
-          load_step(src, first, dir, i + PREFETCH, d, h, mode, cx, w, cval, aligned, direct, xk, p_in[u], p_out[u]);
+          load_step(src, first, dir, i + PREFETCH, d, h, mode, cx, w, cval, aligned, xk, p_in[u], p_out[u]);
       }
       // The buffers alternate between rows; i & 1 is static when PREFETCH is even.
       const int buf = PREFETCH % 2 == 0 ? u & 1 : i & 1;
@@ -935,10 +900,6 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
           }
 #pragma unroll
           for (int k = 0; k < ITEMS; ++k) {
-#if DIAG_NO_WINDOW
-            o.a[k] = col[k].x + col[k].y;
-            continue;
-#endif
             o.a[k] = wide_round(x, hs, magic);
             if (k + 1 < ITEMS) {
               const uint2 in = wide_column(e, lx, WIN_A + k + DIAMETER, col), out = wide_column(e, lx, WIN_A + k, col);
@@ -989,9 +950,6 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
 #endif
         const int x = gx0 + lx * ITEMS;
         if (w % ITEMS == 0 && x + ITEMS <= w) {
-#if DIAG_NO_STORE
-          if (o.a[0] == 0x01234567u)
-#endif
           *(__global pixvec_t*)(dst + y * w + x) = o.v;
         } else {
           for (int k = 0; k < ITEMS; ++k)
