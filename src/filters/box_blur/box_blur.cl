@@ -639,7 +639,11 @@ inline void load_step(__global const uint* src, int first, int dir, int i, int d
                       uint cval, bool aligned, const int* xk, uint* p_in, uint* p_out) {
   load_items(src, strip_row(first, dir, i + d - 1, h, mode), cx, w, cval, aligned, xk, p_in);
 #if !RING
+#if !DIAG_NO_LEAVING
   load_items(src, strip_row(first, dir, i - 1, h, mode), cx, w, cval, aligned, xk, p_out);
+#else
+  for (int k = 0; k < ITEMS; ++k) p_out[k] = (p_in[k] >> 1) & 0x7F7F7F7Fu;
+#endif
 #endif
 }
 
@@ -784,7 +788,10 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
   // work-item in flight; more costs registers at ITEMS=8): with short strips this start-up chain of
   // dependent loads is most of a work-group's time.
 #define START_ROWS (ITEMS >= 8 ? 2 : 16 / ITEMS)
-  for (int j = 0; j < d; j += START_ROWS) {
+#ifndef DIAG_START_MAX
+#define DIAG_START_MAX 1000
+#endif
+  for (int j = 0; j < min(d, DIAG_START_MAX); j += START_ROWS) {
     uint t[START_ROWS][ITEMS];
 #pragma unroll
     for (int q = 0; q < START_ROWS; ++q) {
