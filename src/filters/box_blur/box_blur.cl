@@ -787,7 +787,11 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
   // The d rows of output step 0's window, START_ROWS loads issued before they are added (64 bytes per
   // work-item in flight; more costs registers at ITEMS=8): with short strips this start-up chain of
   // dependent loads is most of a work-group's time.
+#ifdef DIAG_START_ROWS
+#define START_ROWS DIAG_START_ROWS
+#else
 #define START_ROWS (ITEMS >= 8 ? 2 : 16 / ITEMS)
+#endif
 #ifndef DIAG_START_MAX
 #define DIAG_START_MAX 1000
 #endif
