@@ -1,4 +1,4 @@
-# H200 call of 2026-11-24 (eighth session; needs commit SEE_BELOW, whose DIAG_* macros were removed after it):
+# H200 call of 2026-11-24 (eighth session; needs commit b83ce1c, whose DIAG_* macros were removed after it):
 # fused_wide with more of its strip start's row loads in flight (DIAG_START_ROWS=K: K rows loaded before they
 # are added; the source's default is 4 at items 4 and 2 at items 8), at 32-, 64- and 128-row strips. If the
 # start is a chain of load latencies (every work-group of the one wave starts at once), deeper batches cut it.

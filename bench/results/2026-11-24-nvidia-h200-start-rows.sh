@@ -1,4 +1,4 @@
-# H200 call of 2026-11-24 (eighth session; needs commit SEE_BELOW, whose DIAG_* macros were removed after it):
+# H200 call of 2026-11-24 (eighth session; needs commit 3f5c4c2, whose DIAG_* macros were removed after it):
 # what a strip start of X rows instead of d costs fused_wide at short strips (DIAG_START_MAX=X loads and adds
 # only the first X rows of the start), with and without the leaving-row loads (DIAG_NO_LEAVING). A 2D
 # work-group whose row lanes run consecutive sub-strips and share one start would have each lane load about

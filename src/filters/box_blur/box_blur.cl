@@ -639,11 +639,7 @@ inline void load_step(__global const uint* src, int first, int dir, int i, int d
                       uint cval, bool aligned, const int* xk, uint* p_in, uint* p_out) {
   load_items(src, strip_row(first, dir, i + d - 1, h, mode), cx, w, cval, aligned, xk, p_in);
 #if !RING
-#if !DIAG_NO_LEAVING
   load_items(src, strip_row(first, dir, i - 1, h, mode), cx, w, cval, aligned, xk, p_out);
-#else
-  for (int k = 0; k < ITEMS; ++k) p_out[k] = (p_in[k] >> 1) & 0x7F7F7F7Fu;
-#endif
 #endif
 }
 
@@ -787,15 +783,8 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
   // The d rows of output step 0's window, START_ROWS loads issued before they are added (64 bytes per
   // work-item in flight; more costs registers at ITEMS=8): with short strips this start-up chain of
   // dependent loads is most of a work-group's time.
-#ifdef DIAG_START_ROWS
-#define START_ROWS DIAG_START_ROWS
-#else
 #define START_ROWS (ITEMS >= 8 ? 2 : 16 / ITEMS)
-#endif
-#ifndef DIAG_START_MAX
-#define DIAG_START_MAX 1000
-#endif
-  for (int j = 0; j < min(d, DIAG_START_MAX); j += START_ROWS) {
+  for (int j = 0; j < d; j += START_ROWS) {
     uint t[START_ROWS][ITEMS];
 #pragma unroll
     for (int q = 0; q < START_ROWS; ++q) {
