@@ -1,4 +1,4 @@
-# H200 call of 2026-11-24 (eighth session): fused_wide and fused_packed with `pair` (two mirrored strips per
+# H200 call of 2026-11-24 (eighth session; needs commit f7f8399, whose pair was removed after it): fused_wide and fused_packed with `pair` (two mirrored strips per
 # work-group from one shared start, box_blur.cl's PAIR) against the same shapes without it, at the tuned
 # shapes' neighbourhood. First the box blur tests on the NVIDIA device.
 # Through the device tool: bash THIS_FILE (OUT set).
