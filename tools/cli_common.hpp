@@ -3,7 +3,6 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
-
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -14,6 +13,7 @@
 #include "clfilters/image.hpp"
 #include "clfilters/runtime.hpp"
 #include "clfilters/variant.hpp"
+#include "filters/filter_spec.hpp"
 
 namespace clf::cli {
 
@@ -58,6 +58,8 @@ void add_image_options(CLI::App* cmd, ImageCommandOptions& options, const std::v
 
 // Checks done before any work, each throwing UsageError with one line.
 Border parse_border_option(const std::string& text);
+// --params' "key=value,key=value" as a filter's parameter set.
+ParamMap parse_params_option(const std::string& text);
 void check_variant_name(const std::string& variant, const std::vector<VariantInfo>& variants);
 void check_output_extension(const std::string& path);
 

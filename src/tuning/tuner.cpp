@@ -74,7 +74,7 @@ std::vector<TuneReport> tune(Context& ctx, const std::vector<const FilterSpec*>&
   std::vector<Unit> units;
   for (const FilterSpec* spec : filters.empty() ? all_filter_specs() : filters) {
     std::vector<std::string> seen;
-    for (const auto& params : spec->bench_cases()) {
+    for (const auto& params : options.cases.empty() ? spec->bench_cases() : options.cases) {
       const std::string cls = spec->param_class(params);
       if (std::find(seen.begin(), seen.end(), cls) != seen.end()) continue;  // first case of each class
       seen.push_back(cls);

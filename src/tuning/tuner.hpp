@@ -20,6 +20,7 @@ struct TuneOptions {
   int warmup = 2;
   int timed_runs = 5;          // the time of a candidate is the median of these
   std::size_t exhaustive_limit = 64;  // search every candidate when there are at most this many
+  std::vector<ParamMap> cases;        // empty: the first bench case of each parameter class of each filter
 };
 
 struct CandidateResult {

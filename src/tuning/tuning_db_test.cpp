@@ -128,5 +128,27 @@ TEST_F(TuningDbTest, TunerStoresTheFastestCorrectCandidateAndAutoUsesIt) {
   reload_tuning_db();
 }
 
+// TuneOptions::cases (clfilters tune --params): only that parameter set's class is tuned and stored.
+TEST_F(TuningDbTest, TunerTunesOnlyTheGivenParameterSet) {
+  const auto path = (dir_ / "params.json").string();
+  Context ctx;
+  const FilterSpec* sobel = find_filter_spec("sobel");
+  ASSERT_NE(sobel, nullptr);
+  const ParamMap params = {{"output", "l1"}};
+  ASSERT_NE(sobel->param_class(params), sobel->param_class(sobel->bench_cases().front()));
+  TuningDb db = TuningDb::load(path);
+  TuneOptions options;
+  options.width = 40;
+  options.height = 24;
+  options.budget_seconds = 1;
+  options.cases = {params};
+  const auto reports = tune(ctx, {sobel}, options, db);
+  ASSERT_EQ(reports.size(), 1u);
+  EXPECT_EQ(reports[0].param_class, sobel->param_class(params));
+  ASSERT_TRUE(reports[0].entry);
+  ASSERT_EQ(db.entries().size(), 1u);
+  EXPECT_EQ(db.entries().front().param_class, sobel->param_class(params));
+}
+
 }  // namespace
 }  // namespace clf

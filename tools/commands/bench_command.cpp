@@ -85,20 +85,7 @@ class BenchCommand : public Command {
     options_.filters = find_filters(filters_);
     options_.sizes = parse_sizes(sizes_);
     options_.variants = variants_;
-    if (!params_.empty()) {
-      ParamMap p;
-      std::size_t start = 0;
-      while (start < params_.size()) {
-        const auto comma = params_.find(',', start);
-        const std::string item = params_.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-        const auto eq = item.find('=');
-        if (eq == std::string::npos) throw UsageError(fmt::format("bad --params item '{}' (expected key=value)", item));
-        p[item.substr(0, eq)] = item.substr(eq + 1);
-        if (comma == std::string::npos) break;
-        start = comma + 1;
-      }
-      options_.cases = {p};
-    }
+    if (!params_.empty()) options_.cases = {parse_params_option(params_)};
     Context ctx(device_);
     const bool tty = ::isatty(STDERR_FILENO);
     BenchReport report = run_bench(ctx, options_, [&](const std::string& what) {

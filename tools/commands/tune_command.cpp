@@ -25,6 +25,9 @@ class TuneCommand : public Command {
     cmd->add_flag("--reset", reset_, "forget this device's tuned choices (for FILTERs only, if given) and exit");
     cmd->add_flag("--verbose", verbose_, "list every candidate and why it was skipped");
     cmd->add_option("--device", device_, "OpenCL device (index or name substring)");
+    cmd->add_option("--params", params_,
+                    "tune one parameter set (its class) instead of each class the benchmark covers, e.g. "
+                    "diameter=63,channels=4");
     return cmd;
   }
 
@@ -33,6 +36,7 @@ class TuneCommand : public Command {
     if (std::sscanf(size_.c_str(), "%d%c%d%c", &options_.width, &x, &options_.height, &extra) != 3 || x != 'x' ||
         options_.width < 1 || options_.height < 1)
       throw UsageError(fmt::format("bad --size '{}' (expected WxH)", size_));
+    if (!params_.empty()) options_.cases = {parse_params_option(params_)};
     std::vector<const FilterSpec*> filters;
     for (const auto& n : filters_) {
       const FilterSpec* f = find_filter_spec(n);
@@ -93,7 +97,7 @@ class TuneCommand : public Command {
  private:
   TuneOptions options_;
   std::vector<std::string> filters_;
-  std::string size_ = "1920x1080", device_;
+  std::string size_ = "1920x1080", device_, params_;
   bool show_ = false, reset_ = false, verbose_ = false;
 };
 

@@ -110,7 +110,8 @@ const std::vector<VariantInfo>& box_blur_variants() {
         // Each work-item has `prefetch` rows of loads in flight; on the H200 2 gained 2-7% over 1 and 4 lost
         // (bench/NOTES.md, box blur step 7). More rows cost registers (ring of 2 * items * prefetch pixels).
         {"prefetch", {2, 1, 4}, "rows loaded ahead per work-item (1: the next row only)"},
-        kMirrorTunable, ring_tunable(0)}},
+        kMirrorTunable,
+        ring_tunable(0)}},
       {"fused_packed",
        "RGBA, 2 <= d <= 15: fused_prefix's column sums, the row window slid in packed 16-bit lanes from the "
        "column sums in local memory and rounded by one mul_hi per channel (built per d)",
@@ -124,8 +125,10 @@ const std::vector<VariantInfo>& box_blur_variants() {
        "their high lanes, the first one from published block sums (built per d)",
        // Defaults from the H200 at 8k (bench/results/2026-11-24-nvidia-h200-wide.md, call 2): 128-row strips
        // and prefetch 1 at d = 31 and 63, where 112 and 96 rows lost 10-25%: the work-groups then no longer
-       // fit one wave. Items 8 at d = 63.
-       per_d_band_tunables({128, 64, 144, 96, 32, 160, 48, 16, 8}, {1, 2, 4}, 0)},
+       // fit one wave. Items 8 at d = 63, where 120 rows are the shortest strips that still fit one wave
+       // (ten work-groups per SM at ptxas' 84 registers): 0.266 against 0.277 ms
+       // (bench/results/2026-11-24-nvidia-h200-wave-fit.md).
+       per_d_band_tunables({128, 120, 64, 144, 96, 32, 160, 48, 16, 8}, {1, 2, 4}, 0)},
   };
   return all;
 }
