@@ -1,4 +1,4 @@
-# H200 call of 2026-11-24 (eighth session): ptxas' register counts for fused_wide's tuned 8k shapes and the
+# H200 call of 2026-11-24 (eighth session; results in ...-wave-fit.md): ptxas' register counts for fused_wide's tuned 8k shapes and the
 # deeper start batches of ...-start-rows.md call 2 (rebuilt here with -cl-nv-verbose), to check the
 # one-wave arithmetic of bench/NOTES.md box blur steps 18-19: resident work-groups per SM from registers
 # against the work-groups a launch has.

@@ -1,4 +1,4 @@
-# H200 call of 2026-11-24 (eighth session): re-tune box blur's d<=64 class at 8k alone (`tune --params`), now
+# H200 call of 2026-11-24 (eighth session; results in ...-wave-fit.md): re-tune box blur's d<=64 class at 8k alone (`tune --params`), now
 # that fused_wide's strips include 120, from the committed database; then the tuned `auto` at d = 63 and 31
 # with the result. OUT/tuning.json becomes bench/results/2026-11-23-nvidia-h200-tuning.json.
 # Through the device tool: bash THIS_FILE (OUT set).
