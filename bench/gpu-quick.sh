@@ -41,5 +41,5 @@ cache="$XDG_CACHE_HOME/clfilters"
 cp "$cache/tuning.json" "$out/" 2>/dev/null
 tar czf "$out/programs.tar.gz" -C "$cache" programs 2>/dev/null
 # The device tool brings back at most 8 files: the logs travel as one archive.
-(cd "$out" && tar czf logs.tar.gz --remove-files build.log cmd-*.txt $(ls ctest.log 2>/dev/null))
+(cd "$out" && tar czf logs.tar.gz --remove-files build.log $(ls cmd-*.txt ctest.log 2>/dev/null))
 true
