@@ -6,7 +6,7 @@
 
 namespace clf {
 
-// Sets an environment variable for one scope.
+// Restores the variable's earlier value (or its absence) when the scope ends; a null value unsets it.
 class ScopedEnv {
  public:
   ScopedEnv(const char* name, const char* value) : name_(name) {
