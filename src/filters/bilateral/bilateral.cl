@@ -382,11 +382,6 @@ __kernel void bilateral_pixels4(__global const pix_t* src, __global pix_t* dst, 
 #endif
 #define UR_NV ((UR_SEG + UR_VW - 1) / UR_VW)  // loads per segment (may read past UR_SEG, within the row)
 #define UR_SEG_PAD (UR_NV * UR_VW)
-#ifndef COLUMN_ORDER
-#define COLUMN_ORDER 0
-#endif
-// Loop trips over one window row's (tap, output) pairs: taps outer, or segment columns outer.
-#define UR_PAIRS ((COLUMN_ORDER ? UR_SEG_PAD : UR_DIAMETER) * BLOCK_X)
 
 // 2^x for x <= 0 on FMA-pipe instructions: x = j + f with j = round(x) and f in [-0.5, 0.5], 2^f by
 // a degree-3 polynomial (relative error 7.5e-5), 2^j added into the exponent bits. Adding 1.5 * 2^23
@@ -440,27 +435,24 @@ inline void ur_store_pixel(__local float* tile, int at, uint pixel, float scale,
 #endif
 }
 
-// Loads vector v of a window-row segment of one colour plane, starting at `row`, into registers.
-inline void ur_load_vector(__local const float* row, int v, float* seg) {
-#if UR_VW == 4
-  const float4 q = ((__local const float4*)row)[v];
-  seg[4 * v] = q.x;
-  seg[4 * v + 1] = q.y;
-  seg[4 * v + 2] = q.z;
-  seg[4 * v + 3] = q.w;
-#elif UR_VW == 2
-  const float2 q = ((__local const float2*)row)[v];
-  seg[2 * v] = q.x;
-  seg[2 * v + 1] = q.y;
-#else
-  seg[v] = row[v];
-#endif
-}
-
-// Loads a window-row segment of one colour plane into registers.
+// Loads a window-row segment of one colour plane, starting at `row`, into registers.
 inline void ur_load_segment(__local const float* row, float* seg) {
 #pragma unroll
-  for (int v = 0; v < UR_NV; ++v) ur_load_vector(row, v, seg);
+  for (int v = 0; v < UR_NV; ++v) {
+#if UR_VW == 4
+    const float4 q = ((__local const float4*)row)[v];
+    seg[4 * v] = q.x;
+    seg[4 * v + 1] = q.y;
+    seg[4 * v + 2] = q.z;
+    seg[4 * v + 3] = q.w;
+#elif UR_VW == 2
+    const float2 q = ((__local const float2*)row)[v];
+    seg[2 * v] = q.x;
+    seg[2 * v + 1] = q.y;
+#else
+    seg[v] = row[v];
+#endif
+  }
 }
 
 // The stored pixel: the rounded colours, and for RGBA the centre's alpha.
@@ -477,15 +469,7 @@ inline pix_t ur_output(uint q, __global const pix_t* src, int at) {
 #define UR_STEPS_X ((UR_TILE_W + LOCAL_X - 1) / LOCAL_X)
 #define UR_STEPS_Y ((UR_TILE_H + LOCAL_Y - 1) / LOCAL_Y)
 
-#ifndef UR_REQD
-#define UR_REQD 1
-#endif
-#if UR_REQD
-#define UR_ATTR __attribute__((reqd_work_group_size(LOCAL_X, LOCAL_Y, 1)))
-#else
-#define UR_ATTR
-#endif
-__kernel UR_ATTR void bilateral_unrolled(
+__kernel __attribute__((reqd_work_group_size(LOCAL_X, LOCAL_Y, 1))) void bilateral_unrolled(
     __global const pix_t* src, __global pix_t* dst, int w, int h, int mode, uint cval_bits, float range_scale,
     float inv_range_scale, float spatial_log2) {
   // The tile's planes (colours scaled by range_scale, then q when EXPANDED), border applied; declared
@@ -559,54 +543,37 @@ __kernel UR_ATTR void bilateral_unrolled(
 #pragma unroll
     for (int j = 0; j < UR_DIAMETER; ++j) {
       const int dy = j <= RADIUS ? j : RADIUS - j;
-      __local const float* row = base + dy * UR_STRIDE;
       float seg[UR_PLANES][UR_SEG_PAD];
-#if !COLUMN_ORDER
 #pragma unroll
-      for (int pl = 0; pl < UR_PLANES; ++pl) ur_load_segment(row + pl * UR_PLANE, seg[pl]);
-#endif
+      for (int pl = 0; pl < UR_PLANES; ++pl) ur_load_segment(base + pl * UR_PLANE + dy * UR_STRIDE, seg[pl]);
       if (j == 0) {
 #pragma unroll
         for (int m = 0; m < BLOCK_X; ++m) {
-          // The centre tap: weight 1, difference 0. (Column order has not loaded the segment yet.)
-          float centre[UR_PLANES];
-#pragma unroll
-          for (int pl = 0; pl < UR_PLANES; ++pl)
-            centre[pl] = COLUMN_ORDER ? row[pl * UR_PLANE + m + RADIUS] : seg[pl][m + RADIUS];
+          // The centre tap: weight 1, difference 0.
           wsum[m] = 1.0f;
 #pragma unroll
           for (int ch = 0; ch < UR_COLOURS; ++ch) {
-            c[ch][m] = centre[ch];
+            c[ch][m] = seg[ch][m + RADIUS];
 #if EXPANDED
             a[ch][m] = 2.0f * c[ch][m];
 #endif
             sum[ch][m] = EXPANDED || UR_TABLE ? c[ch][m] : 0.0f;
           }
 #if EXPANDED
-          qc[m] = centre[UR_COLOURS];
+          qc[m] = seg[UR_COLOURS][m + RADIUS];
 #endif
 #if UR_TABLE
-          centre_offset[m] = 4 * 255 - as_int(centre[UR_PLANES - 1]);
+          centre_offset[m] = 4 * 255 - as_int(seg[UR_PLANES - 1][m + RADIUS]);
 #endif
         }
       }
-      // The (tap, output) pairs of this window row: output m's tap i reads segment column m + i.
 #pragma unroll
-      for (int t = 0; t < UR_PAIRS; ++t) {
-#if COLUMN_ORDER
-        const int k = t / BLOCK_X, m = t % BLOCK_X, i = k - m;
-        if (m == 0 && k % UR_VW == 0) {
-#pragma unroll
-          for (int pl = 0; pl < UR_PLANES; ++pl) ur_load_vector(row + pl * UR_PLANE, k / UR_VW, seg[pl]);
-        }
-        if (i < 0 || i >= UR_DIAMETER) continue;
-#else
-        const int i = t / BLOCK_X, m = t % BLOCK_X;
-#endif
+      for (int i = 0; i < UR_DIAMETER; ++i) {
         const int dx = i - RADIUS;
         if (dx == 0 && dy == 0) continue;
         const float s = -(float)(dx * dx + dy * dy) * spatial_log2;
-        {
+#pragma unroll
+        for (int m = 0; m < BLOCK_X; ++m) {
 #if EXPANDED
           float e = seg[UR_COLOURS][m + i] + (qc[m] + s);
 #pragma unroll

@@ -731,31 +731,7 @@ __kernel void sobel_strip(__global const uchar* restrict src, __global out_t* re
     }
   }
   const int count = min(VEC, w - x0);
-#ifndef SOBEL_DIAG
-#define SOBEL_DIAG 0
-#endif
-#if SOBEL_DIAG == 2
-  // Diagnostic (issue 8, bench only): synthetic pixels instead of the loaded ones, so the loads are dead.
-#pragma unroll
-  for (int r = 0; r < ROWS + 2; ++r) {
-#pragma unroll
-    for (int j = 0; j < NW; ++j) a[r][j] = (uint)(x0 + 4 * j) * 0x9E3779B9u ^ (uint)(y0 + r) * 0x85EBCA6Bu;
-    left[r] = a[r][0] >> 24;
-    right[r] = a[r][NW - 1] & 0xFFu;
-  }
-#endif
-#if SOBEL_DIAG == 1
-  // Diagnostic (issue 8, bench only): every load kept, one XOR per output word instead of the filter.
-#pragma unroll
-  for (int r = 0; r < ROWS; ++r) {
-    if (!interior && y0 + r >= h) break;
-    InWords o;
-#pragma unroll
-    for (int j = 0; j < NW; ++j)
-      o.a[j] = a[r][j] ^ a[r + 1][j] ^ a[r + 2][j] ^ (j == 0 ? left[r + 1] : 0) ^ (j == NW - 1 ? right[r + 1] << 24 : 0);
-    strip_store8(out_a, (y0 + r) * w + x0, interior || count == VEC, count, o);
-  }
-#elif OUTPUT == OUTPUT_MAGNITUDE && MAG_FLOAT
+#if OUTPUT == OUTPUT_MAGNITUDE && MAG_FLOAT
   // Each input row becomes floats and hd in the iteration that first needs it, so that only about
   // three rows of them are live at a time; arrays indexed by constants after the unrolling, so
   // registers. One row per iteration (not the two it reads) keeps the body small enough for clang

@@ -34,13 +34,8 @@ const std::vector<Tunable> kRowTile = {
 const std::vector<Tunable> kStrip = {
     {"local_x", {64, 32, 128, 256}, "work-items per work-group, side by side along the row"},
     {"columns", {16, 8, 4}, "columns per work-item (one 16/8/4-byte load per input row)"},
-    {"rows",
-     {8, 4, 16, 2},
-     "output rows per work-item, built in (its rows + 2 loads are all issued up front)"},
-    {"mag_float",
-     {1, 0},
-     "magnitude only: 1 = FP32 arithmetic (FMA pipe) from the pixels on, 0 = 16-bit lanes"},
-    {"local_y", {1, 2, 4}, "work-items per work-group stacked down the image: their halo rows are L1 hits"},
+    {"rows", {8, 4, 16, 2}, "output rows per work-item, built in (its rows + 2 loads are all issued up front)"},
+    {"mag_float", {1, 0}, "magnitude only: 1 = FP32 arithmetic (FMA pipe) from the pixels on, 0 = 16-bit lanes"},
 };
 
 }  // namespace
