@@ -643,63 +643,6 @@ inline void load_step(__global const uint* src, int first, int dir, int i, int d
 #endif
 }
 
-// -D ASYNC=P (with -D ASYNC_L >= the work-group size; issue 8, not from a seed; only where RING=0 and
-// PREFETCH=1): the entering and leaving rows of the next P steps are copied into a local-memory stage by
-// cp.async, which needs no registers to keep them in flight, instead of P rows of registers. Off NVIDIA
-// the copy is a plain load and store, so the same slots and steps are tested on PoCL.
-#if defined(ASYNC) && ASYNC > 0 && !RING && PREFETCH == 1 && ITEMS >= 4
-#define USE_ASYNC 1
-#define STAGE_VECS (ITEMS / 4)  // 16-byte copies per work-item and row
-inline void async_copy16(__local uint4* dst, __global const uint* src) {
-#if NV_PTX_FTZ
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"((uint)(size_t)dst), "l"((ulong)(size_t)src)
-               : "memory");
-#else
-  *dst = vload4(0, src);
-#endif
-}
-inline void async_commit(void) {
-#if NV_PTX_FTZ
-  asm volatile("cp.async.commit_group;" ::: "memory");
-#endif
-}
-// Waits for the oldest of the ASYNC groups in flight (step i's, when steps up to i + ASYNC - 1 were issued).
-inline void async_wait(void) {
-#if NV_PTX_FTZ
-  asm volatile("cp.async.wait_group %0;" ::"n"(ASYNC - 1) : "memory");
-#endif
-}
-// Row yy's ITEMS pixels from column cx into the stage entry e (STAGE_VECS uint4): copied where aligned,
-// else through load_items.
-inline void async_items(__global const uint* src, int yy, int cx, int w, uint cval, bool aligned, const int* xk,
-                        __local uint4* e) {
-  if (aligned && yy >= 0) {
-    for (int v = 0; v < STAGE_VECS; ++v) async_copy16(e + v, src + yy * w + cx + 4 * v);
-  } else {
-    uint p[ITEMS];
-    load_items(src, yy, cx, w, cval, aligned, xk, p);
-    for (int v = 0; v < STAGE_VECS; ++v) e[v] = (uint4)(p[4 * v], p[4 * v + 1], p[4 * v + 2], p[4 * v + 3]);
-  }
-}
-// Step i's entering and leaving rows into slot i % ASYNC of the stage, then one commit (also when the
-// step is past the strip, so that every step commits one group).
-inline void async_step(__global const uint* src, int first, int dir, int i, int n, int d, int h, int mode, int cx,
-                       int w, uint cval, bool aligned, const int* xk, __local uint4* stage, int lx) {
-  if (i < n) {
-    __local uint4* e = stage + ((i % ASYNC) * 2 * ASYNC_L + lx) * STAGE_VECS;
-    async_items(src, strip_row(first, dir, i + d - 1, h, mode), cx, w, cval, aligned, xk, e);
-    async_items(src, strip_row(first, dir, i - 1, h, mode), cx, w, cval, aligned, xk, e + ASYNC_L * STAGE_VECS);
-  }
-  async_commit();
-}
-// After the step's barrier (so its reads of the slot are done): the slot takes step i + ASYNC's rows.
-#define ASYNC_REFILL()                                                                                       \
-  if (i > 0 && live) async_step(src, first, dir, i + ASYNC, n, d, h, mode, cx, w, cval, aligned, xk, stage, lx)
-#else
-#define USE_ASYNC 0
-#define ASYNC_REFILL()
-#endif
-
 // -D RING=1 (issue 8; not from a seed): each work-item keeps the last d rows of its pixels in a local-memory
 // ring (its own slots: no barrier) and takes the leaving row from there instead of from global memory. Why:
 // a leaving row was read d steps earlier, and by then every resident work-group has read and written
@@ -833,16 +776,10 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
   // by PREFETCH the slots are static (registers) and PREFETCH rows of loads are in flight at once. Issued
   // before the start-up so that their latency overlaps it.
   uint p_in[PREFETCH][ITEMS], p_out[PREFETCH][ITEMS];
-#if USE_ASYNC
-  __local uint4 stage[ASYNC * 2 * ASYNC_L * STAGE_VECS];
-  for (int i = 1; i <= ASYNC; ++i)
-    async_step(src, first, dir, i, n, d, h, mode, cx, w, cval, aligned, xk, stage, lx);
-#else
 #pragma unroll
   for (int i = 1; i <= PREFETCH; ++i)
     if (i < n)
       load_step(src, first, dir, i, d, h, mode, cx, w, cval, aligned, xk, p_in[i % PREFETCH], p_out[i % PREFETCH]);
-#endif
   // The d rows of output step 0's window, START_ROWS loads issued before they are added (64 bytes per
   // work-item in flight; more costs registers at ITEMS=8): with short strips this start-up chain of
   // dependent loads is most of a work-group's time.
@@ -895,22 +832,9 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
         slot = slot + 1 == d ? 0 : slot + 1;
         for (int k = 0; k < ITEMS; ++k) p_out[u][k] = leaving.a[k];
 #endif
-#if USE_ASYNC
-        async_wait();
-        {
-          __local const uint4* e = stage + ((i % ASYNC) * 2 * ASYNC_L + lx) * STAGE_VECS;
-          for (int v = 0; v < STAGE_VECS; ++v) {
-            const uint4 a = e[v], b = e[ASYNC_L * STAGE_VECS + v];
-            p_in[u][4 * v] = a.x, p_in[u][4 * v + 1] = a.y, p_in[u][4 * v + 2] = a.z, p_in[u][4 * v + 3] = a.w;
-            p_out[u][4 * v] = b.x, p_out[u][4 * v + 1] = b.y, p_out[u][4 * v + 2] = b.z, p_out[u][4 * v + 3] = b.w;
-          }
-        }
-#endif
         for (int k = 0; k < ITEMS; ++k) col[k] = col[k] + TO_CSUM(p_in[u][k]) - TO_CSUM(p_out[u][k]);
-#if !USE_ASYNC
         if (i + PREFETCH < n)
           load_step(src, first, dir, i + PREFETCH, d, h, mode, cx, w, cval, aligned, xk, p_in[u], p_out[u]);
-#endif
       }
       // The buffers alternate between rows; i & 1 is static when PREFETCH is even.
       const int buf = PREFETCH % 2 == 0 ? u & 1 : i & 1;
@@ -931,7 +855,6 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
       }
 #endif
       barrier(CLK_LOCAL_MEM_FENCE);
-      ASYNC_REFILL();
       if (live && lx < L - halo) {
         // Columns M0 .. M0 + 2 NPAIRS - 1 of this work-item's band (column m is in work-item lx + m / ITEMS's
         // block), its own from registers.
@@ -1008,7 +931,6 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
       }
       b[lx] = run;
       barrier(CLK_LOCAL_MEM_FENCE);
-      ASYNC_REFILL();
       if (live && lx < L - halo) {
         float4 m = (float4)half_fix;
         for (int t = 0; t < nb; ++t) m += b[lx + t];
