@@ -36,19 +36,25 @@ void add_image_options(CLI::App* cmd, ImageCommandOptions& o, const std::vector<
   cmd->add_option("--quality", o.jpeg_quality, "JPEG quality of the output, 1-100")->check(CLI::Range(1, 100));
 }
 
-ParamMap parse_params_option(const std::string& text) {
-  ParamMap params;
+std::vector<std::string> split_commas(const std::string& text) {
+  std::vector<std::string> items;
   std::size_t start = 0;
   while (start < text.size()) {
     const auto comma = text.find(',', start);
-    const std::string item =
-        text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    items.push_back(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return items;
+}
+
+ParamMap parse_params_option(const std::string& text) {
+  ParamMap params;
+  for (const std::string& item : split_commas(text)) {
     const auto eq = item.find('=');
     if (eq == std::string::npos)
       throw UsageError(fmt::format("bad --params item '{}' (expected key=value)", item));
     params[item.substr(0, eq)] = item.substr(eq + 1);
-    if (comma == std::string::npos) break;
-    start = comma + 1;
   }
   return params;
 }

@@ -58,6 +58,8 @@ void add_image_options(CLI::App* cmd, ImageCommandOptions& options, const std::v
 
 // Checks done before any work, each throwing UsageError with one line.
 Border parse_border_option(const std::string& text);
+// A comma-separated option's items, in order (a trailing comma adds no item).
+std::vector<std::string> split_commas(const std::string& text);
 // --params' "key=value,key=value" as a filter's parameter set.
 ParamMap parse_params_option(const std::string& text);
 void check_variant_name(const std::string& variant, const std::vector<VariantInfo>& variants);

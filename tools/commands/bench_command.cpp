@@ -11,17 +11,12 @@ namespace {
 
 std::vector<std::pair<int, int>> parse_sizes(const std::string& text) {
   std::vector<std::pair<int, int>> sizes;
-  std::size_t start = 0;
-  while (start < text.size()) {
-    const auto comma = text.find(',', start);
-    const std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+  for (const std::string& item : split_commas(text)) {
     int w = 0, h = 0;
     char x = 0, extra = 0;
     if (std::sscanf(item.c_str(), "%d%c%d%c", &w, &x, &h, &extra) != 3 || x != 'x' || w < 1 || h < 1)
       throw UsageError(fmt::format("bad size '{}' (expected WxH, e.g. 1920x1080)", item));
     sizes.emplace_back(w, h);
-    if (comma == std::string::npos) break;
-    start = comma + 1;
   }
   if (sizes.empty()) throw UsageError("--sizes needs at least one WxH");
   return sizes;
