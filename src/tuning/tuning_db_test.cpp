@@ -1,4 +1,7 @@
 // The tuning database: lookups and their fallbacks, atomic saves, corrupt files rebuilt with a warning.
+#include "tuning/tuning_db.hpp"
+
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -6,7 +9,6 @@
 
 #include "testing/test_images.hpp"
 #include "tuning/tuner.hpp"
-#include "tuning/tuning_db.hpp"
 
 namespace clf {
 namespace {
@@ -148,6 +150,43 @@ TEST_F(TuningDbTest, TunerTunesOnlyTheGivenParameterSet) {
   ASSERT_TRUE(reports[0].entry);
   ASSERT_EQ(db.entries().size(), 1u);
   EXPECT_EQ(db.entries().front().param_class, sobel->param_class(params));
+}
+
+// Known winners (the same class on another device of this vendor) are tried right after the defaults,
+// even when the budget stops everything else.
+TEST_F(TuningDbTest, TunerTriesKnownWinnersBeforeTheBudgetStopsIt) {
+  Context ctx;
+  const FilterSpec* sobel = find_filter_spec("sobel");
+  ASSERT_NE(sobel, nullptr);
+  const ParamMap params = sobel->bench_cases().front();
+  auto instance = sobel->instantiate(ctx, 40, 24, params, 1);
+  // A supported configuration that is not a variant's defaults: the last of a variant with several.
+  std::optional<TunedChoice> known;
+  for (const auto& v : sobel->variants()) {
+    const auto configs = all_configs(v);
+    if (configs.size() > 1 && !instance->unsupported(v.name, configs.back()))
+      known = {v.name, configs.back(), 0.5};
+  }
+  ASSERT_TRUE(known);
+  TuningDb db = TuningDb::load((dir_ / "known.json").string());
+  const DeviceInfo& here = ctx.info();
+  const std::string hash = fmt::format("{:016x}", ctx.source_hash(sobel->kernel_file()));
+  db.put({here.vendor, here.name + " (a relative)", here.driver_version, "sobel", sobel->param_class(params),
+          hash, ">16MP", *known, std::nullopt, "2026-11-24"});
+  TuneOptions options;
+  options.width = 40;
+  options.height = 24;
+  options.budget_seconds = 1e-6;
+  options.cases = {params};
+  const auto reports = tune(ctx, {sobel}, options, db);
+  ASSERT_EQ(reports.size(), 1u);
+  bool known_timed = false, budget_stopped_one = false;
+  for (const auto& c : reports[0].candidates) {
+    if (c.variant == known->variant && c.config == known->config) known_timed = c.kernel_ms.has_value();
+    if (c.problem == "not tried: budget spent") budget_stopped_one = true;
+  }
+  EXPECT_TRUE(known_timed);
+  EXPECT_TRUE(budget_stopped_one);  // so the budget did bind, and only the ordering ran the known winner
 }
 
 }  // namespace
