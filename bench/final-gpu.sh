@@ -14,7 +14,7 @@ if [ ! -f /etc/OpenCL/vendors/nvidia.icd ] && [ -e /usr/lib/libnvidia-opencl.so.
   mkdir -p /etc/OpenCL/vendors && echo /usr/lib/libnvidia-opencl.so.1 > /etc/OpenCL/vendors/nvidia.icd
 fi
 export XDG_CACHE_HOME="${CLF_GPU_CACHE:-/tmp/clfilters-gpu-cache}"
-db="${CLF_TUNING_FILE:-bench/results/2026-11-23-nvidia-h200-tuning.json}"
+db="${CLF_TUNING_FILE:-bench/results/2026-11-24-nvidia-tuning.json}"  # H200 and H100 entries
 mkdir -p "$XDG_CACHE_HOME/clfilters"
 start=$(date +%s)
 { cmake --preset release -DCLF_FILTERS= && cmake --build --preset release -j "$(nproc)"; } > "$out/build-$phase.log" 2>&1 \

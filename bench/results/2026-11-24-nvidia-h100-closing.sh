@@ -3,7 +3,7 @@
 #   bash THIS_FILE tune      build; every test on the NVIDIA device (at most 200 s); tune every filter at
 #                            8192x8192 (240 s) and at 1920x1080 (60 s) from the committed database, whose
 #                            H200 winners the tuner tries first (same vendor). OUT/tuning.json becomes
-#                            bench/results/2026-11-24-nvidia-h100-tuning.json (H200 and H100 entries).
+#                            bench/results/2026-11-24-nvidia-tuning.json (H200 and H100 entries).
 #   bash THIS_FILE headline  bench-auto and peers (bench/run-gpu.sh) with that database, the SM clock
 #                            sampled by nvidia-smi meanwhile (OUT/clocks.csv).
 #   bash THIS_FILE rest      a third call: box blur's d<=31 and d<=64 classes tuned on their own (120 s
@@ -35,7 +35,7 @@ case "${1:?tune|headline}" in
       > "$OUT/clocks.csv" 2>&1 &
     smi=$!
     { cmake --preset release -DCLF_FILTERS= && cmake --build --preset release -j "$(nproc)"; } > "$OUT/build.log" 2>&1
-    CLF_TUNING_FILE=bench/results/2026-11-24-nvidia-h100-tuning.json bench/run-gpu.sh "$OUT" bench-auto,peers | tail -60
+    CLF_TUNING_FILE=bench/results/2026-11-24-nvidia-tuning.json bench/run-gpu.sh "$OUT" bench-auto,peers | tail -60
     kill $smi
     awk -F', ' 'NR > 1 && $2 + 0 > 0 { n++; s += $2; if ($2 + 0 > m) m = $2 + 0 } END { printf "SM clock: mean %.0f MHz, max %d (%d samples)\n", s / n, m, n }' "$OUT/clocks.csv"
     ;;
@@ -46,7 +46,7 @@ case "${1:?tune|headline}" in
       { tail -30 "$OUT/build.log"; exit 1; }
     export XDG_CACHE_HOME=/tmp/clfilters-gpu-cache CLFILTERS_DEVICE=nvidia
     mkdir -p $XDG_CACHE_HOME/clfilters
-    cp bench/results/2026-11-24-nvidia-h100-tuning.json $XDG_CACHE_HOME/clfilters/tuning.json
+    cp bench/results/2026-11-24-nvidia-tuning.json $XDG_CACHE_HOME/clfilters/tuning.json
     cli=build/release/tools/clfilters
     ctest --preset release -R tune_smoke --timeout 300 2>&1 | grep -E 'tune_smoke|tests passed|tests failed'
     for d in 31 63; do
