@@ -193,25 +193,39 @@ Image smooth_image(int width, int height, int channels, std::uint64_t seed) {
 }
 
 TEST_F(ImageIoTest, JpegRoundTripIsCloseAndQualityControlsSize) {
+  struct Differences {
+    double mean = 0;
+    int largest = 0;
+    std::size_t over_40 = 0;
+  };
+  const auto differences = [](const Image& a, const Image& b) {
+    EXPECT_TRUE(images_equal(a, b, 255.0));  // same shape and type
+    Differences d;
+    for (std::size_t i = 0; i < a.data.size(); ++i) {
+      const int diff = std::abs(int{a.data[i]} - int{b.data[i]});
+      d.mean += diff;
+      d.largest = std::max(d.largest, diff);
+      d.over_40 += diff > 40;
+    }
+    d.mean /= static_cast<double>(a.data.size());
+    return d;
+  };
   for (const int channels : {1, 3}) {
     const std::uint64_t seed = fresh_seed();
     SCOPED_TRACE(describe(80, 56, channels, SampleType::u8, seed));
     const Image image = smooth_image(80, 56, channels, seed);
     write_image(image, file("best.jpg"), {.jpeg_quality = 100});
     write_image(image, file("poor.jpeg"), {.jpeg_quality = 20});
-    const Image back = read_image(file("best.jpg"));
-    ASSERT_TRUE(images_equal(image, back, 255.0));  // same shape and type
-    double total = 0, largest = 0;
-    for (std::size_t i = 0; i < image.data.size(); ++i) {
-      const double diff = std::abs(int{image.data[i]} - int{back.data[i]});
-      total += diff;
-      largest = std::max(largest, diff);
-    }
-    EXPECT_LT(total / static_cast<double>(image.data.size()), 1.0);
-    EXPECT_LE(largest, 6.0);
+    const Differences best = differences(image, read_image(file("best.jpg")));
+    EXPECT_LT(best.mean, 1.0);
+    EXPECT_LE(best.largest, 6);
     EXPECT_LT(fs::file_size(file("poor.jpeg")), fs::file_size(file("best.jpg")));
-    // Low quality is still the same picture, only coarser.
-    EXPECT_TRUE(images_equal(image, read_image(file("poor.jpeg")), 40.0));
+    // Low quality is still the same picture, only coarser: close on average, and far off only at a few
+    // samples. A largest difference is no sound bound here: at quality 20 a colour image's 4:2:0 chroma
+    // can miss a sharp change of the random picture by ~50 levels at a sample or two.
+    const Differences poor = differences(image, read_image(file("poor.jpeg")));
+    EXPECT_LT(poor.mean, 10.0);                        // 3000 seeds: at most 6.4, about 5 on average
+    EXPECT_LE(poor.over_40, image.data.size() / 100);  // 3000 seeds: at most 6 of 13440
   }
 }
 
