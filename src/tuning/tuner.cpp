@@ -62,22 +62,11 @@ void run_candidate(FilterInstance& check, FilterInstance& timed, CandidateResult
   }
 }
 
-// The configurations that won this filter and class before, for the current kernel source: each entry's
-// best and runner-up, this device's entries first, then the same vendor's other devices, then the rest,
-// each by distance from the tuned size class.
-std::vector<TunedChoice> known_winners(const TuningDb& db, const DeviceInfo& device,
-                                       const std::string& filter, const std::string& param_class,
-                                       const std::string& source_hash, const std::string& size) {
-  std::vector<std::pair<int, const TuningEntry*>> ranked;
-  for (const auto& e : db.entries()) {
-    if (e.filter != filter || e.param_class != param_class || e.source_hash != source_hash) continue;
-    const int kin = e.device == device.name ? 0 : e.vendor == device.vendor ? 1 : 2;
-    ranked.emplace_back(kin * 100 + std::abs(size_class_rank(e.size_class) - size_class_rank(size)), &e);
-  }
-  std::stable_sort(ranked.begin(), ranked.end(),
-                   [](const auto& a, const auto& b) { return a.first < b.first; });
+// The configurations that won this filter and class before (TuningDb::ranked's entries, nearest
+// first): each entry's best and runner-up.
+std::vector<TunedChoice> known_winners(const std::vector<const TuningEntry*>& entries) {
   std::vector<TunedChoice> out;
-  for (const auto& [rank, e] : ranked) {
+  for (const TuningEntry* e : entries) {
     out.push_back(e->best);
     if (e->runner_up) out.push_back(*e->runner_up);
   }
@@ -113,7 +102,7 @@ std::vector<TuneReport> tune(Context& ctx, const std::vector<const FilterSpec*>&
     // Each unit gets an even share of what is left of the budget.
     const double unit_budget = (options.budget_seconds - seconds_since(start)) / double(units.size() - u);
     const auto unit_start = Clock::now();
-    const std::string source_hash = fmt::format("{:016x}", ctx.source_hash(unit.spec->kernel_file()));
+    const std::string source_hash = kernel_source_key(ctx, unit.spec->kernel_file());
     auto instance = unit.spec->instantiate(ctx, options.width, options.height, unit.params, rng());
     auto check = unit.spec->instantiate(ctx, std::min(options.width, kCheckWidth),
                                         std::min(options.height, kCheckHeight), unit.params, rng());
@@ -146,8 +135,9 @@ std::vector<TuneReport> tune(Context& ctx, const std::vector<const FilterSpec*>&
     // Then the known winners (known_winners): a new device's search starts from what is fast on its
     // relatives, and a re-tune measures the previous winner again, however small the budget.
     auto known_end = first_tunables;
-    for (const TunedChoice& k : known_winners(db, ctx.info(), unit.spec->name(), unit.param_class,
-                                              source_hash, size_class(options.width, options.height))) {
+    for (const TunedChoice& k :
+         known_winners(db.ranked(ctx.info(), unit.spec->name(), unit.param_class, source_hash,
+                                 size_class(options.width, options.height)))) {
       const auto it = std::find_if(known_end, runnable.end(), [&](const CandidateResult* c) {
         return c->variant == k.variant && c->config == k.config;
       });

@@ -111,22 +111,36 @@ void TuningDb::put(const TuningEntry& entry) {
   entries_.push_back(entry);
 }
 
+std::vector<const TuningEntry*> TuningDb::ranked(const DeviceInfo& device, const std::string& filter,
+                                                 const std::string& param_class,
+                                                 const std::string& source_hash,
+                                                 const std::string& size) const {
+  const int want = size_class_rank(size);
+  std::vector<std::pair<int, const TuningEntry*>> scored;
+  for (const auto& e : entries_) {
+    if (e.filter != filter || e.param_class != param_class || e.source_hash != source_hash) continue;
+    const int kin = e.device == device.name && e.driver == device.driver_version ? 0
+                    : e.vendor == device.vendor                                  ? 1
+                                                                                 : 2;
+    scored.emplace_back(kin * 1000 + std::abs(size_class_rank(e.size_class) - want), &e);
+  }
+  std::stable_sort(scored.begin(), scored.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<const TuningEntry*> out;
+  for (const auto& [score, e] : scored) out.push_back(e);
+  return out;
+}
+
 std::optional<TunedChoice> TuningDb::lookup(const DeviceInfo& device, const std::string& filter,
                                             const std::string& param_class, const std::string& source_hash,
                                             const std::string& size) const {
-  const int want = size_class_rank(size);
-  const TuningEntry* best = nullptr;
-  int best_score = 1 << 30;
-  for (const auto& e : entries_) {
-    if (e.filter != filter || e.param_class != param_class || e.source_hash != source_hash) continue;
-    if (e.vendor != device.vendor) continue;
-    const bool same_device = e.device == device.name && e.driver == device.driver_version;
-    // Exact device first, then the nearest size class, then another device of this vendor.
-    const int score = (same_device ? 0 : 1000) + std::abs(size_class_rank(e.size_class) - want);
-    if (score < best_score) best = &e, best_score = score;
-  }
-  if (!best) return std::nullopt;
-  return best->best;
+  for (const TuningEntry* e : ranked(device, filter, param_class, source_hash, size))
+    if (e->vendor == device.vendor) return e->best;
+  return std::nullopt;
+}
+
+std::string kernel_source_key(Context& ctx, const std::string& kernel_file) {
+  return fmt::format("{:016x}", ctx.source_hash(kernel_file));
 }
 
 namespace {
@@ -145,7 +159,7 @@ std::optional<TunedChoice> tuned_choice(Context& ctx, const std::string& filter,
     return std::nullopt;
   std::lock_guard lock(db_mutex);
   if (!process_db) process_db = TuningDb::load();
-  return process_db->lookup(ctx.info(), filter, param_class, fmt::format("{:016x}", ctx.source_hash(kernel_file)),
+  return process_db->lookup(ctx.info(), filter, param_class, kernel_source_key(ctx, kernel_file),
                             size_class(width, height));
 }
 

@@ -50,8 +50,14 @@ class TuningDb {
   void put(const TuningEntry& entry);  // replaces the entry with the same key
   const std::vector<TuningEntry>& entries() const { return entries_; }
 
-  // Lookup order: this device + size class; this device, nearest size class; same vendor, nearest
-  // size class. Entries whose source hash differs from `source_hash` (the kernel changed) are ignored.
+  // The entries for this filter, class and kernel source (`source_hash`; others are for a changed kernel),
+  // nearest first: this device (name and driver), then the same vendor's other devices, then the rest,
+  // each by distance from `size_class`; ties keep the file's order.
+  std::vector<const TuningEntry*> ranked(const DeviceInfo& device, const std::string& filter,
+                                         const std::string& param_class, const std::string& source_hash,
+                                         const std::string& size_class) const;
+  // The best of ranked()'s first entry of this vendor: this device + size class; this device, nearest
+  // size class; same vendor, nearest size class.
   std::optional<TunedChoice> lookup(const DeviceInfo& device, const std::string& filter, const std::string& param_class,
                                     const std::string& source_hash, const std::string& size_class) const;
 
@@ -60,6 +66,8 @@ class TuningDb {
   std::vector<TuningEntry> entries_;
 };
 
+// The tuning database's key for a kernel file's source as ctx builds it (hex).
+std::string kernel_source_key(Context& ctx, const std::string& kernel_file);
 // What `auto` uses: the process-wide database (loaded once) looked up for this context's device.
 // Filters call this before their built-in rule. CLFILTERS_NO_TUNING=1 turns it off.
 std::optional<TunedChoice> tuned_choice(Context& ctx, const std::string& filter, const std::string& kernel_file,

@@ -1,7 +1,6 @@
 // The tuning database: lookups and their fallbacks, atomic saves, corrupt files rebuilt with a warning.
 #include "tuning/tuning_db.hpp"
 
-#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -170,7 +169,7 @@ TEST_F(TuningDbTest, TunerTriesKnownWinnersBeforeTheBudgetStopsIt) {
   ASSERT_TRUE(known);
   TuningDb db = TuningDb::load((dir_ / "known.json").string());
   const DeviceInfo& here = ctx.info();
-  const std::string hash = fmt::format("{:016x}", ctx.source_hash(sobel->kernel_file()));
+  const std::string hash = kernel_source_key(ctx, sobel->kernel_file());
   db.put({here.vendor, here.name + " (a relative)", here.driver_version, "sobel", sobel->param_class(params),
           hash, ">16MP", *known, std::nullopt, "2026-11-24"});
   TuneOptions options;
