@@ -2,7 +2,8 @@
 // kernel and a 1080p RGBA copy kernel, enqueue to completion, median of 200 after 50 warm-ups, on a
 // queue with and without CL_QUEUE_PROFILING_ENABLE, waiting by clFinish or by polling the event.
 // Standalone (OpenCL only) so that it measures the driver, not clfilters:
-//   g++ -std=c++20 -O2 bench/launch_cost.cpp -lOpenCL -o launch_cost && ./launch_cost [platform substring]
+//   built as build/release/bench/launch_cost (or: g++ -std=c++20 -O2 bench/launch_cost.cpp -lOpenCL -o
+//   launch_cost); launch_cost [platform substring]
 #define CL_HPP_TARGET_OPENCL_VERSION 300
 #define CL_HPP_MINIMUM_OPENCL_VERSION 110
 #include <CL/opencl.hpp>
