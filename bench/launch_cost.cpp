@@ -4,14 +4,13 @@
 // Standalone (OpenCL only) so that it measures the driver, not clfilters:
 //   built as build/release/bench/launch_cost (or: g++ -std=c++20 -O2 bench/launch_cost.cpp -lOpenCL -o
 //   launch_cost); launch_cost [platform substring]
-#define CL_HPP_TARGET_OPENCL_VERSION 300
-#define CL_HPP_MINIMUM_OPENCL_VERSION 110
-#include <CL/opencl.hpp>
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <string>
 #include <vector>
+
+#include "probe_common.hpp"
 
 namespace {
 
@@ -23,24 +22,11 @@ __kernel void copy4(__global const uint4* src, __global uint4* dst, int n) {
 }
 )";
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
   const std::string want = argc > 1 ? argv[1] : "NVIDIA";
-  std::vector<cl::Platform> platforms;
-  cl::Platform::get(&platforms);
-  cl::Device device;
-  for (auto& p : platforms) {
-    if (p.getInfo<CL_PLATFORM_NAME>().find(want) == std::string::npos) continue;
-    std::vector<cl::Device> ds;
-    p.getDevices(CL_DEVICE_TYPE_ALL, &ds);
-    if (!ds.empty()) device = ds[0];
-  }
+  const cl::Device device = probe_device(want);
   if (!device()) {
     std::fprintf(stderr, "launch_cost: no platform matching '%s'\n", want.c_str());
     return 1;
@@ -87,8 +73,8 @@ int main(int argc, char** argv) {
                            1e-3);
         }
         std::printf("%-8s %-10s %-6s %10.1f %10s\n", which, profiling ? "profiling" : "plain",
-                    spin ? "spin" : "finish", median(call),
-                    profiling ? std::to_string(median(kern)).substr(0, 6).c_str() : "-");
+                    spin ? "spin" : "finish", probe_median(call),
+                    profiling ? std::to_string(probe_median(kern)).substr(0, 6).c_str() : "-");
       }
     }
   }

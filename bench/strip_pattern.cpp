@@ -10,15 +10,14 @@
 //   built as build/release/bench/strip_pattern (or: g++ -std=c++20 -O2 bench/strip_pattern.cpp -lOpenCL -o
 //   strip_pattern); strip_pattern [platform [set]]
 // with set one of pattern, work, ring and l2 (the default), each a question below.
-#define CL_HPP_TARGET_OPENCL_VERSION 300
-#define CL_HPP_MINIMUM_OPENCL_VERSION 110
 #define CL_HPP_ENABLE_EXCEPTIONS
-#include <CL/opencl.hpp>
 #include <algorithm>
 #include <bit>
 #include <cstdio>
 #include <string>
 #include <vector>
+
+#include "probe_common.hpp"
 
 namespace {
 
@@ -112,11 +111,6 @@ __kernel void linear_copy(__global const uint4* restrict src, __global uint4* re
 }
 )";
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
 double event_ms(const cl::Event& e) {
   return double(e.getProfilingInfo<CL_PROFILING_COMMAND_END>() -
                 e.getProfilingInfo<CL_PROFILING_COMMAND_START>()) *
@@ -127,15 +121,7 @@ double event_ms(const cl::Event& e) {
 
 int main(int argc, char** argv) {
   const std::string want = argc > 1 ? argv[1] : "NVIDIA";
-  std::vector<cl::Platform> platforms;
-  cl::Platform::get(&platforms);
-  cl::Device device;
-  for (auto& p : platforms) {
-    if (p.getInfo<CL_PLATFORM_NAME>().find(want) == std::string::npos) continue;
-    std::vector<cl::Device> ds;
-    p.getDevices(CL_DEVICE_TYPE_ALL, &ds);
-    if (!ds.empty()) device = ds[0];
-  }
+  const cl::Device device = probe_device(want);
   if (!device()) {
     std::fprintf(stderr, "strip_pattern: no platform matching '%s'\n", want.c_str());
     return 1;
@@ -174,7 +160,7 @@ int main(int argc, char** argv) {
       e.wait();
       if (i >= 5) ms.push_back(event_ms(e));
     }
-    return median(ms);
+    return probe_median(ms);
   };
   const double copy_ms = time([&] {
     cl::Event e;
