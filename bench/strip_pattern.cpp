@@ -120,66 +120,6 @@ double event_ms(const cl::Event& e) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const std::string want = argc > 1 ? argv[1] : "NVIDIA";
-  const cl::Device device = probe_device(want);
-  if (!device()) {
-    std::fprintf(stderr, "strip_pattern: no platform matching '%s'\n", want.c_str());
-    return 1;
-  }
-  const int cus = int(device.getInfo<CL_DEVICE_MAX_COMPUTE_UNITS>());
-  const std::size_t local_per_cu = device.getInfo<CL_DEVICE_LOCAL_MEM_SIZE>();
-  std::printf("device: %s (%d compute units, %zu B local memory per work-group)\n",
-              device.getInfo<CL_DEVICE_NAME>().c_str(), cus, local_per_cu);
-  cl::Context ctx(device);
-  // One program per prefetch depth.
-  std::vector<cl::Program> programs;
-  for (int prefetch : {1, 2, 4, 8}) {
-    programs.emplace_back(ctx, kSource);
-    try {
-      const bool nvidia = device.getInfo<CL_DEVICE_VENDOR>().find("NVIDIA") != std::string::npos;
-      programs.back().build(
-          ("-cl-std=CL1.2 -D PREFETCH=" + std::to_string(prefetch) + (nvidia ? " -D NV_PTX=1" : "")).c_str());
-    } catch (...) {
-      std::fprintf(stderr, "%s\n", programs.back().getBuildInfo<CL_PROGRAM_BUILD_LOG>(device).c_str());
-      return 1;
-    }
-  }
-  cl::Program& program = programs[0];
-  cl::CommandQueue q(ctx, device, CL_QUEUE_PROFILING_ENABLE);
-  const int w = 8192, h = 8192, w4 = w / 4;
-  const std::size_t bytes = std::size_t(w) * h * 4;
-  cl::Buffer src(ctx, CL_MEM_READ_WRITE, bytes), dst(ctx, CL_MEM_READ_WRITE, bytes);
-  std::vector<unsigned> host(std::size_t(w) * h);
-  for (std::size_t i = 0; i < host.size(); ++i) host[i] = unsigned(i * 2654435761u);
-  q.enqueueWriteBuffer(src, CL_TRUE, 0, bytes, host.data());
-
-  auto time = [&](auto enqueue) {
-    std::vector<double> ms;
-    for (int i = 0; i < 25; ++i) {
-      cl::Event e = enqueue();
-      e.wait();
-      if (i >= 5) ms.push_back(event_ms(e));
-    }
-    return probe_median(ms);
-  };
-  const double copy_ms = time([&] {
-    cl::Event e;
-    q.enqueueCopyBuffer(src, dst, 0, 0, bytes, nullptr, &e);
-    return e;
-  });
-  const double floor_ms = copy_ms;  // 8 B per pixel moved, as the copy
-  std::printf("clEnqueueCopyBuffer: %.4f ms = %.0f GB/s\n", copy_ms, 2.0 * bytes / copy_ms * 1e-6);
-  cl::Kernel linear(program, "linear_copy");
-  linear.setArg(0, src);
-  linear.setArg(1, dst);
-  const double linear_ms = time([&] {
-    cl::Event e;
-    q.enqueueNDRangeKernel(linear, cl::NullRange, cl::NDRange(std::size_t(w4) * h), cl::NDRange(256), nullptr,
-                           &e);
-    return e;
-  });
-  std::printf("linear uint4 copy: %.4f ms (%.0f%%)\n", linear_ms, 100.0 * floor_ms / linear_ms);
-
   struct Case {
     int H, lx, mirror, order, barrier, swap, groups_per_cu, work, prefetch = 1, leave = 0, ring = 0,
                                                                   store = 0;  // groups_per_cu 0: no padding
@@ -229,11 +169,70 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "strip_pattern: unknown case set '%s' (pattern, work, ring, l2)\n", set.c_str());
     return 1;
   }
+  const std::string want = argc > 1 ? argv[1] : "NVIDIA";
+  const cl::Device device = probe_device(want);
+  if (!device()) {
+    std::fprintf(stderr, "strip_pattern: no platform matching '%s'\n", want.c_str());
+    return 1;
+  }
+  const int cus = int(device.getInfo<CL_DEVICE_MAX_COMPUTE_UNITS>());
+  const std::size_t local_per_cu = device.getInfo<CL_DEVICE_LOCAL_MEM_SIZE>();
+  std::printf("device: %s (%d compute units, %zu B local memory per work-group)\n",
+              device.getInfo<CL_DEVICE_NAME>().c_str(), cus, local_per_cu);
+  cl::Context ctx(device);
+  // One program per prefetch depth.
+  const bool nvidia = device.getInfo<CL_DEVICE_VENDOR>().find("NVIDIA") != std::string::npos;
+  std::vector<cl::Program> programs;
+  for (int prefetch : {1, 2, 4, 8}) {
+    programs.emplace_back(ctx, kSource);
+    try {
+      programs.back().build(
+          ("-cl-std=CL1.2 -D PREFETCH=" + std::to_string(prefetch) + (nvidia ? " -D NV_PTX=1" : "")).c_str());
+    } catch (...) {
+      std::fprintf(stderr, "%s\n", programs.back().getBuildInfo<CL_PROGRAM_BUILD_LOG>(device).c_str());
+      return 1;
+    }
+  }
+  cl::Program& program = programs[0];
+  cl::CommandQueue q(ctx, device, CL_QUEUE_PROFILING_ENABLE);
+  const int w = 8192, h = 8192, w4 = w / 4;
+  const std::size_t bytes = std::size_t(w) * h * 4;
+  cl::Buffer src(ctx, CL_MEM_READ_WRITE, bytes), dst(ctx, CL_MEM_READ_WRITE, bytes);
+  std::vector<unsigned> host(std::size_t(w) * h);
+  for (std::size_t i = 0; i < host.size(); ++i) host[i] = unsigned(i * 2654435761u);
+  q.enqueueWriteBuffer(src, CL_TRUE, 0, bytes, host.data());
+
+  auto time = [&](auto enqueue) {
+    std::vector<double> ms;
+    for (int i = 0; i < 25; ++i) {
+      cl::Event e = enqueue();
+      e.wait();
+      if (i >= 5) ms.push_back(event_ms(e));
+    }
+    return probe_median(ms);
+  };
+  const double copy_ms = time([&] {
+    cl::Event e;
+    q.enqueueCopyBuffer(src, dst, 0, 0, bytes, nullptr, &e);
+    return e;
+  });
+  std::printf("clEnqueueCopyBuffer: %.4f ms = %.0f GB/s\n", copy_ms, 2.0 * bytes / copy_ms * 1e-6);
+  cl::Kernel linear(program, "linear_copy");
+  linear.setArg(0, src);
+  linear.setArg(1, dst);
+  const double linear_ms = time([&] {
+    cl::Event e;
+    q.enqueueNDRangeKernel(linear, cl::NullRange, cl::NDRange(std::size_t(w4) * h), cl::NDRange(256), nullptr,
+                           &e);
+    return e;
+  });
+  std::printf("linear uint4 copy: %.4f ms (%.0f%%)\n", linear_ms, 100.0 * copy_ms / linear_ms);
+
   std::printf("\n%5s %4s %6s %5s %7s %4s %9s %8s %9s %7s\n", "strip", "lx", "mirror", "order", "barrier",
               "swap", "groups/CU", "groups", "ms", "of copy");
   std::printf("(work: integer steps per row)\n");
   for (const Case& c : cases) {
-    const int bands = w4 / c.lx, strips = c.order == 2 ? (h + c.H - 1) / c.H : (h + c.H - 1) / c.H;
+    const int bands = w4 / c.lx, strips = (h + c.H - 1) / c.H;
     // Local memory that lets only groups_per_cu work-groups share a compute unit (228 KiB per SM on
     // Hopper, of which the driver reserves 1 KiB per block), at least the 2 x lx uint4 the barrier uses.
     std::size_t local = std::size_t(2) * c.lx * 16;
@@ -270,8 +269,8 @@ int main(int argc, char** argv) {
     }
     std::printf(
         "%5d %4d %6d %5d %7d %4d %9d %8d %9.4f %6.0f%%  work %d prefetch %d leave %d ring %d store %d\n", c.H,
-        c.lx, c.mirror, c.order, c.barrier, c.swap, c.groups_per_cu, bands * strips, ms,
-        100.0 * floor_ms / ms, c.work, c.prefetch, c.leave, c.ring, c.store);
+        c.lx, c.mirror, c.order, c.barrier, c.swap, c.groups_per_cu, bands * strips, ms, 100.0 * copy_ms / ms,
+        c.work, c.prefetch, c.leave, c.ring, c.store);
   }
   return 0;
 }
