@@ -3,7 +3,8 @@
 # row stays X steps in registers before it goes to the local ring, which is then d - X rows deep, so that more
 # work-groups fit per SM than the whole ring allows (5-6 at d = 31, step 22) while the leaving rows stay off
 # DRAM. Against each device's tuned shapes (first two entries of each list).
-# Usage (device tool): bench/results/2026-11-24-nvidia-wide-ring-regs.sh "$OUT"
+# Usage (device tool), at commit b21d9a5 (ring_regs was removed after this run):
+#   bench/results/2026-11-24-nvidia-wide-ring-regs.sh "$OUT"
 set -uo pipefail
 out="${1:?usage: OUT_DIR}"
 cd "$(dirname "$0")/../.."

@@ -652,19 +652,6 @@ inline void load_step(__global const uint* src, int first, int dir, int i, int d
 #else
 #define RING_ARG
 #endif
-// -D RING_REGS=X (fused_wide with RING; 0 < X < d, a multiple of PREFETCH; issue 8, box blur step 23, not
-// from a seed): each entering row stays in registers for X steps after it enters (the `hold` ring) before
-// it goes to the local-memory ring, which is then d - X rows deep. Why: at d = 31 the local ring alone
-// leaves room for 5-6 work-groups per SM, too few for the row window's arithmetic (step 22); the register
-// file is the SM's other on-chip store. The row loop is unrolled by X, so the hold slots are static.
-#ifndef RING_REGS
-#define RING_REGS 0
-#endif
-#if RING_REGS
-#define STEP_UNROLL RING_REGS
-#else
-#define STEP_UNROLL PREFETCH
-#endif
 
 #ifdef DIAMETER
 // ---------------------------------------------------------------------------------------------
@@ -797,18 +784,11 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
   // work-item in flight; more costs registers at ITEMS=8): with short strips this start-up chain of
   // dependent loads is most of a work-group's time.
 #define START_ROWS (ITEMS >= 8 ? 2 : 16 / ITEMS)
-  // With RING_REGS: strip rows 0 .. d - X - 1 here (into the local ring), the last X rows below into the hold
-  // ring.
-#if RING_REGS
-#define START_END (d - RING_REGS)
-#else
-#define START_END d
-#endif
-  for (int j = 0; j < START_END; j += START_ROWS) {
+  for (int j = 0; j < d; j += START_ROWS) {
     uint t[START_ROWS][ITEMS];
 #pragma unroll
     for (int q = 0; q < START_ROWS; ++q) {
-      if (j + q < START_END) {
+      if (j + q < d) {
         load_items(src, strip_row(first, dir, j + q, h, mode), cx, w, cval, aligned, xk, t[q]);
       } else {
         for (int k = 0; k < ITEMS; ++k) t[q][k] = 0;
@@ -819,7 +799,7 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
     for (int q = 0; q < START_ROWS; ++q) {
       for (int k = 0; k < ITEMS; ++k) col[k] += TO_CSUM(t[q][k]);
 #if RING
-      if (j + q < START_END) {
+      if (j + q < d) {
         pix_items v;
         for (int k = 0; k < ITEMS; ++k) v.a[k] = t[q][k];
         ring[(j + q) * L + lx] = v.v;  // slot k holds strip row k until step k + 1 takes it out
@@ -827,65 +807,37 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
 #endif
     }
   }
-#if RING_REGS
-  // Strip row d - X + k entered at step k + 1 - X: it is in hold slot (k + 1) % X, as step i's entering
-  // row is in slot i % X until step i + X moves it to the local ring.
-  uint hold[RING_REGS][ITEMS];
-#pragma unroll
-  for (int k = 0; k < RING_REGS; ++k) {
-    load_items(src, strip_row(first, dir, d - RING_REGS + k, h, mode), cx, w, cval, aligned, xk,
-               hold[(k + 1) % RING_REGS]);
-    for (int m = 0; m < ITEMS; ++m) col[m] += TO_CSUM(hold[(k + 1) % RING_REGS][m]);
-  }
-#endif
 #if RING
-  // Step i's leaving row (strip row i - 1) is in slot (i - 1) % (d - X); the row that entered at step
-  // i - X goes there (X = RING_REGS; without it, step i's own entering row).
-  int slot = 0;
+  int slot = 0;  // step i's leaving row (strip row i - 1) is in slot (i - 1) % d; its entering row goes there
 #endif
 #undef START_ROWS
-#undef START_END
 #ifndef DIAMETER
   const int nb = (a + d) / ITEMS;  // output 0's window: whole blocks t .. t + nb - 1, then e % ITEMS == WIN_AM
   const int sbase = QIDX(lx * ITEMS + a), ebase = QIDX(lx * ITEMS + a + d);
 #endif
-  for (int ib = 0; ib < n; ib += STEP_UNROLL) {
+  for (int ib = 0; ib < n; ib += PREFETCH) {
 #pragma unroll
-    for (int u = 0; u < STEP_UNROLL; ++u) {
+    for (int u = 0; u < PREFETCH; ++u) {
       // A strip whose length is not a multiple of PREFETCH ends with steps past n: they only pass the
       // barrier. (A uniform `break` out of the unrolled loop instead gave wrong, run-to-run different
       // outputs on PoCL 3.1.)
-#if RING_REGS
-      const int pu = u % PREFETCH;  // i % STEP_UNROLL == u, and PREFETCH divides STEP_UNROLL
-#else
-#define pu u
-#endif
-      const int i = ib + u, y = yfirst + dir * i;  // i % PREFETCH == pu
+      const int i = ib + u, y = yfirst + dir * i;  // i % PREFETCH == u
       const bool live = i < n;
       if (i > 0 && live) {
 #if RING
         pix_items leaving, entering;
         leaving.v = ring[slot * L + lx];
-#if RING_REGS
-        for (int k = 0; k < ITEMS; ++k) {
-          entering.a[k] = hold[u][k];  // entered at step i - X
-          hold[u][k] = p_in[pu][k];
-        }
-        ring[slot * L + lx] = entering.v;
-        slot = slot + 1 == d - RING_REGS ? 0 : slot + 1;
-#else
         for (int k = 0; k < ITEMS; ++k) entering.a[k] = p_in[u][k];
         ring[slot * L + lx] = entering.v;
         slot = slot + 1 == d ? 0 : slot + 1;
+        for (int k = 0; k < ITEMS; ++k) p_out[u][k] = leaving.a[k];
 #endif
-        for (int k = 0; k < ITEMS; ++k) p_out[pu][k] = leaving.a[k];
-#endif
-        for (int k = 0; k < ITEMS; ++k) col[k] = col[k] + TO_CSUM(p_in[pu][k]) - TO_CSUM(p_out[pu][k]);
+        for (int k = 0; k < ITEMS; ++k) col[k] = col[k] + TO_CSUM(p_in[u][k]) - TO_CSUM(p_out[u][k]);
         if (i + PREFETCH < n)
-          load_step(src, first, dir, i + PREFETCH, d, h, mode, cx, w, cval, aligned, xk, p_in[pu], p_out[pu]);
+          load_step(src, first, dir, i + PREFETCH, d, h, mode, cx, w, cval, aligned, xk, p_in[u], p_out[u]);
       }
-      // The buffers alternate between rows; i & 1 is static when STEP_UNROLL is even.
-      const int buf = STEP_UNROLL % 2 == 0 ? u & 1 : i & 1;
+      // The buffers alternate between rows; i & 1 is static when PREFETCH is even.
+      const int buf = PREFETCH % 2 == 0 ? u & 1 : i & 1;
 #ifdef DIAMETER
       __local uint4* e = cbuf + buf * L * CPAIRS;
 #pragma unroll
@@ -1007,7 +959,6 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
     }
   }
 }
-#undef pu
 #undef FUSED_KERNEL
 #undef WINDOW_ARGS
 #undef RING_ARG

@@ -119,7 +119,6 @@ Plan make_plan(Context& ctx, const BoxBlurParams& params, std::string_view varia
     plan.options += fmt::format(" -D ITEMS={} -D WIN_A={} -D DIAMETER={} -D PREFETCH={} -D RING={}{}{}", shape.items,
                                 box_window_offset(shape.items, params.diameter), params.diameter,
                                 shape.prefetch, int(shape.ring), wide ? " -D WIDE=1" : "", device.fast_math_options());
-    if (shape.ring_regs) plan.options += fmt::format(" -D RING_REGS={}", shape.ring_regs);
     plan.kernels = {wide ? "box_fused_wide" : "box_fused_packed"};
   }
   return plan;

@@ -44,15 +44,6 @@ std::vector<Tunable> per_d_band_tunables(std::vector<int> strips, std::vector<in
           ring_tunable(ring_default)};
 }
 
-// fused_wide's: the band tunables and the ring's register part (box blur step 23 in bench/NOTES.md).
-std::vector<Tunable> wide_tunables(std::vector<int> strips, std::vector<int> prefetch) {
-  std::vector<Tunable> t = per_d_band_tunables(std::move(strips), std::move(prefetch), 0);
-  t.push_back({"ring_regs",
-               {0, 8, 12, 16, 4, 20, 24},
-               "with ring=1, rows each entering row stays in registers before the local ring (0: none)"});
-  return t;
-}
-
 // What the band variants ask of the device: fused_blocks, fused_prefix, fused_packed and fused_wide, each
 // one work-group row of local_x work-items, halo of them producing no output, with entry and block buffers
 // and the leaving-row ring in dynamic local memory and a ring of `prefetch` rows in registers.
@@ -73,15 +64,6 @@ std::optional<std::string> blocks_shape_problem(const DeviceInfo& device, std::s
   // fused_prefix, 249 at items=8), so deeper ones are refused. (fused_blocks has no ring: always 1.)
   if (shape.prefetch < 1 || shape.prefetch > 8)
     return fmt::format("{}'s prefetch must be 1..8 rows (got {})", variant, shape.prefetch);
-  if (shape.ring_regs != 0) {
-    // The hold ring's slots are static only when the row loop, unrolled by ring_regs, also steps the
-    // prefetch slots whole.
-    if (!shape.ring || shape.ring_regs < 0 || shape.ring_regs >= d || shape.ring_regs % shape.prefetch != 0)
-      return fmt::format(
-          "{}'s ring_regs needs ring=1, 0 < ring_regs < d and a multiple of prefetch (got {} "
-          "at d={}, prefetch {})",
-          variant, shape.ring_regs, d, shape.prefetch);
-  }
   return std::nullopt;
 }
 }  // namespace
@@ -146,7 +128,7 @@ const std::vector<VariantInfo>& box_blur_variants() {
        // fit one wave. Items 8 at d = 63, where 120 rows are the shortest strips that still fit one wave
        // (ten work-groups per SM at ptxas' 84 registers): 0.266 against 0.277 ms
        // (bench/results/2026-11-24-nvidia-h200-wave-fit.md).
-       wide_tunables({128, 120, 64, 144, 96, 32, 160, 48, 16, 8}, {1, 2, 4})},
+       per_d_band_tunables({128, 120, 64, 144, 96, 32, 160, 48, 16, 8}, {1, 2, 4}, 0)},
   };
   return all;
 }
@@ -216,11 +198,9 @@ BlocksShape band_tunables(const TuningConfig& config, const char* variant) {
   return shape;
 }
 
-// The ring's local memory: d - ring_regs rows of each work-item's items pixels.
+// The ring's local memory: d rows of each work-item's items pixels.
 void size_ring(BlocksShape& shape, int diameter) {
-  if (shape.ring)
-    shape.ring_bytes = std::size_t(std::max(diameter - shape.ring_regs, 1)) * std::size_t(shape.local_x) *
-                       std::size_t(shape.items) * 4;
+  if (shape.ring) shape.ring_bytes = std::size_t(diameter) * std::size_t(shape.local_x) * std::size_t(shape.items) * 4;
 }
 }  // namespace
 
@@ -240,8 +220,6 @@ BlocksShape box_prefix_shape(const TuningConfig& config, int diameter) {
 
 BlocksShape box_packed_shape(const TuningConfig& config, int diameter, const char* variant) {
   BlocksShape shape = band_tunables(config, variant);
-  if (std::string_view(variant) == "fused_wide")
-    shape.ring_regs = tunable_value(config, *find_variant(box_blur_variants(), variant), "ring_regs");
   const int a = box_window_offset(shape.items, diameter);
   // Columns up to t * items + a + items + d - 2 are read (see box_fused_packed).
   shape.halo = (a + diameter + shape.items - 2) / shape.items;

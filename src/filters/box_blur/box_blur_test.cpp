@@ -340,26 +340,6 @@ TEST(BoxBlurFusedWide, EveryDiameterAndShapeMatchesTheReference) {
   EXPECT_TRUE(box_blur_unsupported(ctx.info(), "fused_wide", {31, {}}, 300, 70, 1));
 }
 
-// fused_wide's ring with its register part (ring_regs): X rows of hold ring from 1 to d - 1, with prefetch
-// depths that divide X, so the start-up's split (d - X rows to the local ring, X to registers) and the
-// loop's eviction order meet every strip length here (3: shorter than the window and than X).
-TEST(BoxBlurFusedWide, RingWithRegistersMatchesTheReference) {
-  expect_band_shapes_match("fused_wide", {2, 31, 64}, {4, 8}, [](int d, int items, int strip) {
-    const int regs = d == 2 ? 1 : d == 31 ? (items == 4 ? 12 : 8) : 4;
-    const int prefetch = regs % 4 == 0 && items == 4 ? 4 : regs % 2 == 0 ? 2 : 1;
-    return TuningConfig{
-        {"prefetch", prefetch}, {"ring", 1}, {"ring_regs", regs}, {"mirror", (strip + d) % 2}};
-  });
-  Context& ctx = test_context();
-  // Without the ring, as deep as the window, or not a multiple of prefetch, it says so.
-  for (const TuningConfig& config :
-       {TuningConfig{{"ring", 0}, {"ring_regs", 8}}, TuningConfig{{"ring", 1}, {"ring_regs", 31}},
-        TuningConfig{{"ring", 1}, {"ring_regs", 6}, {"prefetch", 4}}}) {
-    SCOPED_TRACE(to_string(config));
-    EXPECT_TRUE(box_blur_unsupported(ctx.info(), "fused_wide", {31, {}}, 300, 70, 4, config));
-  }
-}
-
 // All 255: every window sum at its largest, where the low channel's whole-word sum X wraps modulo 2^32 most
 // often and the rounding meets its largest s.
 TEST(BoxBlurFusedWide, SaturatedImageStaysSaturated) {
