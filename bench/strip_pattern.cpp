@@ -9,7 +9,7 @@
 // Standalone (OpenCL only), so that it measures the memory system, not clfilters:
 //   built as build/release/bench/strip_pattern (or: g++ -std=c++20 -O2 bench/strip_pattern.cpp -lOpenCL -o
 //   strip_pattern); strip_pattern [platform [set]]
-// with set one of pattern, work, ring and l2 (the default), each a question below.
+// with set one of pattern, work, ring, l2 (the default) and l1, each a question below.
 #define CL_HPP_ENABLE_EXCEPTIONS
 #include <algorithm>
 #include <bit>
@@ -165,8 +165,19 @@ int main(int argc, char** argv) {
     // bytes of outputs written meanwhile); stores evict-first (store 1) or left out (store 2).
     for (int store : {0, 1, 2})
       for (int leave : {0, 1, 2, 4, 8, 31}) cases.push_back({128, 64, 1, 0, 1, 0, 18, 0, 2, leave, 0, store});
+  } else if (set == "l1") {
+    // Can the SM's L1 hold the history instead (box blur step 24)? Set l2 padded every work-group's local
+    // memory to hold 18 per SM, which also left the driver's shared-memory carveout near its 228 KiB, so
+    // L1 had ~28 KiB. Here no padding (groups/CU 0: ~2 KiB of local memory each, so L1 keeps nearly all of
+    // the SM's 256 KiB), and long strips so that few work-groups run per SM: 512-row strips make 512
+    // work-groups (~4 per SM, ~1000 columns: a 31-row history is ~124 KiB), 1024 rows half that. Padding 5
+    // (45 KiB each) runs as many work-groups with L1 cut back to ~28 KiB, so the two differ only in L1.
+    for (int pad : {0, 5})
+      for (int H : {128, 512, 1024})
+        for (int prefetch : {4, 8})
+          for (int leave : {0, 31, 63}) cases.push_back({H, 64, 1, 0, 1, 0, pad, 0, prefetch, leave, 0, 0});
   } else {
-    std::fprintf(stderr, "strip_pattern: unknown case set '%s' (pattern, work, ring, l2)\n", set.c_str());
+    std::fprintf(stderr, "strip_pattern: unknown case set '%s' (pattern, work, ring, l2, l1)\n", set.c_str());
     return 1;
   }
   const std::string want = argc > 1 ? argv[1] : "NVIDIA";
