@@ -309,10 +309,14 @@ __kernel void bilateral_pixels4(__global const pix_t* src, __global pix_t* dst, 
 //
 // Colour (EXPANDED=1): the difference form costs 3 FADD + 3 FFMA for the exponent. Expanded,
 //   -|p' - c'|^2 = q_p + q_c + 2 c'.p',  q = -|p'|^2 computed once per tile pixel (a fourth plane),
-// it is e = fma(2c'_r, p'_r, fma(2c'_g, p'_g, fma(2c'_b, p'_b, q_p + (q_c + s)))): 1 FADD + 3 FFMA,
-// with (q_c + s) the same for every tap of one output at one spatial distance. The sums take w p'
-// instead of w d. With the MUFU and the 3 FFMA + 1 FADD of the sums, 9 instructions a tap instead of
-// 11. The terms cancel, so the host builds it only where they are small (see Accuracy).
+// it is e = fma(2c'_r, p'_r, fma(2c'_g, p'_g, fma(2c'_b, p'_b, q_p + s))): 1 FADD + 3 FFMA. The centre's
+// own q_c is left out: it is the same for every tap of one output, so its factor exp2(q_c) cancels in
+// sum(w p') / sum(w), and each weight comes out as w exp2(-q_c) (the centre tap's own: exp2(-q_c)).
+// Keeping it cost an FADD (q_c + s) per output and distinct spatial term of a window row, ~0.4 a tap
+// (bench/NOTES.md, bilateral step 6). The colours are centred, p' = (p - 128) scale, so that
+// exp2(-q_c) = exp2(|c'|^2) stays small (see Accuracy). The sums take w p' instead of w d. With the MUFU
+// and the 3 FFMA + 1 FADD of the sums, 9 instructions a tap instead of 11. The terms cancel, so the host
+// builds it only where they are small (see Accuracy).
 //
 // Grey (TABLE_TAPS > 0): TABLE_TAPS of every 16 (tap, output) pairs take the weight from a table
 // instead of an exp2, so that the SFU is not what bounds the grey filter: w = R[p - c] * S(dx, dy), with
@@ -347,11 +351,14 @@ __kernel void bilateral_pixels4(__global const pix_t* src, __global pix_t* dst, 
 //  - soft_exp2: a degree-3 minimax polynomial for 2^f on [-0.5, 0.5], relative error 7.5e-5 measured
 //    in float over the interval (bilateral_test.cpp, UnrolledSoftExp2, repeats the arithmetic): 0.02.
 //    Clamping the exponent at -125 raises weights below 2^-125 to ~2^-125: nothing next to the centre's 1.
-//  - EXPANDED: every term of the exponent is at most M = E_max + S_max in magnitude (E_max = colours *
-//    255^2 scale^2, S_max = 2 r^2 log2(e) / (2 ss^2)), and the sum is rounded 11 times (q_p: 3, q_c: 3,
-//    q_c + s, q_p + that, 3 fma), each by at most 2^-24 (2 M): the exponent is off by at most
-//    22 * 2^-24 M, a relative weight error 22 * 2^-24 * M * ln(2). The host builds it only for
-//    M <= 256 (colour with sr >= ~15 at the usual ss): e < 2.4e-4, 255 e / (1 - e) < 0.07.
+//  - EXPANDED: with the colours centred (|p' - 0| <= 128 scale a channel) and E = colours * 128^2 scale^2,
+//    every partial sum of the exponent q_p + s + 2 c'.p' is at most M = 3 E + S_max in magnitude (S_max =
+//    2 r^2 log2(e) / (2 ss^2)). It is rounded 7 times (q_p: 3, q_p + s, 3 fma), each by at most 2^-24 (2 M),
+//    and the centre tap's exp2(-q_c) inherits q_c's 3 roundings: each weight against the centre's is off by
+//    a relative 20 * 2^-24 * M * ln(2) at most. The host builds it only where colours * 255^2 scale^2 + S_max
+//    <= 256 (colour with sr >= ~24 at the usual ss), so M <= 256 (3 E is 0.76 of the first term): e < 2.1e-4,
+//    255 e / (1 - e) < 0.06. Every weight carries the factor exp2(-q_c) = exp2(|c'|^2) <= 2^E <= 2^65, so
+//    the sums stay far inside float's range and the centre's weight, as in the analysis above, is >= 1.
 // Together |v' - v| < 0.92 < 1 (0.2 at the bench's 9x9, ss = 3): the +-1 contract holds.
 #ifdef RADIUS
 
@@ -383,10 +390,10 @@ __kernel void bilateral_pixels4(__global const pix_t* src, __global pix_t* dst, 
 #define UR_NV ((UR_SEG + UR_VW - 1) / UR_VW)  // loads per segment (may read past UR_SEG, within the row)
 #define UR_SEG_PAD (UR_NV * UR_VW)
 
-// 2^x for x <= 0 on FMA-pipe instructions: x = j + f with j = round(x) and f in [-0.5, 0.5], 2^f by
-// a degree-3 polynomial (relative error 7.5e-5), 2^j added into the exponent bits. Adding 1.5 * 2^23
-// leaves round(x) in the low mantissa bits of t (for -2^22 < x <= 0), and t << 23 moves them into
-// the exponent field (the constant's own bits shift out).
+// 2^x for -2^22 < x <= 100 on FMA-pipe instructions (EXPANDED's exponents reach 65): x = j + f with
+// j = round(x) and f in [-0.5, 0.5], 2^f by a degree-3 polynomial (relative error 7.5e-5), 2^j added into
+// the exponent bits. Adding 1.5 * 2^23 leaves round(x) in the low mantissa bits of t, and t << 23 moves
+// them into the exponent field (the constant's own bits shift out; a negative j wraps round).
 inline float soft_exp2(float x) {
 #if CLAMP_EXP
   x = fmax(x, -125.0f);
@@ -423,7 +430,14 @@ inline void ur_store_pixel(__local float* tile, int at, uint pixel, float scale,
   float q = 0.0f;
 #pragma unroll
   for (int ch = 0; ch < UR_COLOURS; ++ch) {
-    const float v = fma(as_float(0x4B000000u | ((pixel >> (8 * ch)) & 0xFFu)), scale, offset);
+    const float byte = as_float(0x4B000000u | ((pixel >> (8 * ch)) & 0xFFu));
+#if EXPANDED
+    // Centred, (p - 128) scale: the subtraction is exact (2^23 + 128 is a float) and so is the product.
+    (void)offset;
+    const float v = (byte - 8388736.0f) * scale;
+#else
+    const float v = fma(byte, scale, offset);
+#endif
     tile[ch * UR_PLANE + at] = v;
     q = fma(v, -v, q);
   }
@@ -531,10 +545,10 @@ __kernel __attribute__((reqd_work_group_size(LOCAL_X, LOCAL_Y, 1))) void bilater
     if (y >= h || x0 >= w) break;
     // Tile position of window row dy = 0, column dx = -RADIUS, of output 0.
     __local const float* base = tile + (ty + RADIUS) * UR_STRIDE + lx * BLOCK_X;
-    // c: the centres; sum: of w d (difference form) or of w p' (EXPANDED); a = 2 c', qc = q of the centre.
+    // c: the centres; sum: of w d (difference form) or of w p' (EXPANDED); a = 2 c'.
     float c[UR_COLOURS][BLOCK_X], sum[UR_COLOURS][BLOCK_X], wsum[BLOCK_X];
 #if EXPANDED
-    float a[UR_COLOURS][BLOCK_X], qc[BLOCK_X];
+    float a[UR_COLOURS][BLOCK_X];
 #endif
 #if UR_TABLE
     int centre_offset[BLOCK_X];  // 4 * 255 - 4c: with 4p, the byte offset of R[p - c] in range_lut
@@ -549,19 +563,23 @@ __kernel __attribute__((reqd_work_group_size(LOCAL_X, LOCAL_Y, 1))) void bilater
       if (j == 0) {
 #pragma unroll
         for (int m = 0; m < BLOCK_X; ++m) {
-          // The centre tap: weight 1, difference 0.
+          // The centre tap: weight 1, difference 0 (EXPANDED: weight exp2(-q_c), q_c left out of the
+          // exponents).
+#if EXPANDED
+          wsum[m] = fast_exp2(-seg[UR_COLOURS][m + RADIUS]);
+#else
           wsum[m] = 1.0f;
+#endif
 #pragma unroll
           for (int ch = 0; ch < UR_COLOURS; ++ch) {
             c[ch][m] = seg[ch][m + RADIUS];
 #if EXPANDED
             a[ch][m] = 2.0f * c[ch][m];
+            sum[ch][m] = wsum[m] * c[ch][m];
+#else
+            sum[ch][m] = UR_TABLE ? c[ch][m] : 0.0f;
 #endif
-            sum[ch][m] = EXPANDED || UR_TABLE ? c[ch][m] : 0.0f;
           }
-#if EXPANDED
-          qc[m] = seg[UR_COLOURS][m + RADIUS];
-#endif
 #if UR_TABLE
           centre_offset[m] = 4 * 255 - as_int(seg[UR_PLANES - 1][m + RADIUS]);
 #endif
@@ -575,7 +593,7 @@ __kernel __attribute__((reqd_work_group_size(LOCAL_X, LOCAL_Y, 1))) void bilater
 #pragma unroll
         for (int m = 0; m < BLOCK_X; ++m) {
 #if EXPANDED
-          float e = seg[UR_COLOURS][m + i] + (qc[m] + s);
+          float e = fma(-(float)(dx * dx + dy * dy), spatial_log2, seg[UR_COLOURS][m + i]);  // q_p + s
 #pragma unroll
           for (int ch = UR_COLOURS - 1; ch >= 0; --ch) e = fma(a[ch][m], seg[ch][m + i], e);
           const float wgt = UR_EXP2((j * UR_DIAMETER + i) * BLOCK_X + m, e);
@@ -609,7 +627,7 @@ __kernel __attribute__((reqd_work_group_size(LOCAL_X, LOCAL_Y, 1))) void bilater
         }
       }
     }
-    // v = c + sum(w d) / sum(w) (EXPANDED: sum(w p') / sum(w)), back in 8-bit units; SPEC rounding:
+    // v = c + sum(w d) / sum(w) (EXPANDED: 128 + sum(w p') / sum(w)), back in 8-bit units; SPEC rounding:
     // nearest, ties up, clamped. native_recip: NVIDIA's rcp.approx is within 1 ulp, nothing next to
     // the +-1 contract.
     uint q[BLOCK_X];
@@ -619,7 +637,9 @@ __kernel __attribute__((reqd_work_group_size(LOCAL_X, LOCAL_Y, 1))) void bilater
       q[m] = 0;
 #pragma unroll
       for (int ch = 0; ch < UR_COLOURS; ++ch) {
-#if EXPANDED || UR_TABLE
+#if EXPANDED
+        const float v = fma(sum[ch][m], r, 128.0f);  // the centring undone
+#elif UR_TABLE
         const float v = sum[ch][m] * r;
 #else
         const float v = fma(sum[ch][m], r, c[ch][m] * inv_range_scale);

@@ -419,6 +419,8 @@ TEST(UnrolledVariant, EveryShapeWithinOneOfTheReference) {
       {75, 41, 1, 4, {3, 30}, shape(16, 16, 4, 1, 0, 16)},
       {53, 70, 1, 2, {1, 10}, shape(8, 4, 3, 2, 5, 6)},
       {90, 33, 1, 5, {2, 0.5}, shape(16, 2, 2, 1, 0, 8)},  // sr 0.5: the table's far entries underflow to 0
+      // sr 24: the expanded exponent's largest terms (244 + 2.6 of its 256), so centre weights up to 2^61.
+      {96, 40, 4, 4, {3, 24}, shape(16, 4, 4, 2, 0)},
   };
   Context& ctx = test_context();
   DifferenceLog log;
