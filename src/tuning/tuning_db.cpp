@@ -113,16 +113,18 @@ void TuningDb::put(const TuningEntry& entry) {
 
 std::vector<const TuningEntry*> TuningDb::ranked(const DeviceInfo& device, const std::string& filter,
                                                  const std::string& param_class,
-                                                 const std::string& source_hash,
-                                                 const std::string& size) const {
+                                                 const std::string& source_hash, const std::string& size,
+                                                 bool other_sources) const {
   const int want = size_class_rank(size);
   std::vector<std::pair<int, const TuningEntry*>> scored;
   for (const auto& e : entries_) {
-    if (e.filter != filter || e.param_class != param_class || e.source_hash != source_hash) continue;
+    const bool this_source = e.source_hash == source_hash;
+    if (e.filter != filter || e.param_class != param_class || (!this_source && !other_sources)) continue;
     const int kin = e.device == device.name && e.driver == device.driver_version ? 0
                     : e.vendor == device.vendor                                  ? 1
                                                                                  : 2;
-    scored.emplace_back(kin * 1000 + std::abs(size_class_rank(e.size_class) - want), &e);
+    scored.emplace_back(
+        (this_source ? 0 : 10000) + kin * 1000 + std::abs(size_class_rank(e.size_class) - want), &e);
   }
   std::stable_sort(scored.begin(), scored.end(),
                    [](const auto& a, const auto& b) { return a.first < b.first; });

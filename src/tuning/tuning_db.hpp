@@ -52,10 +52,11 @@ class TuningDb {
 
   // The entries for this filter, class and kernel source (`source_hash`; others are for a changed kernel),
   // nearest first: this device (name and driver), then the same vendor's other devices, then the rest,
-  // each by distance from `size_class`; ties keep the file's order.
+  // each by distance from `size_class`; ties keep the file's order. With `other_sources`, the entries of
+  // other versions of the kernel follow, ranked the same way (the tuner's first guesses after an edit).
   std::vector<const TuningEntry*> ranked(const DeviceInfo& device, const std::string& filter,
                                          const std::string& param_class, const std::string& source_hash,
-                                         const std::string& size_class) const;
+                                         const std::string& size_class, bool other_sources = false) const;
   // The best of ranked()'s first entry of this vendor: this device + size class; this device, nearest
   // size class; same vendor, nearest size class.
   std::optional<TunedChoice> lookup(const DeviceInfo& device, const std::string& filter, const std::string& param_class,

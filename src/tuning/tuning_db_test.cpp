@@ -151,8 +151,8 @@ TEST_F(TuningDbTest, TunerTunesOnlyTheGivenParameterSet) {
   EXPECT_EQ(db.entries().front().param_class, sobel->param_class(params));
 }
 
-// Known winners (the same class on another device of this vendor) are tried right after the defaults,
-// even when the budget stops everything else.
+// Known winners (the same class on another device of this vendor, or of another version of the kernel)
+// are tried right after the defaults, even when the budget stops everything else.
 TEST_F(TuningDbTest, TunerTriesKnownWinnersBeforeTheBudgetStopsIt) {
   Context ctx;
   const FilterSpec* sobel = find_filter_spec("sobel");
@@ -167,25 +167,52 @@ TEST_F(TuningDbTest, TunerTriesKnownWinnersBeforeTheBudgetStopsIt) {
       known = {v.name, configs.back(), 0.5};
   }
   ASSERT_TRUE(known);
-  TuningDb db = TuningDb::load((dir_ / "known.json").string());
   const DeviceInfo& here = ctx.info();
   const std::string hash = kernel_source_key(ctx, sobel->kernel_file());
-  db.put({here.vendor, here.name + " (a relative)", here.driver_version, "sobel", sobel->param_class(params),
-          hash, ">16MP", *known, std::nullopt, "2026-11-24"});
-  TuneOptions options;
-  options.width = 40;
-  options.height = 24;
-  options.budget_seconds = 1e-6;
-  options.cases = {params};
-  const auto reports = tune(ctx, {sobel}, options, db);
-  ASSERT_EQ(reports.size(), 1u);
-  bool known_timed = false, budget_stopped_one = false;
-  for (const auto& c : reports[0].candidates) {
-    if (c.variant == known->variant && c.config == known->config) known_timed = c.kernel_ms.has_value();
-    if (c.problem == "not tried: budget spent") budget_stopped_one = true;
+  for (const std::string& entry_hash : {hash, std::string("0123456789abcdef")}) {
+    SCOPED_TRACE(entry_hash == hash ? "this kernel source" : "an earlier kernel source");
+    TuningDb db = TuningDb::load((dir_ / ("known-" + entry_hash + ".json")).string());
+    db.put({here.vendor, here.name + " (a relative)", here.driver_version, "sobel",
+            sobel->param_class(params), entry_hash, ">16MP", *known, std::nullopt, "2026-11-24"});
+    TuneOptions options;
+    options.width = 40;
+    options.height = 24;
+    options.budget_seconds = 1e-6;
+    options.cases = {params};
+    const auto reports = tune(ctx, {sobel}, options, db);
+    ASSERT_EQ(reports.size(), 1u);
+    bool known_timed = false, budget_stopped_one = false;
+    for (const auto& c : reports[0].candidates) {
+      if (c.variant == known->variant && c.config == known->config) known_timed = c.kernel_ms.has_value();
+      if (c.problem == "not tried: budget spent") budget_stopped_one = true;
+    }
+    EXPECT_TRUE(known_timed);
+    EXPECT_TRUE(budget_stopped_one);  // so the budget did bind, and only the ordering ran the known winner
   }
-  EXPECT_TRUE(known_timed);
-  EXPECT_TRUE(budget_stopped_one);  // so the budget did bind, and only the ordering ran the known winner
+}
+
+// An entry of another kernel source never answers lookup(), and ranked() gives it only when asked, after
+// every entry of this source, however near its device and size class.
+TEST_F(TuningDbTest, OtherKernelSourcesRankLastAndOnlyWhenAsked) {
+  Context ctx;
+  const DeviceInfo& here = ctx.info();
+  TuningDb db = TuningDb::load((dir_ / "sources.json").string());
+  const TunedChoice old_best{"strip", {{"rows", 8}}, 0.5}, new_best{"row_tile", {{"rows", 4}}, 0.7};
+  db.put({here.vendor, here.name, here.driver_version, "sobel", "c", "old", ">16MP", old_best, std::nullopt,
+          "2026-11-23"});
+  db.put({here.vendor, here.name + " (a relative)", here.driver_version, "sobel", "c", "new", "<=4MP",
+          new_best, std::nullopt, "2026-11-24"});
+  const auto same = db.ranked(here, "sobel", "c", "new", ">16MP");
+  ASSERT_EQ(same.size(), 1u);
+  EXPECT_EQ(same[0]->best.variant, "row_tile");
+  const auto all = db.ranked(here, "sobel", "c", "new", ">16MP", true);
+  ASSERT_EQ(all.size(), 2u);
+  EXPECT_EQ(all[0]->source_hash, "new");
+  EXPECT_EQ(all[1]->source_hash, "old");
+  const auto found = db.lookup(here, "sobel", "c", "new", ">16MP");
+  ASSERT_TRUE(found);
+  EXPECT_EQ(found->variant, "row_tile");
+  EXPECT_FALSE(db.lookup(here, "sobel", "c", "unknown", ">16MP"));
 }
 
 }  // namespace
