@@ -37,7 +37,8 @@ case "$phase" in
     # tuner tried earlier kernel versions' winners), then the tuned choice of every class and the peers.
     CLF_TAIL=${CLF_TAIL:-30} bench/gpu-quick.sh "$out" bilateral \
       "${CLF_RETUNE:-tune bilateral --size 8192x8192 --params channels=1,$params --budget 60};bench bilateral --sizes 8192x8192,1920x1080 --variants auto --warmup 10 --runs 50 --total-runs 2 --cpu-runs 0"
-    python3 bench/peers.py --cli build/release/tools/clfilters --sizes 1920x1080,8192x8192 --filters bilateral \
+    # peers.py runs the CLI, which must find the same tuning database.
+    XDG_CACHE_HOME="$CLF_GPU_CACHE" python3 bench/peers.py --cli build/release/tools/clfilters --sizes 1920x1080,8192x8192 --filters bilateral \
       --out "$out/peers" > "$out/peers.log" 2>&1
     tail -20 "$out/peers.log"
     ;;
