@@ -3,7 +3,7 @@
 # one per (row, block) for the row window, against each device's tuned fused_wide shapes (the first entry of
 # each list: H200 tuning database). The device's own OpenCL runs the fused_rows and fused_wide tests first;
 # ptxas' register counts go to the program cache (-cl-nv-verbose), which comes back in programs.tar.gz.
-# Usage (device tool): bench/results/2026-11-24-nvidia-fused-rows.sh "$OUT"
+# Usage (device tool), on fc6fbab's tree (fused_rows was removed after this run): bench/results/2026-11-24-nvidia-fused-rows.sh "$OUT"
 set -uo pipefail
 out="${1:?usage: OUT_DIR}"
 cd "$(dirname "$0")/../.."

@@ -728,42 +728,6 @@ inline uint2 wide_column(__local const uint4* e, int lx, int m, const uint2* col
   return m % 2 ? v.zw : v.xy;
 }
 
-// fused_wide's row window: the ITEMS rounded means of the band's outputs lx * ITEMS .. + ITEMS - 1 (n/2 from
-// half_n), from block lx's own column sums `col` and the column and block sums of the row in `e`.
-inline void wide_window(__local const uint4* e, int lx, const uint2* col, uint magic, uint half_n, uint* o) {
-  // Output 0's window: columns WIN_A .. end - 1 of the band from this work-item's first: its own
-  // (registers), whole blocks 1 .. nb (published (X, H)), then single columns from local memory.
-  const int end = WIN_A + DIAMETER, nb = end >= 2 * ITEMS ? end / ITEMS - 1 : 0;
-  const int tail = end > ITEMS ? (nb + 1) * ITEMS : end;
-  uint2 x = (uint2)half_n, hs = (uint2)(half_n >> 16);
-#pragma unroll
-  for (int m = WIN_A; m < min(ITEMS, end); ++m) {
-    x += col[m];
-    hs += col[m] >> 16;
-  }
-#pragma unroll
-  for (int j = 1; j <= nb; ++j) {
-    const uint4 b = e[(lx + j) * CPAIRS + ITEMS / 2];
-    x += b.xy;
-    hs += b.zw;
-  }
-#pragma unroll
-  for (int m = tail; m < end; ++m) {
-    const uint2 v = wide_column(e, lx, m, col);
-    x += v;
-    hs += v >> 16;
-  }
-#pragma unroll
-  for (int k = 0; k < ITEMS; ++k) {
-    o[k] = wide_round(x, hs, magic);
-    if (k + 1 < ITEMS) {
-      const uint2 in = wide_column(e, lx, WIN_A + k + DIAMETER, col), out = wide_column(e, lx, WIN_A + k, col);
-      x = x + in - out;
-      hs = hs + (in >> 16) - (out >> 16);
-    }
-  }
-}
-
 // For the tests, on the device: the rounded mean of every channel sum s = get_global_id(0) (n/2 added
 // here) in all four channels through wide_round, with X = v + 2^16 v wrapping modulo 2^32 as it does.
 __kernel void box_wide_round_check(__global uint* out, uint magic, uint half_n, uint count) {
@@ -784,7 +748,6 @@ __kernel void box_packed_round_check(__global uint* out, uint magic, uint lo) {
 #define WINDOW_ARGS float inv_n, float half_fix, __local float4 *qbuf, __local float4 *blocks
 #endif
 
-#ifndef ROWS_SPLIT
 __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, int h, int d, int mode, uint cval,
                            int strip, int mirror, WINDOW_ARGS RING_ARG) {
 #ifdef DIAMETER
@@ -912,7 +875,39 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
 #endif
 #if WIDE
         pix_items o;
-        wide_window(e, lx, col, magic, half_n, o.a);
+        {
+          // Output 0's window: columns WIN_A .. end - 1 of the band from this work-item's first: its own
+          // (registers), whole blocks 1 .. nb (published (X, H)), then single columns from local memory.
+          const int end = WIN_A + DIAMETER, nb = end >= 2 * ITEMS ? end / ITEMS - 1 : 0;
+          const int tail = end > ITEMS ? (nb + 1) * ITEMS : end;
+          uint2 x = (uint2)half_n, hs = (uint2)(half_n >> 16);
+#pragma unroll
+          for (int m = WIN_A; m < min(ITEMS, end); ++m) {
+            x += col[m];
+            hs += col[m] >> 16;
+          }
+#pragma unroll
+          for (int j = 1; j <= nb; ++j) {
+            const uint4 b = e[(lx + j) * CPAIRS + ITEMS / 2];
+            x += b.xy;
+            hs += b.zw;
+          }
+#pragma unroll
+          for (int m = tail; m < end; ++m) {
+            const uint2 v = wide_column(e, lx, m, col);
+            x += v;
+            hs += v >> 16;
+          }
+#pragma unroll
+          for (int k = 0; k < ITEMS; ++k) {
+            o.a[k] = wide_round(x, hs, magic);
+            if (k + 1 < ITEMS) {
+              const uint2 in = wide_column(e, lx, WIN_A + k + DIAMETER, col), out = wide_column(e, lx, WIN_A + k, col);
+              x = x + in - out;
+              hs = hs + (in >> 16) - (out >> 16);
+            }
+          }
+        }
 #else
         uint2 s = (uint2)half_n;
 #pragma unroll
@@ -964,111 +959,6 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
     }
   }
 }
-#else  // ROWS_SPLIT
-// ---------------------------------------------------------------------------------------------
-// fused_rows (-D ROWS_SPLIT=1 with fused_wide's options at ITEMS=8; RGBA, 2 <= d <= 64; not from a seed;
-// issue 8): fused_wide's sums with the two windows split between the work-items in another way. Why: at
-// d = 31 and 63 fused_wide needs ~2300 columns per SM in flight to keep the row window's work fed (one
-// warp per 128 columns), so the whole GPU holds a d-row history of ~600k columns, more than L2 keeps, and
-// the leaving rows come back from DRAM (bench/NOTES.md, box blur steps 22-24).
-// - Here a work-group of L work-items owns L columns, one each, and moves down its strip PHASE rows at a
-//   time: each work-item first slides its column's sum down the phase's rows (its loads issued a phase
-//   ahead, in registers), writing each row's sum to local memory; then each work-item takes one (row, block
-//   of ITEMS columns) of the phase: it publishes the block's (X, H) and, after a barrier, computes the
-//   block's ITEMS outputs with fused_wide's row window (wide_window).
-// - So one warp serves 32 columns instead of 128: the same warps per SM cover a quarter of the columns, and
-//   the history the GPU holds shrinks with them (a few MB to tens of MB at the strips that fill one wave).
-// - The PHASE x (L / ITEMS) (row, block) tasks are exactly the L work-items. The local buffers alternate
-//   between phases: two barriers per PHASE rows. Local memory: 2 * PHASE * L / ITEMS * CPAIRS * 16 bytes
-//   (40 KiB at L = 256).
-#define PHASE ITEMS
-
-inline uint rows_pixel(__global const uint* src, int yy, int xk, int w, uint cval) {
-  return yy < 0 || xk < 0 ? cval : src[yy * w + xk];
-}
-
-__kernel void box_fused_rows(__global const uint* src, __global uint* dst, int w, int h, int d, int mode, uint cval,
-                             int strip, int mirror, uint magic, uint half_n, __local uint4* cbuf) {
-  d = DIAMETER;
-  const int r = d / 2, lx = get_local_id(0), L = get_local_size(0), nblocks = L / ITEMS;
-  const int halo = (WIN_A + d + ITEMS - 2) / ITEMS, tw = (nblocks - halo) * ITEMS;
-  const int gx0 = get_group_id(0) * tw;
-  const int g = get_group_id(1), y0 = g * strip, y1 = min(y0 + strip, h), n = y1 - y0;
-  const bool up = mirror && (g & 1);
-  const int dir = up ? -1 : 1, yfirst = up ? y1 - 1 : y0, first = yfirst - r + (up ? d - 1 : 0);
-  // The column this work-item slides (band column lx; the band starts r + WIN_A columns before the outputs).
-  const int xk = border_index(gx0 - r - WIN_A + lx, w, mode);
-  __local uint2* own = (__local uint2*)cbuf + (lx / ITEMS) * CPAIRS * 2 + lx % ITEMS;
-  // The (row, block) this work-item finishes in each phase.
-  const int row = lx / nblocks, block = lx % nblocks;
-  const int row_entries = nblocks * CPAIRS;
-
-  // Steps 1 .. PHASE's rows, in flight during the start-up.
-  uint p_in[PHASE], p_out[PHASE];
-#pragma unroll
-  for (int i = 1; i <= PHASE; ++i) {
-    p_in[i % PHASE] = i < n ? rows_pixel(src, strip_row(first, dir, i + d - 1, h, mode), xk, w, cval) : 0;
-    p_out[i % PHASE] = i < n ? rows_pixel(src, strip_row(first, dir, i - 1, h, mode), xk, w, cval) : 0;
-  }
-  // Output step 0's window: d rows, PHASE loads issued before they are added.
-  uint2 col = 0;
-  for (int j = 0; j < d; j += PHASE) {
-    uint t[PHASE];
-#pragma unroll
-    for (int q = 0; q < PHASE; ++q)
-      t[q] = j + q < d ? rows_pixel(src, strip_row(first, dir, j + q, h, mode), xk, w, cval) : 0;
-#pragma unroll
-    for (int q = 0; q < PHASE; ++q) col += TO_CSUM(t[q]);
-  }
-  for (int ib = 0; ib < n; ib += PHASE) {
-    const int buf = (ib / PHASE) & 1;
-    // The column sums of the phase's rows (step i = ib + u slides to output row yfirst + dir * i).
-#pragma unroll
-    for (int u = 0; u < PHASE; ++u) {
-      const int i = ib + u;
-      if (i > 0 && i < n) {
-        // Add before subtracting: lanes never go below zero.
-        col = col + TO_CSUM(p_in[u]) - TO_CSUM(p_out[u]);
-        if (i + PHASE < n) {
-          p_in[u] = rows_pixel(src, strip_row(first, dir, i + PHASE + d - 1, h, mode), xk, w, cval);
-          p_out[u] = rows_pixel(src, strip_row(first, dir, i + PHASE - 1, h, mode), xk, w, cval);
-        }
-      }
-      own[((buf * PHASE + u) * row_entries) * 2] = col;
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
-    // This work-item's block of its row: the columns into registers, the block's (X, H) into the pad entry.
-    __local uint4* e = cbuf + (buf * PHASE + row) * row_entries;
-    uint2 c8[ITEMS], x = 0, hs = 0;
-#pragma unroll
-    for (int q = 0; q < ITEMS / 2; ++q) {
-      const uint4 v = e[block * CPAIRS + q];
-      c8[2 * q] = v.xy;
-      c8[2 * q + 1] = v.zw;
-    }
-#pragma unroll
-    for (int q = 0; q < ITEMS; ++q) {
-      x += c8[q];
-      hs += c8[q] >> 16;
-    }
-    e[block * CPAIRS + ITEMS / 2] = (uint4)(x, hs);
-    barrier(CLK_LOCAL_MEM_FENCE);
-    const int i = ib + row;
-    if (i < n && block < nblocks - halo) {
-      pix_items o;
-      wide_window(e, block, c8, magic, half_n, o.a);
-      const int y = yfirst + dir * i, x0 = gx0 + block * ITEMS;
-      if (w % ITEMS == 0 && x0 + ITEMS <= w) {
-        *(__global pixvec_t*)(dst + y * w + x0) = o.v;
-      } else {
-        for (int k = 0; k < ITEMS; ++k)
-          if (x0 + k < w) dst[y * w + x0 + k] = o.a[k];
-      }
-    }
-  }
-}
-#undef PHASE
-#endif  // ROWS_SPLIT
 #undef FUSED_KERNEL
 #undef WINDOW_ARGS
 #undef RING_ARG

@@ -121,13 +121,6 @@ Plan make_plan(Context& ctx, const BoxBlurParams& params, std::string_view varia
                                 shape.prefetch, int(shape.ring), wide ? " -D WIDE=1" : "", device.fast_math_options());
     plan.kernels = {wide ? "box_fused_wide" : "box_fused_packed"};
   }
-  if (v == "fused_rows") {
-    // fused_wide's window at ITEMS=8 (one block per (row, block) task; see box_fused_rows).
-    plan.options += fmt::format(" -D ITEMS={} -D WIN_A={} -D DIAMETER={} -D WIDE=1 -D ROWS_SPLIT=1{}",
-                                kRowsItems, box_window_offset(kRowsItems, params.diameter), params.diameter,
-                                device.fast_math_options());
-    plan.kernels = {"box_fused_rows"};
-  }
   return plan;
 }
 
@@ -215,21 +208,14 @@ std::vector<cl::Event> box_blur(Context& ctx, const DeviceImage& in, DeviceImage
                     cl::Local(shape.entry_bytes), cl::Local(shape.block_bytes));
     return {launch_bands(shape)};
   }
-  if (variant == "fused_packed" || variant == "fused_wide" || variant == "fused_rows") {
-    const bool rows = variant == "fused_rows";
-    const BlocksShape shape =
-        rows ? box_rows_shape(tunables, d) : box_packed_shape(tunables, d, variant.c_str());
+  if (variant == "fused_packed" || variant == "fused_wide") {
+    const BlocksShape shape = box_packed_shape(tunables, d, variant.c_str());
     // ceil(2^32 / n) and n/2 in both 16-bit lanes (see box_fused_packed; box_fused_wide splits them).
     const auto packed_magic = cl_uint(((std::uint64_t(1) << 32) + n - 1) / n);
     const auto half_n = cl_uint(n / 2 * 0x10001u);
     set_kernel_args(kernel(0), in.buffer, out.buffer, w, h, d, mode, cval, shape.strip, shape.mirror, packed_magic, half_n,
                     cl::Local(shape.entry_bytes));
-    if (!rows) return {launch_bands(shape)};
-    // One work-item per band column; the outputs are the blocks short of the halo.
-    const std::size_t tw = std::size_t(shape.local_x / kRowsItems - shape.halo) * kRowsItems;
-    return {launch(ctx, kernel(0),
-                   cl::NDRange((W + tw - 1) / tw * shape.local_x, (H + shape.strip - 1) / shape.strip),
-                   cl::NDRange(std::size_t(shape.local_x), 1))};
+    return {launch_bands(shape)};
   }
   if (variant == "fused_sliding") {
     const FusedShape shape = box_fused_shape(ctx.info(), tunables, d, c);

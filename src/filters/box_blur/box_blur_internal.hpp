@@ -78,10 +78,4 @@ BlocksShape box_packed_shape(const TuningConfig& config, int diameter, const cha
 // stay in 16-bit lanes (255 d < 2^16).
 inline constexpr int kMaxWideDiameter = 64;
 
-// fused_rows: fused_wide's sums and window at 8 columns per block, one work-item per band column (local_x
-// columns), PHASE = 8 rows at a time. halo: blocks at the right end that only feed their neighbours' windows;
-// entry_bytes: the column sums and block sums of two phases.
-inline constexpr int kRowsItems = 8;
-BlocksShape box_rows_shape(const TuningConfig& config, int diameter);
-
 }  // namespace clf

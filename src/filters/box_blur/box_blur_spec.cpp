@@ -129,13 +129,6 @@ const std::vector<VariantInfo>& box_blur_variants() {
        // (ten work-groups per SM at ptxas' 84 registers): 0.266 against 0.277 ms
        // (bench/results/2026-11-24-nvidia-h200-wave-fit.md).
        per_d_band_tunables({128, 120, 64, 144, 96, 32, 160, 48, 16, 8}, {1, 2, 4}, 0)},
-      {"fused_rows",
-       "RGBA, 2 <= d <= 64: fused_wide's sums with one work-item per column sliding 8 rows at a time, then "
-       "one per (row, block) for the row window: a quarter of fused_wide's columns per warp (built per d)",
-       {{"local_x", {256, 128, 192, 288}, "work-items per work-group: one per column of its band"},
-        // Long strips: with few columns in flight the GPU needs few strips to fill a wave.
-        {"strip", {512, 640, 768, 384, 1024, 256, 128, 64, 32}, "rows per work-group"},
-        kMirrorTunable}},
   };
   return all;
 }
@@ -238,21 +231,6 @@ BlocksShape box_packed_shape(const TuningConfig& config, int diameter, const cha
   return shape;
 }
 
-BlocksShape box_rows_shape(const TuningConfig& config, int diameter) {
-  const VariantInfo& v = *find_variant(box_blur_variants(), "fused_rows");
-  BlocksShape shape;
-  shape.local_x = tunable_value(config, v, "local_x");
-  shape.items = kRowsItems;
-  shape.strip = tunable_value(config, v, "strip");
-  shape.mirror = tunable_value(config, v, "mirror");
-  // Blocks up to the one holding column t * 8 + a + d + 6 are read (as fused_wide's work-items at items=8).
-  shape.halo = (box_window_offset(kRowsItems, diameter) + diameter + kRowsItems - 2) / kRowsItems;
-  // Two phases of 8 rows, each local_x / 8 blocks of 4 column-sum pairs and a pad entry (uint4 each).
-  shape.entry_bytes = 2 * std::size_t(kRowsItems) * std::size_t(shape.local_x / kRowsItems) * 5 * 16;
-  shape.block_bytes = 0;
-  return shape;
-}
-
 std::optional<std::string> box_blur_unsupported(const DeviceInfo& device, std::string_view variant,
                                                 const BoxBlurParams& params, int width, int height, int channels,
                                                 const TuningConfig& config) {
@@ -319,25 +297,6 @@ std::optional<std::string> box_blur_unsupported(const DeviceInfo& device, std::s
                          wide ? "rounding is exact for" : "16-bit window sums take", kMinPackedDiameter, most, d);
     if (auto why = blocks_shape_problem(device, variant, box_packed_shape(config, d, info->name.c_str()), d))
       return why;
-  }
-  if (variant == "fused_rows") {
-    if (channels != 4) return std::string("fused_rows is for RGBA; fused_sliding takes grey");
-    if (d < kMinPackedDiameter || d > kMaxWideDiameter)
-      return fmt::format("fused_rows' rounding is exact for d = {}..{} (got {})", kMinPackedDiameter,
-                         kMaxWideDiameter, d);
-    const BlocksShape shape = box_rows_shape(config, d);
-    if (shape.local_x % kRowsItems != 0)
-      return fmt::format("fused_rows needs a multiple of {} work-items per group, not {}", kRowsItems,
-                         shape.local_x);
-    if (std::size_t(shape.local_x) > device.max_work_group_size)
-      return fmt::format("work-group of {} exceeds the device's {} work-items", shape.local_x,
-                         device.max_work_group_size);
-    if (shape.local_x / kRowsItems <= shape.halo)
-      return fmt::format("fused_rows needs more than {} work-items per group for d={}",
-                         shape.halo * kRowsItems, d);
-    if (shape.entry_bytes >= device.local_mem_bytes)  // one byte to spare, as blocks_shape_problem says
-      return fmt::format("fused_rows needs {} bytes of local memory at {} work-items, the device has {}",
-                         shape.entry_bytes, shape.local_x, device.local_mem_bytes);
   }
   return std::nullopt;
 }

@@ -118,7 +118,7 @@ void check_variant(const std::string& variant, SizeCase size, const std::vector<
                       (variant == "fused_blocks" && (c == 1 || d > 2047)) ||
                       (variant == "fused_prefix" && (c == 1 || d > 128)) ||
                       (variant == "fused_packed" && (c == 1 || d < 2 || d > 15)) ||
-                      ((variant == "fused_wide" || variant == "fused_rows") && (c == 1 || d < 2 || d > 64)))
+                      (variant == "fused_wide" && (c == 1 || d < 2 || d > 64)))
               << *why;
           continue;
         }
@@ -340,37 +340,6 @@ TEST(BoxBlurFusedWide, EveryDiameterAndShapeMatchesTheReference) {
   EXPECT_TRUE(box_blur_unsupported(ctx.info(), "fused_wide", {31, {}}, 300, 70, 1));
 }
 
-// fused_rows is built per d (2..64): fused_wide's diameters (window offsets WIN_A 0..7 at 8 columns a block),
-// strips shorter than a phase of 8 rows (3), not a multiple of it (21) and longer than the image (64), on
-// widths that take the border path (131) and the vector stores (520), work-groups of 128 and 192 (at d = 63
-// and 64, 8 of 16 or 24 blocks are halo), mirrored strips on and off. Against the reference, poisoned
-// outputs.
-TEST(BoxBlurFusedRows, EveryDiameterAndShapeMatchesTheReference) {
-  Context& ctx = test_context();
-  for (int width : {131, 520}) {
-    const auto seed = testing::fresh_seed();
-    const Image in = testing::random_image(width, 37, 4, SampleType::u8, seed);
-    DeviceImage d_in = DeviceImage::upload(ctx, in);
-    for (int d : {2, 3, 17, 26, 31, 45, 63, 64}) {
-      const BoxBlurParams params{d, kBorders[(d + width) % 4]};
-      const Image expected = box_blur_reference(in, params);
-      for (int strip : {3, 21, 64}) {
-        const TuningConfig config = {
-            {"local_x", (d + strip) % 2 ? 128 : 192}, {"strip", strip}, {"mirror", (strip + d / 2) % 2}};
-        SCOPED_TRACE(fmt::format("fused_rows {}x37 d={} border={} config={} seed={}", width, d,
-                                 to_string(params.border), to_string(config), seed));
-        ASSERT_FALSE(box_blur_unsupported(ctx.info(), "fused_rows", params, in.width, in.height, 4, config));
-        ASSERT_TRUE(testing::images_equal(expected, blur_on_device(ctx, d_in, params, "fused_rows", config)));
-      }
-    }
-  }
-  // Outside its range, grey, or a work-group that is not whole blocks or is all halo: it says so.
-  for (int d : {1, 65}) EXPECT_TRUE(box_blur_unsupported(ctx.info(), "fused_rows", {d, {}}, 300, 70, 4));
-  EXPECT_TRUE(box_blur_unsupported(ctx.info(), "fused_rows", {31, {}}, 300, 70, 1));
-  EXPECT_TRUE(box_blur_unsupported(ctx.info(), "fused_rows", {9, {}}, 300, 70, 4, {{"local_x", 100}}));
-  EXPECT_TRUE(box_blur_unsupported(ctx.info(), "fused_rows", {63, {}}, 300, 70, 4, {{"local_x", 64}}));
-}
-
 // All 255: every window sum at its largest, where the low channel's whole-word sum X wraps modulo 2^32 most
 // often and the rounding meets its largest s.
 TEST(BoxBlurFusedWide, SaturatedImageStaysSaturated) {
@@ -382,8 +351,6 @@ TEST(BoxBlurFusedWide, SaturatedImageStaysSaturated) {
     const BoxBlurParams params{d, {BorderMode::replicate, 0}};
     SCOPED_TRACE(fmt::format("d={}", d));
     ASSERT_TRUE(testing::images_equal(in, blur_on_device(ctx, d_in, params, "fused_wide", {{"local_x", 32}})));
-    ASSERT_TRUE(
-        testing::images_equal(in, blur_on_device(ctx, d_in, params, "fused_rows", {{"local_x", 128}})));
   }
 }
 
