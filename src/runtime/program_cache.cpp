@@ -27,6 +27,14 @@ bool disk_cache_enabled() {
   return !(off && *off && std::string_view(off) != "0");
 }
 
+// CLFILTERS_BUILD_OPTIONS is added to every build: for a person looking at the compiler's work, e.g.
+// -cl-nv-verbose on NVIDIA, whose ptxas report (registers, spills) then lands in the cache's .txt files.
+// Read at each call and part of every cache key, so a change within one process rebuilds.
+std::string with_environment_options(const std::string& options) {
+  const char* extra = std::getenv("CLFILTERS_BUILD_OPTIONS");
+  return extra && *extra ? options + " " + extra : options;
+}
+
 std::string build_log(const cl::Program& program, const cl::Device& device) {
   std::string log;
   program.getBuildInfo(device, CL_PROGRAM_BUILD_LOG, &log);
@@ -94,12 +102,8 @@ std::uint64_t Context::source_hash(std::string_view kernel_file) const {
   return it->second;
 }
 
-// CLFILTERS_BUILD_OPTIONS is added to every build: for a person looking at the compiler's work, e.g.
-// -cl-nv-verbose on NVIDIA, whose ptxas report (registers, spills) then lands in the cache's .txt files.
 cl::Program& Context::program(std::string_view kernel_file, const std::string& options) {
-  const char* extra = std::getenv("CLFILTERS_BUILD_OPTIONS");
-  return program_from_source(kernel_file, full_source(kernel_file),
-                             extra && *extra ? options + " " + extra : options);
+  return program_from_source(kernel_file, full_source(kernel_file), with_environment_options(options));
 }
 
 cl::Program& Context::program_from_source(std::string_view kernel_file, const std::string& source,
@@ -158,7 +162,7 @@ cl::Program& Context::program_from_source(std::string_view kernel_file, const st
 }
 
 cl::Kernel& Context::kernel(std::string_view kernel_file, const std::string& options, const std::string& name) {
-  const std::string key = fmt::format("{}\n{}\n{}", kernel_file, options, name);
+  const std::string key = fmt::format("{}\n{}\n{}", kernel_file, with_environment_options(options), name);
   if (auto it = cached_->kernels.find(key); it != cached_->kernels.end()) return it->second;
   cl_int err = CL_SUCCESS;
   cl::Kernel k(program(kernel_file, options), name.c_str(), &err);

@@ -152,6 +152,16 @@ TEST(ProgramCache, BuildOptionsFromTheEnvironmentReachEveryBuild) {
   }
 }
 
+// A kernel already built without the option is not reused once CLFILTERS_BUILD_OPTIONS is set: the same
+// file, options and name then build again, with the option (here one that breaks the build).
+TEST(ProgramCache, KernelsAreKeyedByTheEnvironmentsBuildOptions) {
+  ScopedEnv off("CLFILTERS_NO_DISK_CACHE", "1");
+  Context ctx;
+  EXPECT_NO_THROW(ctx.kernel("sobel.cl", "-D OUTPUT=0", "sobel_naive"));
+  ScopedEnv extra("CLFILTERS_BUILD_OPTIONS", "-D border_index=(");
+  EXPECT_THROW(ctx.kernel("sobel.cl", "-D OUTPUT=0", "sobel_naive"), ClError);
+}
+
 TEST(ClErrors, NameTheErrorAndTheCall) {
   EXPECT_STREQ(cl_error_name(CL_OUT_OF_RESOURCES), "CL_OUT_OF_RESOURCES");
   EXPECT_STREQ(cl_error_name(-12345), "CL_UNKNOWN_ERROR");
