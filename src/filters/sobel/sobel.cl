@@ -832,6 +832,285 @@ __kernel void sobel_strip(__global const uchar* restrict src, __global out_t* re
 #endif  // ROWS
 
 // ---------------------------------------------------------------------------------------------
+// tensor: gx and gy as integer matrix products on NVIDIA's tensor cores (not from a seed).
+// Why: strip's FP32 magnitude issues ~17 instructions per pixel, and its arithmetic alone takes 81-85%
+// of the 60% target's time on the H200 (bench/NOTES.md, Sobel step 8). The two 3x3 correlations are
+// linear, so a tensor core can do them: mma.m16n8k32 multiplies a 16x32 s8 matrix A by a 32x8 u8
+// matrix B into 16x8 s32 sums, one warp instruction. Here A holds the weights and B the pixels:
+// B's column n is image row r(n), its row k input column k - 4 of a 16-column tile; A's row m is the
+// tile's output column c(m) = 2m (m < 8) or 2(m - 8) + 1, and A[m][k] the horizontal tap at offset
+// (k - 4) - c(m). gx is three products (rows y-1, y, y+1 with taps [-1 0 1] x 1, 2, 1) and gy two (rows
+// y+1 and y-1 with taps [1 2 1] x +1, -1); the loads, the root and the stores are all the rest, about
+// half of strip's instructions per pixel (counted on paper).
+// A warp (32 work-items in a row of the work-group) owns 64 columns x 8 TENSOR_ROWS rows: four tiles of
+// 16 columns side by side, and TENSOR_ROWS tiles of 8 rows interleaved, tile s holding rows
+// y0 + TENSOR_ROWS n + s (n = 0..7). The warp first copies its input rows to local memory with 16-byte
+// loads; lane 4g + t then reads B's column g: input rows y0 + TENSOR_ROWS g - 1 .. y0 + TENSOR_ROWS g +
+// TENSOR_ROWS, TENSOR_ROWS + 2 rows for TENSOR_ROWS tiles, each as five 4-byte words (tile i takes words i
+// and i + 1 of them as its k = 4t.. and 16 + 4t..). Lane 4g + t then holds outputs at columns
+// x0 + 16i + 2g, +1 of rows y0 + TENSOR_ROWS 2t + s and the row TENSOR_ROWS below; the 8-bit outputs go back
+// through local memory too, to leave as 16-byte stores.
+// Build options: TENSOR_ROWS (8-row tiles per warp), TENSOR_WARPS (warps per work-group, for the local
+// arrays), TENSOR_ALIGNED (1 when w % 16 == 0: 16-byte loads and stores are aligned), TENSOR_EMULATE (1:
+// the products through local memory on any device, for the tests; 0: inline PTX, which needs compute
+// capability 8.0).
+#ifdef TENSOR_ROWS
+#ifndef TENSOR_EMULATE
+#define TENSOR_EMULATE 0
+#endif
+#define TENSOR_INLINE __attribute__((always_inline)) inline
+// d += A x B in mma.m16n8k32's fragments (lane 4g + t): a[0] A row g, k 4t..4t+3 (byte j is k 4t + j);
+// a[1] row g + 8; a[2], a[3] the same rows at k + 16. b0: B k 4t..4t+3 of column g; b1 k + 16.
+// d[0], d[1]: D row g, columns 2t and 2t + 1; d[2], d[3]: row g + 8.
+#if TENSOR_EMULATE
+// Each lane writes its fragments to the warp's slot in local memory and computes its own sums from all
+// of them; every work-item of the work-group calls it the same number of times (barriers).
+TENSOR_INLINE void tensor_mma(__local uint* slot, uint lane, const uint a[4], uint b0, uint b1, int d[4]) {
+  barrier(CLK_LOCAL_MEM_FENCE);  // the previous call's reads are done
+  for (int r = 0; r < 4; ++r) slot[6 * lane + r] = a[r];
+  slot[6 * lane + 4] = b0;
+  slot[6 * lane + 5] = b1;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  const uint g = lane >> 2, t = lane & 3;
+  for (int q = 0; q < 4; ++q) {
+    const uint m = g + 8 * (q >> 1), n = 2 * t + (q & 1);
+    int sum = d[q];
+    for (uint k = 0; k < 32; ++k) {
+      const uint a_word = slot[6 * (4 * (m & 7) + (k & 15) / 4) + (m >> 3) + 2 * (k >> 4)];
+      const uint b_word = slot[6 * (4 * n + (k & 15) / 4) + 4 + (k >> 4)];
+      sum += (int)as_char((uchar)(a_word >> (8 * (k & 3)))) * (int)(uchar)(b_word >> (8 * (k & 3)));
+    }
+    d[q] = sum;
+  }
+}
+#define TENSOR_MMA(a, b0, b1, d) tensor_mma(slot, lane, a, b0, b1, d)
+#define TENSOR_SLOT_PARAM , __local uint *slot, uint lane
+// Rolled loops: unrolled, the barriers made PoCL's builds take minutes.
+#define TENSOR_UNROLL _Pragma("unroll 1")
+#else
+TENSOR_INLINE void tensor_mma(const uint a[4], uint b0, uint b1, int d[4]) {
+  asm volatile("mma.sync.aligned.m16n8k32.row.col.s32.s8.u8.s32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+               "{%0, %1, %2, %3};"
+               : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3])
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+#define TENSOR_MMA(a, b0, b1, d) tensor_mma(a, b0, b1, d)
+#define TENSOR_SLOT_PARAM
+// Unrolled, so that p and the sums stay in registers.
+#define TENSOR_UNROLL _Pragma("unroll")
+#endif
+
+// The lane's A fragment of the horizontal taps packed in `taps` (bytes 0, 1, 2: offsets -1, 0, +1):
+// A[m][k] is the tap at (k - 4) - c(m), where c(m) = 2g + (r & 1) for the fragment's register r. Byte j
+// of register r is then byte j + shift of taps << 24, shift = 4t + 16 (r >> 1) - 2g - (r & 1); outside
+// 0..5 no tap reaches the register.
+TENSOR_INLINE void tensor_weights(uint taps, int g, int t, uint a[4]) {
+#pragma unroll
+  for (int r = 0; r < 4; ++r) {
+    const int shift = 4 * t + 16 * (r >> 1) - 2 * g - (r & 1);
+    a[r] = shift >= 0 && shift <= 5 ? (uint)(((ulong)taps << 24) >> (8 * shift)) : 0u;
+  }
+}
+#define TENSOR_TAPS(h0, h1, h2) ((uint)((h0) & 0xFF) | ((uint)((h1) & 0xFF) << 8) | ((uint)((h2) & 0xFF) << 16))
+
+// The 8-bit output of one pixel from its sums.
+TENSOR_INLINE uint tensor_out8(int gx, int gy) {
+#if OUTPUT == OUTPUT_MAGNITUDE
+  // gx^2 + gy^2 <= 2 * 1020^2 < 2^23, so with 0x4B000000 added the integer sum is the float 2^23 + s (two
+  // IMADs, no conversion); then strip_magnitude_bits_f's clamp, root and rounding (the byte is low).
+  const float s = as_float(gy * gy + (gx * gx + 0x4B000000)) - 8388608.0f;
+  return as_uint(fast_sqrt(fmin(s, 65280.0f)) + 8388608.0f);
+#else
+  return min(abs(gx) + abs(gy), 255u);
+#endif
+}
+
+// The low bytes of two outputs as one 16-bit word: one byte permute on NVIDIA.
+TENSOR_INLINE uint tensor_pack2(uint lo, uint hi) {
+#if NV_PTX_FTZ
+  uint r;
+  asm("prmt.b32 %0, %1, %2, 0x0040;" : "=r"(r) : "r"(lo), "r"(hi));
+  return r;
+#else
+  return (lo & 0xFF) | ((hi & 0xFF) << 8);
+#endif
+}
+
+// Local memory of a warp. The input: rows y0 - 1 .. y0 + 8 TENSOR_ROWS, columns x0 - 16 .. x0 + 79 (96
+// bytes, 16-byte loads) in slots of 28 words. Row R = TENSOR_ROWS g + q (R from y0 - 1) is in slot 9q + g, so
+// the eight rows that lanes g = 0..7 read together are consecutive slots, and at 28 words their words fall in
+// distinct banks. The 8-bit output: rows y0 + TENSOR_ROWS n + s in slot 8s + n of 20 words (64 bytes and
+// padding), so that the four rows lanes t = 0..3 write together fall in distinct banks too.
+#define TENSOR_PITCH 28
+#define TENSOR_IN_WORDS ((9 * TENSOR_ROWS + 1) * TENSOR_PITCH)  // + 1: at TENSOR_ROWS = 1 row 9 is in slot 9
+#define TENSOR_IN_SLOT(R) (((R) % TENSOR_ROWS) * 9 + (R) / TENSOR_ROWS)
+#define TENSOR_OUT_PITCH 20
+#define TENSOR_OUT_WORDS (8 * TENSOR_ROWS * TENSOR_OUT_PITCH)
+
+// 16 pixels of row y from column x through the border. Coordinates are first clamped to one past the
+// image: pixels further out feed only outputs outside it, which are not stored.
+TENSOR_INLINE uint4 tensor_border_chunk(__global const uchar* src, int x, int y, int w, int h, int mode,
+                                        uchar cval) {
+  const int yy = border_index(clamp(y, -1, h), h, mode);
+  uint c[4] = {0, 0, 0, 0};
+#pragma unroll 1
+  for (int b = 0; b < 16; ++b) {
+    const int xx = border_index(clamp(x + b, -1, w), w, mode);
+    c[b / 4] |= (uint)(xx < 0 || yy < 0 ? cval : src[yy * w + xx]) << (8 * (b % 4));
+  }
+  return (uint4)(c[0], c[1], c[2], c[3]);
+}
+
+// Stores the lane's gradients of one tile: d[0], d[2] at columns x, x + 1 of row ya, d[1], d[3] of row yb,
+// through pointers at column x of those rows. Only border warps check the image's edges.
+TENSOR_INLINE void tensor_store_gradients(__global short* a_row_a, __global short* a_row_b,
+                                          __global short* b_row_a, __global short* b_row_b, int w, int h,
+                                          bool interior, int x, int ya, int yb, const int dx[4], const int dy[4]) {
+  if (!interior && x >= w) return;
+  const bool pair = interior || x + 1 < w, in_a = interior || ya < h, in_b = interior || yb < h;
+  if (in_a && pair) {
+    vstore2((short2)(dx[0], dx[2]), 0, a_row_a);
+    vstore2((short2)(dy[0], dy[2]), 0, b_row_a);
+  } else if (in_a) {
+    *a_row_a = (short)dx[0];
+    *b_row_a = (short)dy[0];
+  }
+  if (in_b && pair) {
+    vstore2((short2)(dx[1], dx[3]), 0, a_row_b);
+    vstore2((short2)(dy[1], dy[3]), 0, b_row_b);
+  } else if (in_b) {
+    *a_row_b = (short)dx[1];
+    *b_row_b = (short)dy[1];
+  }
+}
+
+// The warp's products, tile by tile: the gradients stored, the 8-bit outputs put in the warp's output slots.
+TENSOR_INLINE void tensor_tiles(const uint p[TENSOR_ROWS + 2][5], const uint wx1[4], const uint wx2[4],
+                                const uint wy_up[4], const uint wy_down[4], __global out_t* out_a,
+                                __global out_t* out_b, __local ushort* out_rows, int w, int h, bool interior,
+                                int x0, int y0, int g, int t TENSOR_SLOT_PARAM) {
+TENSOR_UNROLL
+  for (int s = 0; s < TENSOR_ROWS; ++s) {
+    // Output rows of the lane's sums: d[0], d[2] row ya = y0 + TENSOR_ROWS 2t + s, d[1], d[3] row yb.
+    const int ya = y0 + TENSOR_ROWS * 2 * t + s, yb = ya + TENSOR_ROWS;
+    const int ia = ya * w + x0 + 2 * g, ib = ia + TENSOR_ROWS * w;
+TENSOR_UNROLL
+    for (int i = 0; i < 4; ++i) {
+      int dx[4] = {0, 0, 0, 0}, dy[4] = {0, 0, 0, 0};
+      TENSOR_MMA(wx1, p[s][i], p[s][i + 1], dx);
+      TENSOR_MMA(wx2, p[s + 1][i], p[s + 1][i + 1], dx);
+      TENSOR_MMA(wx1, p[s + 2][i], p[s + 2][i + 1], dx);
+      TENSOR_MMA(wy_up, p[s][i], p[s][i + 1], dy);
+      TENSOR_MMA(wy_down, p[s + 2][i], p[s + 2][i + 1], dy);
+#if OUTPUT == OUTPUT_GRADIENTS
+      tensor_store_gradients(out_a + ia + 16 * i, out_a + ib + 16 * i, out_b + ia + 16 * i, out_b + ib + 16 * i,
+                             w, h, interior, x0 + 16 * i + 2 * g, ya, yb, dx, dy);
+#else
+      // Slots 8s + 2t and 8s + 2t + 1, bytes 16i + 2g and + 1.
+      out_rows[(8 * s + 2 * t) * (2 * TENSOR_OUT_PITCH) + 8 * i + g] =
+          (ushort)tensor_pack2(tensor_out8(dx[0], dy[0]), tensor_out8(dx[2], dy[2]));
+      out_rows[(8 * s + 2 * t + 1) * (2 * TENSOR_OUT_PITCH) + 8 * i + g] =
+          (ushort)tensor_pack2(tensor_out8(dx[1], dy[1]), tensor_out8(dx[3], dy[3]));
+#endif
+    }
+  }
+}
+
+// Launched over (32 ceil(w / 64), ceil(h / (8 TENSOR_ROWS))) work-items in work-groups of TENSOR_WARPS warps.
+__kernel void sobel_tensor(__global const uchar* restrict src, __global out_t* restrict out_a,
+                           __global out_t* restrict out_b, int w, int h, int mode, uint cval_bits) {
+  const int lane = get_local_id(0) & 31, g = lane >> 2, t = lane & 3, warp = get_local_id(0) >> 5;
+  const int x0 = (get_global_id(0) >> 5) * 64, y0 = get_global_id(1) * (8 * TENSOR_ROWS);
+  __local uint4 in_tiles[TENSOR_WARPS * TENSOR_IN_WORDS / 4];  // uint4: 16-byte aligned
+  __local uint* in_rows = (__local uint*)in_tiles + warp * TENSOR_IN_WORDS;
+#if OUTPUT == OUTPUT_GRADIENTS
+  __local ushort* out_rows = 0;
+#else
+  __local uint4 out_tiles[TENSOR_WARPS * TENSOR_OUT_WORDS / 4];
+  __local ushort* out_rows = (__local ushort*)((__local uint*)out_tiles + warp * TENSOR_OUT_WORDS);
+#endif
+#if TENSOR_EMULATE
+  __local uint slots[TENSOR_WARPS * 32 * 6];
+  __local uint* slot = slots + warp * (32 * 6);
+#endif
+  // Warp-uniform, so the products below stay warp-uniform: every row and column the warp loads or stores is
+  // inside the image.
+  const bool interior = x0 >= 16 && x0 + 80 <= w && y0 >= 1 && y0 + 8 * TENSOR_ROWS < h;
+  // The input rows into local memory, 16 bytes a lane: lanes 0..29 take five rows of six chunks a round, so
+  // one load instruction covers five 96-byte runs (the fragments' own 4-byte loads covered eight 16-byte
+  // runs, and ran at a third of strip's speed).
+  {
+    const int row = lane / 6, chunk = lane % 6, x = x0 - 16 + 16 * chunk;
+    const uchar cval = (uchar)cval_bits;
+TENSOR_UNROLL
+    for (int k = 0; k < (8 * TENSOR_ROWS + 2 + 4) / 5; ++k) {
+      const int R = 5 * k + row;
+      if (lane < 30 && R < 8 * TENSOR_ROWS + 2) {
+        const int y = y0 - 1 + R;
+        uint4 c;
+        if (interior) {
+#if TENSOR_ALIGNED
+          c = *(__global const uint4*)(src + y * w + x);
+#else
+          c = as_uint4(vload16(0, src + y * w + x));
+#endif
+        } else {
+          c = tensor_border_chunk(src, x, y, w, h, mode, cval);
+        }
+        *(__local uint4*)(in_rows + TENSOR_IN_SLOT(R) * TENSOR_PITCH + 4 * chunk) = c;
+      }
+    }
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  // Words j = 0..4 of the lane's rows r: columns x0 + 16j - 4 + 4t .. +3 (word 3 + 4j + t of the slot) of
+  // row y0 + TENSOR_ROWS g - 1 + r (slot TENSOR_IN_SLOT(TENSOR_ROWS g + r)).
+  uint p[TENSOR_ROWS + 2][5];
+TENSOR_UNROLL
+  for (int r = 0; r < TENSOR_ROWS + 2; ++r)
+TENSOR_UNROLL
+    for (int j = 0; j < 5; ++j)
+      p[r][j] = in_rows[((r % TENSOR_ROWS) * 9 + g + r / TENSOR_ROWS) * TENSOR_PITCH + 3 + 4 * j + t];
+  uint wx1[4], wx2[4], wy_up[4], wy_down[4];
+  tensor_weights(TENSOR_TAPS(-1, 0, 1), g, t, wx1);
+  tensor_weights(TENSOR_TAPS(-2, 0, 2), g, t, wx2);
+  tensor_weights(TENSOR_TAPS(-1, -2, -1), g, t, wy_up);  // row y-1
+  tensor_weights(TENSOR_TAPS(1, 2, 1), g, t, wy_down);   // row y+1
+#if TENSOR_EMULATE
+  // One call site, so every warp of the work-group meets the same barriers.
+  tensor_tiles(p, wx1, wx2, wy_up, wy_down, out_a, out_b, out_rows, w, h, interior, x0, y0, g, t, slot, lane);
+#else
+  // The gradients' interior warps store without checks: the loop is written out for each kind of warp so
+  // that the interior's has no branches.
+  if (interior)
+    tensor_tiles(p, wx1, wx2, wy_up, wy_down, out_a, out_b, out_rows, w, h, true, x0, y0, g, t);
+  else
+    tensor_tiles(p, wx1, wx2, wy_up, wy_down, out_a, out_b, out_rows, w, h, false, x0, y0, g, t);
+#endif
+#if OUTPUT != OUTPUT_GRADIENTS
+  // The output slots to the image, 16 bytes a lane: round k writes rows y0 + TENSOR_ROWS n + k (slot 8k + n,
+  // n = lane / 4), four chunks of 16 bytes each.
+  barrier(CLK_LOCAL_MEM_FENCE);
+  const int n = lane >> 2, x = x0 + 16 * (lane & 3);
+TENSOR_UNROLL
+  for (int k = 0; k < TENSOR_ROWS; ++k) {
+    const int y = y0 + TENSOR_ROWS * n + k;
+    const uint4 c = *(__local uint4*)((__local uint*)out_rows + (8 * k + n) * TENSOR_OUT_PITCH + 4 * (lane & 3));
+    if (interior || (y < h && x + 16 <= w)) {
+#if TENSOR_ALIGNED
+      *(__global uint4*)(out_a + y * w + x) = c;
+#else
+      vstore16(as_uchar16(c), 0, out_a + y * w + x);
+#endif
+    } else if (y < h) {
+      const uchar16 bytes = as_uchar16(c);
+      for (int b = 0; b < 16 && x + b < w; ++b) out_a[y * w + x + b] = bytes[b];
+    }
+  }
+#endif
+}
+#endif  // TENSOR_ROWS
+
+// ---------------------------------------------------------------------------------------------
 // image: the input read through an image object (seed 003 section 9.3.4 names textures as the
 // remaining option). The sampler clamps to the edge, which is the replicate border, so replicate
 // reads the raw coordinates; the other modes map them with border_index first.
