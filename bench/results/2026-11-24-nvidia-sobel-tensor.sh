@@ -4,7 +4,7 @@
 # l1 8x8 at 32), 8192x8192, kernel median of 30. The device's own OpenCL runs the Sobel tests first (tensor
 # on the tensor cores there, not emulated); ptxas' register counts go to the program cache
 # (-cl-nv-verbose), which comes back in programs.tar.gz.
-# Usage (device tool): bench/results/2026-11-24-nvidia-sobel-tensor.sh "$OUT"
+# Usage (device tool), on a87854a's tree (tensor was removed after these runs): bench/results/2026-11-24-nvidia-sobel-tensor.sh "$OUT"
 set -uo pipefail
 out="${1:?usage: OUT_DIR}"
 cd "$(dirname "$0")/../.."

@@ -94,15 +94,6 @@ Plan make_plan(Context& ctx, const SobelParams& params, std::string_view variant
     plan.options += fmt::format(" -D VEC={} -D ROWS={} -D ALIGNED={} -D MAG_FLOAT={} -cl-denorms-are-zero{}",
                                 columns, rows, w % columns == 0 ? 1 : 0, mag_float, ctx.info().fast_math_options());
   }
-  if (plan.variant == "tensor") {
-    // Rows are built in so the tile loops unroll; on NVIDIA without tensor cores (before compute
-    // capability 8.0) the build fails and says so in its log.
-    const VariantInfo& info = *find_variant(sobel_variants(), "tensor");
-    plan.options += fmt::format(
-        " -D TENSOR_ROWS={} -D TENSOR_WARPS={} -D TENSOR_ALIGNED={} -D TENSOR_EMULATE={}{}",
-        tunable_value(plan.config, info, "rows"), tunable_value(plan.config, info, "local_x") / 32,
-        w % 16 == 0 ? 1 : 0, tunable_value(plan.config, info, "emulate"), ctx.info().fast_math_options());
-  }
   return plan;
 }
 
@@ -128,10 +119,6 @@ std::vector<cl::Event> enqueue(Context& ctx, const DeviceImage& in, const cl::Bu
     const auto columns = std::size_t(tunable_value(plan.config, info, "columns"));
     const auto per_item = std::size_t(plan.variant == "strip" ? tunable_value(plan.config, info, "rows") : rows);
     items_x = (W + columns - 1) / columns, items_y = (H + per_item - 1) / per_item;
-  }
-  if (plan.variant == "tensor") {  // a warp of 32 per 64 columns x 8 `rows` rows
-    const auto tile_rows = 8 * std::size_t(tunable_value(plan.config, info, "rows"));
-    items_x = (W + 63) / 64 * 32, items_y = (H + tile_rows - 1) / tile_rows;
   }
   // Variants without a local_y tunable (row_tile, strip) use one row of work-items per work-group.
   const int lx = tunable_value(plan.config, info, "local_x");

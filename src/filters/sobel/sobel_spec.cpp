@@ -38,18 +38,6 @@ const std::vector<Tunable> kStrip = {
     {"mag_float", {1, 0}, "magnitude only: 1 = FP32 arithmetic (FMA pipe) from the pixels on, 0 = 16-bit lanes"},
 };
 
-// tensor: a warp owns 64 columns x 8 `rows` rows; gx and gy are tensor-core matrix products (sobel.cl).
-const std::vector<Tunable> kTensor = {
-    {"local_x",
-     {64, 128, 32, 256},
-     "work-items per work-group, whole warps of 32 side by side along the row"},
-    {"rows", {4, 2, 8, 1}, "8-row tiles per warp (its rows + 2 input rows are loaded once for all of them)"},
-    // Not searched: the emulation is there so that the tests run the variant's indexing on any device.
-    {"emulate",
-     {0},
-     "1: the matrix products through local memory instead of tensor cores, on any device (slow)"},
-};
-
 }  // namespace
 
 const std::vector<VariantInfo>& sobel_variants() {
@@ -74,10 +62,6 @@ const std::vector<VariantInfo>& sobel_variants() {
        "computes two pixels per 32-bit op in 16-bit lanes; interior work-items skip the border (beyond the "
        "seeds)",
        kStrip},
-      {"tensor",
-       "gx and gy as integer matrix products on NVIDIA tensor cores (mma.sync m16n8k32, weights x pixels); "
-       "a warp owns 64 columns x 8 `rows` rows (beyond the seeds)",
-       kTensor},
   };
   return all;
 }
@@ -113,26 +97,6 @@ std::optional<std::string> sobel_unsupported(const DeviceInfo& device, std::stri
     if (params.output == SobelOutput::magnitude && mag_float == 1 && columns * rows > 128)
       return fmt::format("strip's mag_float=1 takes at most 128 pixels per work-item, not {}x{}", columns,
                          rows);
-  }
-  if (variant == "tensor") {
-    const int rows = tunable_value(config, *info, "rows"), emulate = tunable_value(config, *info, "emulate");
-    // mma.sync runs per warp: a work-group is whole warps, at most 8.
-    if (lx < 32 || lx > 256 || lx % 32 != 0)
-      return fmt::format("tensor takes work-groups of 32 to 256 work-items in whole warps of 32, not {}", lx);
-    if (rows < 1 || rows > 8) return fmt::format("tensor takes 1 to 8 row tiles per warp, not {}", rows);
-    if (emulate != 0 && emulate != 1) return fmt::format("tensor takes emulate 0 or 1, not {}", emulate);
-    // sobel.cl's local arrays: per warp the input rows (9 x rows + 1 slots of 112 bytes), the 8-bit output
-    // rows (8 x rows slots of 80 bytes) and the emulation's fragments (768 bytes).
-    const std::size_t local_bytes =
-        std::size_t(lx / 32) * (std::size_t(rows) * (9 * 112 + 8 * 80) + 112 + (emulate ? 768 : 0));
-    if (local_bytes > device.local_mem_bytes)
-      return fmt::format(
-          "tensor's {} warps x {} row tiles need {} bytes of local memory, above the device's {}", lx / 32,
-          rows, local_bytes, device.local_mem_bytes);
-    if (emulate == 0 && !device.takes_nvidia_ptx())
-      return std::string(
-          "tensor needs NVIDIA tensor cores (mma.sync, compute capability 8.0 or later); "
-          "emulate=1 runs it through local memory instead");
   }
   if (lx > 0 && std::size_t(lx) * std::size_t(ly) > device.max_work_group_size)
     return fmt::format("work-group {}x{} exceeds the device's {} work-items", lx, ly, device.max_work_group_size);
