@@ -10,8 +10,9 @@
 // rows in two 16-bit-lane words (entering row added, leaving row subtracted), and the strip's C output
 // columns store the sum's low byte per channel. The work-group loads C + 2 x halo columns per row, as the row
 // window would need. Rows come either
-//   - tma 1: by cp.async.bulk into a ring of d + P + 1 row slots (P rows in flight ahead), the leaving row
-//     read from the ring; or
+//   - tma 1: by cp.async.bulk into a ring of d + BATCH + AHEAD row slots, the leaving row read from the ring,
+//     one work-group barrier per BATCH rows, after which thread 0 refills the freed slots;
+//   - tma 2: the same ring, warp-specialised: a producer warp and consumer warps that meet only at mbarriers;
 //   - tma 0: by plain loads one row ahead, the leaving row loaded again from global memory (fused_wide's
 //   way).
 // Every case's output is checked against the host's sum, so a broken pipeline cannot pass for a fast one.
@@ -96,6 +97,47 @@ __kernel void ring_sum(__global const uint* restrict src, __global vec_t* restri
   const int xv = xl / PIX + t;  // this work-item's vector of the row
   const bool mine = t < LV, out_col = xv * PIX >= x0 && xv * PIX < min(x0 + C, w);
   vec_t acc_e = 0, acc_o = 0;
+#if NV_PTX
+  if (tma == 2) {
+    // Warp-specialised, as CUTLASS's TMA pipelines: warp 0 only issues the copies and the other warps only
+    // consume, with no work-group barrier in the loop. Each slot has a "full" barrier (the copy's bytes) and an
+    // "empty" one (one arrival per consumer warp once it has read the slot for the last time, as the leaving
+    // row); the producer refills a slot when its empty barrier completes. Off NVIDIA, tma 2 runs as tma 1.
+    __local ulong* empty = bars + RING;
+    if (t == 0) {
+      for (int s = 0; s < RING; ++s) {
+        asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(smem(bars + s)) : "memory");
+        asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem(empty + s)), "r"(lx / 32 - 1) : "memory");
+      }
+      asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (t == 0) {
+      for (int k = 0; k < steps; ++k) {
+        if (k >= RING) wait_row(empty + k % RING, (uint)(k / RING - 1) & 1);  // step k - RING released
+        fill_row(ring + (k % RING) * L, bars + k % RING, src + IN_ROW(k) * w + xl, (uint)L * 4, 0, lx, fence);
+      }
+    } else if (t >= 32) {
+      const int c = t - 32, xc = xl / PIX + c;
+      const bool mine_c = c < LV, out_c = xc * PIX >= x0 && xc * PIX < min(x0 + C, w);
+      for (int k = 0; k < steps; ++k) {
+        wait_row(bars + k % RING, (uint)(k / RING) & 1);
+        if (mine_c) {
+          const vec_t in = ringv[(k % RING) * LV + c];
+          const vec_t gone = k >= d ? ringv[((k - d) % RING) * LV + c] : 0;
+          SUM_STEP(in, gone);
+          if (k >= d - 1 && out_c) dst[(y0 + k - (d - 1)) * wv + xc] = SUM_OUT;
+        }
+        if (k >= d) {  // step k - d's slot is read for the last time
+          asm volatile("bar.warp.sync -1;" ::: "memory");
+          if ((t & 31) == 0)
+            asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(smem(empty + (k - d) % RING)) : "memory");
+        }
+      }
+    }
+    return;
+  }
+#endif
   if (tma) {
     if (t == 0) {
       for (int s = 0; s < RING; ++s) {
@@ -202,6 +244,13 @@ int main(int argc, char** argv) {
     cases.push_back({1, 31, 128, 16, 512, ahead, 4, batch});
     cases.push_back({1, 1, 128, 16, 512, ahead, 4, batch});
   }
+  // Warp-specialised (tma 2): a producer warp and consumer warps synchronised only through mbarriers.
+  for (int d : {1, 31})
+    for (int pix : {4, 1})
+      for (int ahead : {4, 8})
+        for (int fence : {1, 0}) cases.push_back({2, d, 256, 16, 512, ahead, pix, 1, fence});
+  for (int d : {1, 31})
+    for (int ahead : {4, 8}) cases.push_back({2, d, 128, 16, 512, ahead, 4, 1, 1});
 
   const std::string want = argc > 1 ? argv[1] : "NVIDIA";
   const int size = argc > 2 ? std::stoi(argv[2]) : 8192;
@@ -246,7 +295,7 @@ int main(int argc, char** argv) {
   std::vector<std::vector<unsigned>> expected;
   for (const Case& c : cases) {
     const int L = c.C + 2 * c.halo, ring_rows = c.d + c.batch + c.ahead;
-    const std::size_t local = std::size_t(ring_rows) * L * 4 + std::size_t(ring_rows) * 8;
+    const std::size_t local = std::size_t(ring_rows) * L * 4 + std::size_t(ring_rows) * 16;
     if (L > w || (c.tma && local > local_max)) continue;
     const std::string options = "-cl-std=CL1.2 -D RING=" + std::to_string(c.tma ? ring_rows : 1) +
                                 " -D AHEAD=" + std::to_string(c.ahead) + " -D PIX=" + std::to_string(c.pix) +
@@ -272,8 +321,10 @@ int main(int argc, char** argv) {
     for (const cl::Buffer* b : {&src, &dst}) k.setArg(arg++, *b);
     for (int v : {w, h, c.C, c.halo, c.H, c.d, c.tma, c.fence}) k.setArg(arg++, v);
     k.setArg(arg++, cl::Local(c.tma ? std::size_t(ring_rows) * L * 4 : 16));
-    k.setArg(arg++, cl::Local(c.tma ? std::size_t(ring_rows) * 8 : 8));
-    const int bands = (w + c.C - 1) / c.C, strips = (h + c.H - 1) / c.H, lx = (L / c.pix + 31) / 32 * 32;
+    k.setArg(arg++, cl::Local(c.tma ? std::size_t(ring_rows) * 16 : 8));  // full and empty barriers
+    const int bands = (w + c.C - 1) / c.C, strips = (h + c.H - 1) / c.H;
+    const int lx =
+        (L / c.pix + 31) / 32 * 32 + (c.tma == 2 && nvidia ? 32 : 0);  // tma 2: + the producer warp
     q.enqueueFillBuffer(dst, 0xA5A5A5A5u, 0, bytes);  // poison: unwritten pixels fail the check
     double ms = 0;
     try {

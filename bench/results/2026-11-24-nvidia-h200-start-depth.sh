@@ -20,4 +20,5 @@ for shape in "31 items=4 4 8 16" "63 items=8 2 4 8"; do
   done
 done | tee "$OUT/start-depth.txt"
 rm -f "$OUT/run.txt"
-tar czf "$OUT/ptxas-reports.tar.gz" -C "$XDG_CACHE_HOME/clfilters" --wildcards programs/*.txt
+# The glob expands in the cache directory (tar -C does not apply to a shell glob).
+(cd "$XDG_CACHE_HOME/clfilters" && tar czf "$OUT/ptxas-reports.tar.gz" programs/*.txt)
