@@ -82,6 +82,14 @@ typedef uint vec_t;
   acc_e += (in & 0x00FF00FFu) - (gone & 0x00FF00FFu);                   \
   acc_o += ((in >> 8) & 0x00FF00FFu) - ((gone >> 8) & 0x00FF00FFu)
 #define SUM_OUT (acc_e & 0x00FF00FFu) | ((acc_o & 0x00FF00FFu) << 8)
+// Row step k from the ring: add the entering row, take out the leaving one, store once the window is full.
+#define RING_STEP(k)                                                               \
+  if (mine) {                                                                      \
+    const vec_t in = ringv[((k) % RING) * LV + c];                                 \
+    const vec_t gone = (k) >= d ? ringv[(((k) - d) % RING) * LV + c] : 0;          \
+    SUM_STEP(in, gone);                                                            \
+    if ((k) >= d - 1 && out_col) dst[(y0 + (k) - (d - 1)) * wv + xv] = SUM_OUT;    \
+  }
 __kernel void ring_sum(__global const uint* restrict src, __global vec_t* restrict dst, int w, int h, int C,
                        int halo, int H, int d, int tma, int fence, __local uint4* ring16, __local ulong* bars) {
   // uint4: NVIDIA aligns a local argument to its pointee type, and the bulk copy needs 16-byte alignment.
@@ -94,8 +102,9 @@ __kernel void ring_sum(__global const uint* restrict src, __global vec_t* restri
   const int xl = clamp(x0 - halo, 0, w - L);
   const int r = (d - 1) / 2, steps = min(H, h - y0) + d - 1;
 #define IN_ROW(k) clamp(y0 - r + (k), 0, h - 1)
-  const int xv = xl / PIX + t;  // this work-item's vector of the row
-  const bool mine = t < LV, out_col = xv * PIX >= x0 && xv * PIX < min(x0 + C, w);
+  // This work-item's vector c of the loaded row (tma 2 on NVIDIA: warp 0 is the producer), xv of the image's.
+  const int c = (NV_PTX && tma == 2) ? t - 32 : t, xv = xl / PIX + c;
+  const bool mine = c >= 0 && c < LV, out_col = xv * PIX >= x0 && xv * PIX < min(x0 + C, w);
   vec_t acc_e = 0, acc_o = 0;
 #if NV_PTX
   if (tma == 2) {
@@ -118,16 +127,9 @@ __kernel void ring_sum(__global const uint* restrict src, __global vec_t* restri
         fill_row(ring + (k % RING) * L, bars + k % RING, src + IN_ROW(k) * w + xl, (uint)L * 4, 0, lx, fence);
       }
     } else if (t >= 32) {
-      const int c = t - 32, xc = xl / PIX + c;
-      const bool mine_c = c < LV, out_c = xc * PIX >= x0 && xc * PIX < min(x0 + C, w);
       for (int k = 0; k < steps; ++k) {
         wait_row(bars + k % RING, (uint)(k / RING) & 1);
-        if (mine_c) {
-          const vec_t in = ringv[(k % RING) * LV + c];
-          const vec_t gone = k >= d ? ringv[((k - d) % RING) * LV + c] : 0;
-          SUM_STEP(in, gone);
-          if (k >= d - 1 && out_c) dst[(y0 + k - (d - 1)) * wv + xc] = SUM_OUT;
-        }
+        RING_STEP(k);
         if (k >= d) {  // step k - d's slot is read for the last time
           asm volatile("bar.warp.sync -1;" ::: "memory");
           if ((t & 31) == 0)
@@ -160,12 +162,7 @@ __kernel void ring_sum(__global const uint* restrict src, __global vec_t* restri
         const int k = g * BATCH + u;
         if (k < steps) {
           wait_row(bars + k % RING, (uint)(k / RING) & 1);
-          if (mine) {
-            const vec_t in = ringv[(k % RING) * LV + t];
-            const vec_t gone = k >= d ? ringv[((k - d) % RING) * LV + t] : 0;
-            SUM_STEP(in, gone);
-            if (k >= d - 1 && out_col) dst[(y0 + k - (d - 1)) * wv + xv] = SUM_OUT;
-          }
+          RING_STEP(k);
         }
       }
       barrier(CLK_LOCAL_MEM_FENCE);  // every read of the slots refilled next is done
@@ -188,12 +185,6 @@ __kernel void ring_sum(__global const uint* restrict src, __global vec_t* restri
   }
 }
 )";
-
-double event_ms(const cl::Event& e) {
-  return double(e.getProfilingInfo<CL_PROFILING_COMMAND_END>() -
-                e.getProfilingInfo<CL_PROFILING_COMMAND_START>()) *
-         1e-6;
-}
 
 // The host's answer: per channel, the low byte of the sum of rows y - r .. y + r (clamped) at each pixel.
 std::vector<unsigned> expected_sums(const std::vector<unsigned>& in, int w, int h, int d) {
@@ -273,23 +264,10 @@ int main(int argc, char** argv) {
   for (std::size_t i = 0; i < host.size(); ++i) host[i] = unsigned((i + 1) * 2654435761u) | 0x01010101u;
   q.enqueueWriteBuffer(src, CL_TRUE, 0, bytes, host.data());
 
-  auto time = [&](auto enqueue) {
-    std::vector<double> ms;
-    for (int i = 0; i < 25; ++i) {
-      cl::Event e = enqueue();
-      e.wait();
-      if (i >= 5) ms.push_back(event_ms(e));
-    }
-    return probe_median(ms);
-  };
-  const double copy_ms = time([&] {
-    cl::Event e;
-    q.enqueueCopyBuffer(src, dst, 0, 0, bytes, nullptr, &e);
-    return e;
-  });
+  const double copy_ms = probe_copy_ms(q, src, dst, bytes);
   std::printf("clEnqueueCopyBuffer: %.4f ms = %.0f GB/s\n\n", copy_ms, 2.0 * bytes / copy_ms * 1e-6);
-  std::printf("%4s %3s %4s %4s %5s %5s %4s %6s %9s %8s %s\n", "tma", "d", "C", "halo", "strip", "ahead",
-              "ring", "groups", "ms", "of copy", "check");
+  std::printf("%4s %3s %4s %4s %5s %5s %4s %3s %5s %5s %6s %9s %8s %s\n", "tma", "d", "C", "halo", "strip",
+              "ahead", "ring", "pix", "batch", "fence", "groups", "ms", "of copy", "check");
   bool dumped = false;
   std::vector<int> expected_d;
   std::vector<std::vector<unsigned>> expected;
@@ -328,7 +306,7 @@ int main(int argc, char** argv) {
     q.enqueueFillBuffer(dst, 0xA5A5A5A5u, 0, bytes);  // poison: unwritten pixels fail the check
     double ms = 0;
     try {
-      ms = time([&] {
+      ms = probe_time_ms([&] {
         cl::Event e;
         q.enqueueNDRangeKernel(k, cl::NullRange, cl::NDRange(std::size_t(bands) * lx, strips),
                                cl::NDRange(lx, 1), nullptr, &e);

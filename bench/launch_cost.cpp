@@ -67,10 +67,7 @@ int main(int argc, char** argv) {
               std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
           if (i < 50) continue;
           call.push_back(us);
-          if (profiling)
-            kern.push_back(double(e.getProfilingInfo<CL_PROFILING_COMMAND_END>() -
-                                  e.getProfilingInfo<CL_PROFILING_COMMAND_START>()) *
-                           1e-3);
+          if (profiling) kern.push_back(probe_event_ms(e) * 1e3);  // us
         }
         std::printf("%-8s %-10s %-6s %10.1f %10s\n", which, profiling ? "profiling" : "plain",
                     spin ? "spin" : "finish", probe_median(call),

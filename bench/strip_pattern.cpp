@@ -111,12 +111,6 @@ __kernel void linear_copy(__global const uint4* restrict src, __global uint4* re
 }
 )";
 
-double event_ms(const cl::Event& e) {
-  return double(e.getProfilingInfo<CL_PROFILING_COMMAND_END>() -
-                e.getProfilingInfo<CL_PROFILING_COMMAND_START>()) *
-         1e-6;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -213,25 +207,12 @@ int main(int argc, char** argv) {
   for (std::size_t i = 0; i < host.size(); ++i) host[i] = unsigned(i * 2654435761u);
   q.enqueueWriteBuffer(src, CL_TRUE, 0, bytes, host.data());
 
-  auto time = [&](auto enqueue) {
-    std::vector<double> ms;
-    for (int i = 0; i < 25; ++i) {
-      cl::Event e = enqueue();
-      e.wait();
-      if (i >= 5) ms.push_back(event_ms(e));
-    }
-    return probe_median(ms);
-  };
-  const double copy_ms = time([&] {
-    cl::Event e;
-    q.enqueueCopyBuffer(src, dst, 0, 0, bytes, nullptr, &e);
-    return e;
-  });
+  const double copy_ms = probe_copy_ms(q, src, dst, bytes);
   std::printf("clEnqueueCopyBuffer: %.4f ms = %.0f GB/s\n", copy_ms, 2.0 * bytes / copy_ms * 1e-6);
   cl::Kernel linear(program, "linear_copy");
   linear.setArg(0, src);
   linear.setArg(1, dst);
-  const double linear_ms = time([&] {
+  const double linear_ms = probe_time_ms([&] {
     cl::Event e;
     q.enqueueNDRangeKernel(linear, cl::NullRange, cl::NDRange(std::size_t(w4) * h), cl::NDRange(256), nullptr,
                            &e);
@@ -269,7 +250,7 @@ int main(int argc, char** argv) {
                                       : cl::NDRange(std::size_t(bands) * c.lx, strips);
     double ms = 0;
     try {
-      ms = time([&] {
+      ms = probe_time_ms([&] {
         cl::Event e;
         q.enqueueNDRangeKernel(strip, cl::NullRange, global, cl::NDRange(c.lx, 1), nullptr, &e);
         return e;
