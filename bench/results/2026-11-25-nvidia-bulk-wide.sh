@@ -5,6 +5,7 @@
 # through the same loop; the question is what is left once the row window's work is added. First the box blur
 # tests on the NVIDIA device (the bulk path runs only there), then d = 31 and d = 63 against each device's tuned
 # shapes (bench/results/2026-11-24-nvidia-tuning.json).
+# Needs ring=2, which exists only at commit 25f933c (removed after this run); run from a checkout of it.
 # Usage (device tool): bench/results/2026-11-25-nvidia-bulk-wide.sh "$OUT"
 set -uo pipefail
 out="${1:?usage: OUT_DIR}"

@@ -61,7 +61,6 @@ struct DeviceInfo {
   std::size_t image2d_max_width = 0;
   std::size_t image2d_max_height = 0;
   std::string extensions;
-  int nv_compute_major = 0;  // NVIDIA's compute capability (cl_nv_device_attribute_query), else 0
 
   bool has_extension(std::string_view ext) const;
   bool has_fp16() const { return has_extension("cl_khr_fp16"); }
@@ -71,8 +70,6 @@ struct DeviceInfo {
   // Build options for kernels that use border.cl's fast_exp2/fast_sqrt: their one-instruction .ftz
   // PTX forms on NVIDIA (" -D NV_PTX_FTZ=1"), else "" (native_exp2/native_sqrt).
   std::string fast_math_options() const { return takes_nvidia_ptx() ? " -D NV_PTX_FTZ=1" : ""; }
-  // Hopper's bulk asynchronous copies (cp.async.bulk with mbarriers, sm_90) through inline PTX.
-  bool has_bulk_copy() const { return takes_nvidia_ptx() && nv_compute_major >= 9; }
   std::vector<std::string> subgroup_extensions() const;
   std::string type_name() const;   // "GPU", "CPU", "accelerator", ...
   std::string index_name() const;  // "1:0"

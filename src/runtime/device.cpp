@@ -53,8 +53,6 @@ DeviceInfo describe(const cl::Platform& p, const cl::Device& d, int pi, int di) 
   info.image2d_max_width = device_query<CL_DEVICE_IMAGE2D_MAX_WIDTH, size_t>(d);
   info.image2d_max_height = device_query<CL_DEVICE_IMAGE2D_MAX_HEIGHT, size_t>(d);
   info.extensions = trimmed(device_query<CL_DEVICE_EXTENSIONS, std::string>(d));
-  if (info.has_extension("cl_nv_device_attribute_query"))
-    info.nv_compute_major = int(device_query<CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV, cl_uint>(d));
   return info;
 }
 

@@ -57,17 +57,11 @@ TEST(Devices, FastMathOptionsOnlyForNvidia) {
   nvidia.platform_name = "NVIDIA CUDA";
   EXPECT_TRUE(nvidia.takes_nvidia_ptx());
   EXPECT_EQ(nvidia.fast_math_options(), " -D NV_PTX_FTZ=1");
-  // Bulk copies need sm_90 as well.
-  EXPECT_FALSE(nvidia.has_bulk_copy());
-  nvidia.nv_compute_major = 9;
-  EXPECT_TRUE(nvidia.has_bulk_copy());
   DeviceInfo pocl;
   pocl.platform_name = "Portable Computing Language";
   pocl.extensions = "cl_khr_fp64 cl_khr_subgroups";
   EXPECT_FALSE(pocl.takes_nvidia_ptx());
   EXPECT_EQ(pocl.fast_math_options(), "");
-  pocl.nv_compute_major = 9;
-  EXPECT_FALSE(pocl.has_bulk_copy());
   pocl.extensions += " cl_nv_device_attribute_query";
   EXPECT_TRUE(pocl.takes_nvidia_ptx());
 }

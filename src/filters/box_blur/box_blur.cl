@@ -653,110 +653,6 @@ inline void load_step(__global const uint* src, int first, int dir, int i, int d
 #define RING_ARG
 #endif
 
-// -D RING=2 (issue 8, box blur step 27; not from a seed; fused_packed and fused_wide only): the ring holds the
-// work-group's whole rows, d + AHEAD of them, and a row arrives by one bulk asynchronous copy (sm_90's
-// cp.async.bulk, completing on an mbarrier per slot) issued by work-item 0, AHEAD rows before it enters the
-// window. Why: steps 22-26 (bench/NOTES.md) found the leaving rows' re-reads come from DRAM, and a ring fed
-// by the work-items' own loads needs the registers and warps of the loads in flight; a bulk copy keeps rows in
-// flight with neither. bench/bulk_ring.cpp measured the loop alone (step 26).
-// - Strip row k (strip_row's order) goes to slot k % RING_ROWS; its n-th fill completes phase n & 1 there.
-// - The copy covers the work-group's columns inside the image. Edge work-groups take their other columns
-//   through the border from the slot, or from global memory where the border reaches outside it.
-// - Rows outside the image under the constant border are not copied (their barrier phase completes by a
-//   plain arrive), and readers use cval.
-// - NV_BULK=1 (the host: NVIDIA, compute capability 9.0 or more) and w % 4 == 0 (16-byte aligned rows) take
-//   the bulk copies; otherwise the work-group copies the row itself and a barrier orders it before its reads,
-//   which is also how the PoCL tests run this path.
-#if RING == 2
-#ifndef DIAMETER
-#error "RING=2 is for fused_packed and fused_wide (-D DIAMETER)"
-#endif
-#ifndef NV_BULK
-#define NV_BULK 0
-#endif
-#define RING_ROWS (DIAMETER + AHEAD)
-#if NV_BULK
-inline uint local_address(__local const void* p) { return (uint)(size_t)p; }
-#endif
-
-// Work-item 0 sets up the slots' barriers (one arrival each: the copy's, or the plain one).
-inline void ring_init(__local ulong* bars, bool bulk) {
-#if NV_BULK
-  if (bulk && get_local_id(0) == 0) {
-    for (int s = 0; s < RING_ROWS; ++s)
-      asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(local_address(bars + s)) : "memory");
-    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-  }
-#endif
-  barrier(CLK_LOCAL_MEM_FENCE);
-}
-
-// Strip row k (image row ry, -1: the constant) into its slot; the work-group's columns inside the image are
-// seg0 .. seg1 - 1, and the slot's first column is base. Called by every work-item. Without bulk copies the
-// caller puts a barrier between this and the row's reads.
-inline void ring_fill(__local pixvec_t* ring, __local ulong* bars, __global const uint* src, int k, int ry, int w,
-                      int base, int seg0, int seg1, bool bulk) {
-  __local uint* slot = (__local uint*)(ring + (k % RING_ROWS) * get_local_size(0));
-#if NV_BULK
-  if (bulk) {
-    if (get_local_id(0) == 0) {
-      __local ulong* bar = bars + k % RING_ROWS;
-      if (ry < 0) {
-        asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(local_address(bar)) : "memory");
-      } else {
-        // The slot's last reads (ordinary loads, before the barrier that precedes this) come before the async
-        // proxy's writes.
-        const uint bytes = (uint)(seg1 - seg0) * 4u;
-        asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-        asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(local_address(bar)), "r"(bytes)
-                     : "memory");
-        asm volatile(
-            "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
-                local_address(slot + (seg0 - base))),
-            "l"(src + ry * w + seg0), "r"(bytes), "r"(local_address(bar))
-            : "memory");
-      }
-    }
-    return;
-  }
-#endif
-  if (ry >= 0)
-    for (int x = seg0 + get_local_id(0); x < seg1; x += get_local_size(0)) slot[x - base] = src[ry * w + x];
-}
-
-// This work-item's ITEMS pixels of strip row k (image row ry) from its slot, after waiting for the copy when
-// `wait`.
-inline void ring_read(__local pixvec_t* ring, __local ulong* bars, __global const uint* src, int k, int ry, int w,
-                      int base, int seg0, int seg1, bool bulk, bool wait, bool aligned, const int* xk, uint cval,
-                      uint* p) {
-  __local pixvec_t* slot = ring + (k % RING_ROWS) * get_local_size(0);
-#if NV_BULK
-  if (bulk && wait) {
-    const uint bar = local_address(bars + k % RING_ROWS), parity = (uint)(k / RING_ROWS) & 1u;
-    uint done;
-    do {
-      asm volatile(
-          "{\n\t.reg .pred p;\n\tmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n\tselp.u32 %0, 1, 0, p;\n\t}"
-          : "=r"(done)
-          : "r"(bar), "r"(parity)
-          : "memory");
-    } while (!done);
-  }
-#endif
-  if (ry < 0) {
-    for (int j = 0; j < ITEMS; ++j) p[j] = cval;
-  } else if (aligned) {
-    pix_items u;
-    u.v = slot[get_local_id(0)];
-    for (int j = 0; j < ITEMS; ++j) p[j] = u.a[j];
-  } else {
-    __local const uint* s = (__local const uint*)slot;
-    for (int j = 0; j < ITEMS; ++j)
-      p[j] = xk[j] < 0 ? cval : xk[j] >= seg0 && xk[j] < seg1 ? s[xk[j] - base] : src[ry * w + xk[j]];
-  }
-}
-#endif
-
 #ifdef DIAMETER
 // ---------------------------------------------------------------------------------------------
 // fused_packed (RGBA, 2 <= d <= 15; not from a seed; issue 8): fused_prefix's vertical pass (the same
@@ -880,22 +776,6 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
   // by PREFETCH the slots are static (registers) and PREFETCH rows of loads are in flight at once. Issued
   // before the start-up so that their latency overlaps it.
   uint p_in[PREFETCH][ITEMS], p_out[PREFETCH][ITEMS];
-#if RING == 2
-  // The strip's n + d - 1 rows, RING_ROWS of them requested up front; the rest as slots free up.
-  const int rows = n + d - 1, base = gx0 - ra, seg0 = clamp(base, 0, w), seg1 = clamp(base + L * ITEMS, 0, w);
-  const bool bulk = NV_BULK && ITEMS % 4 == 0 && w % 4 == 0;
-  __local ulong* bars = (__local ulong*)(ring + RING_ROWS * L);
-  ring_init(bars, bulk);
-  for (int k = 0; k < min(RING_ROWS, rows); ++k)
-    ring_fill(ring, bars, src, k, strip_row(first, dir, k, h, mode), w, base, seg0, seg1, bulk);
-  if (!bulk) barrier(CLK_LOCAL_MEM_FENCE);
-#define RING_READ(k, wait, p) \
-  ring_read(ring, bars, src, k, strip_row(first, dir, k, h, mode), w, base, seg0, seg1, bulk, wait, aligned, xk, cval, p)
-  for (int j = 0; j < d; ++j) {
-    RING_READ(j, true, p_in[0]);
-    for (int k = 0; k < ITEMS; ++k) col[k] += TO_CSUM(p_in[0][k]);
-  }
-#else
 #pragma unroll
   for (int i = 1; i <= PREFETCH; ++i)
     if (i < n)
@@ -927,8 +807,7 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
 #endif
     }
   }
-#endif  // RING == 2
-#if RING == 1
+#if RING
   int slot = 0;  // step i's leaving row (strip row i - 1) is in slot (i - 1) % d; its entering row goes there
 #endif
 #undef START_ROWS
@@ -945,10 +824,7 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
       const int i = ib + u, y = yfirst + dir * i;  // i % PREFETCH == u
       const bool live = i < n;
       if (i > 0 && live) {
-#if RING == 2
-        RING_READ(i + d - 1, true, p_in[u]);
-        RING_READ(i - 1, false, p_out[u]);
-#elif RING
+#if RING
         pix_items leaving, entering;
         leaving.v = ring[slot * L + lx];
         for (int k = 0; k < ITEMS; ++k) entering.a[k] = p_in[u][k];
@@ -957,10 +833,8 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
         for (int k = 0; k < ITEMS; ++k) p_out[u][k] = leaving.a[k];
 #endif
         for (int k = 0; k < ITEMS; ++k) col[k] = col[k] + TO_CSUM(p_in[u][k]) - TO_CSUM(p_out[u][k]);
-#if RING != 2
         if (i + PREFETCH < n)
           load_step(src, first, dir, i + PREFETCH, d, h, mode, cx, w, cval, aligned, xk, p_in[u], p_out[u]);
-#endif
       }
       // The buffers alternate between rows; i & 1 is static when PREFETCH is even.
       const int buf = PREFETCH % 2 == 0 ? u & 1 : i & 1;
@@ -981,15 +855,6 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
       }
 #endif
       barrier(CLK_LOCAL_MEM_FENCE);
-#if RING == 2
-      // Strip row i - 1 has left every work-item's window (read before the barrier): its slot takes row
-      // i - 1 + RING_ROWS.
-      if (i > 0 && i - 1 + RING_ROWS < rows) {
-        ring_fill(ring, bars, src, i - 1 + RING_ROWS, strip_row(first, dir, i - 1 + RING_ROWS, h, mode), w, base,
-                  seg0, seg1, bulk);
-        if (!bulk) barrier(CLK_LOCAL_MEM_FENCE);
-      }
-#endif
       if (live && lx < L - halo) {
         // Columns M0 .. M0 + 2 NPAIRS - 1 of this work-item's band (column m is in work-item lx + m / ITEMS's
         // block), its own from registers.
@@ -1097,7 +962,6 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
 #undef FUSED_KERNEL
 #undef WINDOW_ARGS
 #undef RING_ARG
-#undef RING_READ
 #endif  // WIN_A
 
 // Tried and removed: fused_tile, one barrier per 2D tile (each work-item the column sums of ITEMS

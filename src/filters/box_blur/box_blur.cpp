@@ -110,21 +110,15 @@ Plan make_plan(Context& ctx, const BoxBlurParams& params, std::string_view varia
     const BlocksShape shape = box_prefix_shape(plan.config, params.diameter);
     const int items = shape.items, a = box_window_offset(items, params.diameter);
     plan.options += fmt::format(" -D ITEMS={} -D WIN_A={} -D WIN_AM={} -D PREFETCH={} -D RING={}", items, a,
-                                (a + params.diameter) % items, shape.prefetch, shape.ring);
+                                (a + params.diameter) % items, shape.prefetch, int(shape.ring));
     plan.kernels = {"box_fused_prefix"};
   }
   if (v == "fused_packed" || v == "fused_wide") {
     const bool wide = v == "fused_wide";
     const BlocksShape shape = box_packed_shape(plan.config, params.diameter, v.c_str());
-    // Ring 2 takes its rows by bulk copies `prefetch` rows ahead (AHEAD), with no rows in registers.
-    const bool bulk_ring = shape.ring == 2;
-    plan.options += fmt::format(" -D ITEMS={} -D WIN_A={} -D DIAMETER={} -D PREFETCH={} -D RING={}{}{}",
-                                shape.items, box_window_offset(shape.items, params.diameter), params.diameter,
-                                bulk_ring ? 1 : shape.prefetch, shape.ring, wide ? " -D WIDE=1" : "",
-                                device.fast_math_options());
-    if (bulk_ring)
-      plan.options +=
-          fmt::format(" -D AHEAD={}{}", shape.prefetch, device.has_bulk_copy() ? " -D NV_BULK=1" : "");
+    plan.options += fmt::format(" -D ITEMS={} -D WIN_A={} -D DIAMETER={} -D PREFETCH={} -D RING={}{}{}", shape.items,
+                                box_window_offset(shape.items, params.diameter), params.diameter,
+                                shape.prefetch, int(shape.ring), wide ? " -D WIDE=1" : "", device.fast_math_options());
     plan.kernels = {wide ? "box_fused_wide" : "box_fused_packed"};
   }
   return plan;

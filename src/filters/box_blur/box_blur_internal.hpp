@@ -41,11 +41,8 @@ struct BlocksShape {
   bool window_packed = false;  // fused_blocks: window sums fit two 16-bit channels per uint (d <= 15)
   int prefetch = 1;    // fused_prefix, fused_packed, fused_wide: rows of input loaded ahead per work-item
   int mirror = 0;      // the same three: odd strips run upwards
-  // The same three: leaving rows from a local-memory ring (-D RING=1); fused_packed and fused_wide also 2, a
-  // ring of whole rows fed by bulk copies `prefetch` rows ahead (-D RING=2 -D AHEAD=prefetch).
-  int ring = 0;
-  std::size_t ring_bytes =
-      0;                    // local memory for the ring: its rows of each work-item's pixels (and barriers)
+  bool ring = false;   // the same three: leaving rows from a local-memory ring (-D RING)
+  std::size_t ring_bytes = 0;  // local memory for the ring: d rows of each work-item's pixels
   std::size_t entry_bytes;  // local memory for the column sums of two rows
   std::size_t block_bytes;  // local memory for the block sums of two rows
 };

@@ -28,15 +28,9 @@ const std::vector<Tunable> kLocalSize = {
 // with 32-48-row strips and lost at d >= 15, where its local memory (d rows) costs work-groups per SM:
 // bench/results/2026-11-24-nvidia-h200-ring-mirror.md.
 const Tunable kMirrorTunable = {"mirror", {1, 0}, "odd strips run upwards (1) so neighbours share their edge rows in L2"};
-Tunable ring_tunable(int default_value, bool bulk = false) {
-  Tunable t{"ring",
-            {default_value, 1 - default_value},
-            "leaving rows from a local-memory ring of d rows (1) instead of global memory"};
-  if (bulk) {
-    t.values.push_back(2);
-    t.help += "; 2: a ring of d + prefetch whole rows, each by one bulk copy (sm_90) prefetch rows ahead";
-  }
-  return t;
+Tunable ring_tunable(int default_value) {
+  return {"ring", {default_value, 1 - default_value},
+          "leaving rows from a local-memory ring of d rows (1) instead of global memory"};
 }
 
 // fused_packed's and fused_wide's tunables: one kernel body, so the same work-group shapes; the strips,
@@ -47,7 +41,7 @@ std::vector<Tunable> per_d_band_tunables(std::vector<int> strips, std::vector<in
           {"strip", std::move(strips), "rows per work-group"},
           {"prefetch", std::move(prefetch), "rows loaded ahead per work-item (1: the next row only)"},
           kMirrorTunable,
-          ring_tunable(ring_default, true)};
+          ring_tunable(ring_default)};
 }
 
 // What the band variants ask of the device: fused_blocks, fused_prefix, fused_packed and fused_wide, each
@@ -200,17 +194,13 @@ BlocksShape band_tunables(const TuningConfig& config, const char* variant) {
   shape.strip = tunable_value(config, v, "strip");
   shape.prefetch = tunable_value(config, v, "prefetch");
   shape.mirror = tunable_value(config, v, "mirror");
-  shape.ring = tunable_value(config, v, "ring");
+  shape.ring = tunable_value(config, v, "ring") != 0;
   return shape;
 }
 
-// The ring's local memory: d rows of each work-item's items pixels; with bulk copies (ring 2) d + prefetch
-// rows and an 8-byte barrier per row.
+// The ring's local memory: d rows of each work-item's items pixels.
 void size_ring(BlocksShape& shape, int diameter) {
-  const std::size_t rows = std::size_t(diameter) + (shape.ring == 2 ? std::size_t(shape.prefetch) : 0);
-  if (shape.ring)
-    shape.ring_bytes =
-        rows * std::size_t(shape.local_x) * std::size_t(shape.items) * 4 + (shape.ring == 2 ? rows * 8 : 0);
+  if (shape.ring) shape.ring_bytes = std::size_t(diameter) * std::size_t(shape.local_x) * std::size_t(shape.items) * 4;
 }
 }  // namespace
 

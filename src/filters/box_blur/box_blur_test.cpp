@@ -340,21 +340,6 @@ TEST(BoxBlurFusedWide, EveryDiameterAndShapeMatchesTheReference) {
   EXPECT_TRUE(box_blur_unsupported(ctx.info(), "fused_wide", {31, {}}, 300, 70, 1));
 }
 
-// Ring 2 (rows by bulk copies into a ring of d + prefetch rows; where there are none, as on PoCL or at width
-// 131, the work-group copies each row): fused_packed and fused_wide with rows requested 1, 2 and 4 ahead, so
-// that strips shorter and longer than the ring fill its slots in every phase; edge work-groups read their
-// border columns from the slot, and constant rows are never copied.
-TEST(BoxBlurBulkRing, EveryDiameterAndShapeMatchesTheReference) {
-  const auto bulk = [](int d, int items, int strip) {
-    const int ahead[] = {1, 2, 4};
-    return TuningConfig{{"ring", 2}, {"prefetch", ahead[(d + items) % 3]}, {"mirror", (strip + d) % 2}};
-  };
-  expect_band_shapes_match("fused_packed", {2, 9, 15}, {4, 8}, bulk);
-  // At local_x 32 the ring of d + 4 rows fits NVIDIA's 48 KB up to d = 40 at items 8.
-  expect_band_shapes_match("fused_wide", {3, 31}, {4, 8}, bulk);
-  expect_band_shapes_match("fused_wide", {64}, {4}, bulk);
-}
-
 // All 255: every window sum at its largest, where the low channel's whole-word sum X wraps modulo 2^32 most
 // often and the rounding meets its largest s.
 TEST(BoxBlurFusedWide, SaturatedImageStaysSaturated) {
