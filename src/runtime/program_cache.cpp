@@ -162,10 +162,12 @@ cl::Program& Context::program_from_source(std::string_view kernel_file, const st
 }
 
 cl::Kernel& Context::kernel(std::string_view kernel_file, const std::string& options, const std::string& name) {
-  const std::string key = fmt::format("{}\n{}\n{}", kernel_file, with_environment_options(options), name);
+  // The environment's options are read once, so the kernel's key and its program's are the same build.
+  const std::string all_options = with_environment_options(options);
+  const std::string key = fmt::format("{}\n{}\n{}", kernel_file, all_options, name);
   if (auto it = cached_->kernels.find(key); it != cached_->kernels.end()) return it->second;
   cl_int err = CL_SUCCESS;
-  cl::Kernel k(program(kernel_file, options), name.c_str(), &err);
+  cl::Kernel k(program_from_source(kernel_file, full_source(kernel_file), all_options), name.c_str(), &err);
   check_cl(err, fmt::format("clCreateKernel({})", name).c_str());
   return cached_->kernels.emplace(key, std::move(k)).first->second;
 }
