@@ -117,7 +117,8 @@ class Context {
   cl::Program& program_from_source(std::string_view name, const std::string& source, const std::string& options);
   // A kernel object from that program, cached so repeated calls skip clCreateKernel.
   cl::Kernel& kernel(std::string_view kernel_file, const std::string& options, const std::string& name);
-  // Hash of the full source of a kernel file as built (with the shared header), for cache and tuner keys.
+  // The tuning database's key for a kernel file: the hash of its code as built (with the shared header),
+  // comments and layout aside (kernel_code_hash), so a comment edit keeps the file's tuned entries.
   std::uint64_t source_hash(std::string_view kernel_file) const;
 
   // Allocates a device buffer; throws ClError naming the size on failure.

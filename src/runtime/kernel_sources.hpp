@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -16,6 +17,18 @@ const std::vector<EmbeddedKernel>& embedded_kernels();
 
 // The text of an embedded file; throws std::invalid_argument if there is no such file.
 std::string_view embedded_kernel_source(std::string_view file);
+
+// A kernel file as programs are built from it: the shared common/border.cl, then the file, each after a
+// #line directive so the compiler's messages name the right file and line.
+std::string full_kernel_source(std::string_view kernel_file);
+
+// The text as the compiler sees it, for keys that should outlive comment and layout edits (the tuning
+// database's): backslash-newlines joined, comments removed, and each run of whitespace outside string and
+// character literals made one space, or one newline where it ends a preprocessor line.
+std::string kernel_code(std::string_view text);
+
+// The hash of full_kernel_source's kernel_code: the tuning database's key for a kernel file.
+std::uint64_t kernel_code_hash(std::string_view kernel_file);
 
 // 64-bit FNV-1a, used for cache keys.
 std::uint64_t fnv1a64(std::string_view bytes, std::uint64_t seed = 0xcbf29ce484222325ull);

@@ -15,13 +15,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr std::string_view kSharedHeader = "border.cl";
-
-std::string full_source(std::string_view kernel_file) {
-  return fmt::format("#line 1 \"{}\"\n{}\n#line 1 \"{}\"\n{}\n", kSharedHeader, embedded_kernel_source(kSharedHeader),
-                     kernel_file, embedded_kernel_source(kernel_file));
-}
-
 bool disk_cache_enabled() {
   const char* off = std::getenv("CLFILTERS_NO_DISK_CACHE");
   return !(off && *off && std::string_view(off) != "0");
@@ -98,12 +91,12 @@ std::uint64_t Context::source_hash(std::string_view kernel_file) const {
   // Memoised: `auto` looks the tuning database up with it on every call.
   auto it = cached_->source_hashes.find(kernel_file);
   if (it == cached_->source_hashes.end())
-    it = cached_->source_hashes.emplace(std::string(kernel_file), fnv1a64(full_source(kernel_file))).first;
+    it = cached_->source_hashes.emplace(std::string(kernel_file), kernel_code_hash(kernel_file)).first;
   return it->second;
 }
 
 cl::Program& Context::program(std::string_view kernel_file, const std::string& options) {
-  return program_from_source(kernel_file, full_source(kernel_file), with_environment_options(options));
+  return program_from_source(kernel_file, full_kernel_source(kernel_file), with_environment_options(options));
 }
 
 cl::Program& Context::program_from_source(std::string_view kernel_file, const std::string& source,
@@ -167,7 +160,8 @@ cl::Kernel& Context::kernel(std::string_view kernel_file, const std::string& opt
   const std::string key = fmt::format("{}\n{}\n{}", kernel_file, all_options, name);
   if (auto it = cached_->kernels.find(key); it != cached_->kernels.end()) return it->second;
   cl_int err = CL_SUCCESS;
-  cl::Kernel k(program_from_source(kernel_file, full_source(kernel_file), all_options), name.c_str(), &err);
+  cl::Kernel k(program_from_source(kernel_file, full_kernel_source(kernel_file), all_options), name.c_str(),
+               &err);
   check_cl(err, fmt::format("clCreateKernel({})", name).c_str());
   return cached_->kernels.emplace(key, std::move(k)).first->second;
 }

@@ -177,6 +177,60 @@ TEST(EmbeddedKernels, AreInTheBinary) {
   EXPECT_THROW(embedded_kernel_source("missing.cl"), std::invalid_argument);
 }
 
+// kernel_code keys the tuning database: a comment or layout edit must keep the key, any change the
+// compiler sees must change it.
+TEST(KernelCode, IgnoresCommentsAndLayout) {
+  const std::string before =
+      "#define N 4 // four\n"
+      "#define ADD(a, b) \\\n  ((a) + (b))\n"
+      "kernel void k(global int* p) {\n"
+      "  /* first */ p[0] = ADD(N, 1);\t// done\n"
+      "}\n";
+  const std::string after =
+      "// a new first line\n"
+      "#define N 4\n"
+      "\n"
+      "/* a block\n   over two lines */\n"
+      "#define ADD(a, b) ((a) + (b))\n"
+      "kernel void k(global int* p)\n"
+      "{\n"
+      "    p[0] = ADD(N, 1);\n"
+      "}";
+  EXPECT_EQ(kernel_code(before), kernel_code(after));
+  EXPECT_EQ(kernel_code(before),
+            "#define N 4\n#define ADD(a, b) ((a) + (b))\nkernel void k(global int* p) { p[0] = ADD(N, 1); }");
+}
+
+TEST(KernelCode, KeepsWhatTheCompilerSees) {
+  const std::string base = "#define N 4\nkernel void k(global int* p) { p[0] = N; }";
+  for (const std::string changed : {
+           "#define N 5\nkernel void k(global int* p) { p[0] = N; }",      // a token
+           "#define N 4\nkernel void k(global int* p) { p[0] = N ; }",     // a space that was not there
+           "#define N 4 kernel void k(global int* p) { p[0] = N; }",       // the directive's end
+           "#define N 4\nkernel void k(global int* p) { p[0] = N/**/; }",  // a comment splits tokens: a space
+           "#define N 4\\\nkernel void k(global int* p) { p[0] = N; }",  // a spliced line joins the directive
+       }) {
+    SCOPED_TRACE(changed);
+    EXPECT_NE(kernel_code(base), kernel_code(changed));
+  }
+  // Literals stay as written: comment markers and whitespace inside them are text.
+  EXPECT_EQ(kernel_code("printf(\"a  // b\\\" /* c */\");  // d"), "printf(\"a  // b\\\" /* c */\");");
+  EXPECT_EQ(kernel_code("c = '\"';  x = '\\'';  // \"q"), "c = '\"'; x = '\\'';");
+  EXPECT_NE(kernel_code("s = \"a b\";"), kernel_code("s = \"a  b\";"));
+  // A line comment ends at a newline, unless a backslash splices the next line into it.
+  EXPECT_EQ(kernel_code("a; // x\nb;"), "a; b;");
+  EXPECT_EQ(kernel_code("a; // x \\\nb;\nc;"), "a; c;");
+}
+
+TEST(KernelCode, HashesEachKernelFileWithTheSharedHeader) {
+  const std::string box = full_kernel_source("box_blur.cl");
+  EXPECT_NE(box.find("border_index"), std::string::npos);
+  EXPECT_NE(box.find("box_naive"), std::string::npos);
+  EXPECT_EQ(kernel_code_hash("box_blur.cl"), fnv1a64(kernel_code(box)));
+  EXPECT_NE(kernel_code_hash("box_blur.cl"), kernel_code_hash("sobel.cl"));
+  EXPECT_EQ(Context().source_hash("sobel.cl"), kernel_code_hash("sobel.cl"));
+}
+
 TEST(Borders, IndexMapping) {
   // reflect101 on n=4, i = -6..5: 0 1 2 3 2 1 | 0 1 2 3 | 2 1 (reflecting again past the far edge).
   const int expected[] = {0, 1, 2, 3, 2, 1, 0, 1, 2, 3, 2, 1};

@@ -6,10 +6,12 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
 
 #include "clfilters/image_io.hpp"
+#include "runtime/kernel_sources.hpp"
 
 namespace clf {
 namespace fs = std::filesystem;
@@ -17,7 +19,9 @@ using json = nlohmann::json;
 
 namespace {
 
-constexpr int kFormatVersion = 1;
+// Version 1 keyed entries by the hash of the kernel's whole text, so any comment edit orphaned them; version
+// 2 by kernel_code_hash.
+constexpr int kFormatVersion = 2;
 const char* const kSizeClasses[] = {"<=0.3MP", "<=1MP", "<=4MP", "<=16MP", ">16MP"};
 
 json to_json(const TunedChoice& c) {
@@ -26,6 +30,19 @@ json to_json(const TunedChoice& c) {
 TunedChoice choice_from_json(const json& j) {
   return {j.at("variant").get<std::string>(), parse_tuning_config(j.at("config").get<std::string>()),
           j.at("kernel_ms").get<double>()};
+}
+
+std::string hex_key(std::uint64_t hash) {
+  return fmt::format("{:016x}", hash);
+}
+
+// Version 1's key of each embedded kernel file's text as it is now, and the key it has now. Version 1 entries
+// of an unchanged file move to its new key; the others were for a changed kernel and stay so.
+std::map<std::string, std::string> keys_from_version_1() {
+  std::map<std::string, std::string> keys;
+  for (const auto& k : embedded_kernels())
+    keys.emplace(hex_key(fnv1a64(full_kernel_source(k.file))), hex_key(kernel_code_hash(k.file)));
+  return keys;
 }
 
 bool same_key(const TuningEntry& a, const TuningEntry& b) {
@@ -62,12 +79,15 @@ TuningDb TuningDb::load(const std::string& path) {
   if (!in) return db;
   try {
     const json j = json::parse(in);
-    if (j.value("format_version", 0) != kFormatVersion) throw std::runtime_error("old or unknown format version");
+    const int version = j.value("format_version", 0);
+    if (version != kFormatVersion && version != 1) throw std::runtime_error("old or unknown format version");
+    const auto new_keys = version == 1 ? keys_from_version_1() : std::map<std::string, std::string>{};
     for (const auto& e : j.at("entries")) {
       TuningEntry t{e.at("vendor"), e.at("device"), e.at("driver"), e.at("filter"), e.at("param_class"),
                     e.at("source_hash"), e.at("size_class"), choice_from_json(e.at("best")), std::nullopt,
                     e.value("tuned_at", "")};
       if (e.contains("runner_up") && !e.at("runner_up").is_null()) t.runner_up = choice_from_json(e.at("runner_up"));
+      if (auto key = new_keys.find(t.source_hash); key != new_keys.end()) t.source_hash = key->second;
       db.entries_.push_back(std::move(t));
     }
   } catch (const std::exception& e) {
@@ -142,7 +162,7 @@ std::optional<TunedChoice> TuningDb::lookup(const DeviceInfo& device, const std:
 }
 
 std::string kernel_source_key(Context& ctx, const std::string& kernel_file) {
-  return fmt::format("{:016x}", ctx.source_hash(kernel_file));
+  return hex_key(ctx.source_hash(kernel_file));
 }
 
 namespace {

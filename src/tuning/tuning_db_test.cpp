@@ -1,11 +1,14 @@
 // The tuning database: lookups and their fallbacks, atomic saves, corrupt files rebuilt with a warning.
 #include "tuning/tuning_db.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 
+#include "runtime/kernel_sources.hpp"
 #include "testing/test_images.hpp"
 #include "tuning/tuner.hpp"
 
@@ -82,8 +85,9 @@ TEST_F(TuningDbTest, SavesAtomicallyAndReloads) {
 }
 
 TEST_F(TuningDbTest, CorruptOrOldFilesAreRebuiltNotFatal) {
-  for (const std::string text : {"{not json", R"({"format_version": 0, "entries": []})",
-                                 R"({"format_version": 1, "entries": [{"vendor": 3}]})"}) {
+  for (const std::string text :
+       {"{not json", R"({"format_version": 0, "entries": []})", R"({"format_version": 3, "entries": []})",
+        R"({"format_version": 1, "entries": [{"vendor": 3}]})"}) {
     const auto path = (dir_ / "db.json").string();
     std::ofstream(path) << text;
     ::testing::internal::CaptureStderr();
@@ -97,6 +101,42 @@ TEST_F(TuningDbTest, CorruptOrOldFilesAreRebuiltNotFatal) {
     EXPECT_EQ(TuningDb::load(path).entries().size(), 1u);
     fs::remove(path + ".corrupt");
   }
+}
+
+// Version 1 keyed entries by the hash of the kernel's whole text. Loading one moves the entries of a kernel
+// whose text is unchanged to today's key, and leaves those of an edited kernel as they were.
+TEST_F(TuningDbTest, Version1EntriesOfAnUnchangedKernelKeepTheirTuning) {
+  const std::string whole_text_key = fmt::format("{:016x}", fnv1a64(full_kernel_source("sobel.cl")));
+  const std::string code_key = fmt::format("{:016x}", fnv1a64(kernel_code(full_kernel_source("sobel.cl"))));
+  ASSERT_NE(whole_text_key, code_key);
+  const auto path = (dir_ / "v1.json").string();
+  const std::string v1_entry = R"({"vendor": "NVIDIA", "device": "H200", "driver": "1.0", "filter": "sobel",
+      "param_class": "magnitude", "source_hash": "KEY", "size_class": ">16MP",
+      "best": {"variant": "strip", "config": "rows=4", "kernel_ms": 0.057}, "runner_up": null, "tuned_at": "2026-11-24"})";
+  auto with_key = [&](const std::string& key, const std::string& param_class) {
+    std::string e = v1_entry;
+    e.replace(e.find("KEY"), 3, key);
+    e.replace(e.find("magnitude"), 9, param_class);
+    return e;
+  };
+  std::ofstream(path) << R"({"format_version": 1, "entries": [)" << with_key(whole_text_key, "magnitude")
+                      << ", " << with_key("0123456789abcdef", "l1") << "]}";
+  TuningDb db = TuningDb::load(path);
+  ASSERT_EQ(db.entries().size(), 2u);
+  EXPECT_EQ(db.entries()[0].source_hash, code_key);
+  EXPECT_EQ(db.entries()[1].source_hash, "0123456789abcdef");
+  Context ctx;
+  EXPECT_EQ(kernel_source_key(ctx, "sobel.cl"), code_key);
+  const auto found = db.lookup(device("NVIDIA", "H200"), "sobel", "magnitude", code_key, ">16MP");
+  ASSERT_TRUE(found);
+  EXPECT_EQ(found->config.at("rows"), 4);
+  db.save();  // as version 2, which keeps the keys as they are
+  std::ifstream saved(path);
+  const std::string text{std::istreambuf_iterator<char>(saved), std::istreambuf_iterator<char>()};
+  EXPECT_NE(text.find("\"format_version\": 2"), std::string::npos);
+  const TuningDb again = TuningDb::load(path);
+  ASSERT_EQ(again.entries().size(), 2u);
+  EXPECT_EQ(again.entries()[0].source_hash, code_key);
 }
 
 TEST_F(TuningDbTest, TunerStoresTheFastestCorrectCandidateAndAutoUsesIt) {

@@ -351,7 +351,7 @@ __kernel void bilateral_pixels4(__global const pix_t* src, __global pix_t* dst, 
 //  - soft_exp2: a degree-3 minimax polynomial for 2^f on [-0.5, 0.5], relative error 7.5e-5 measured
 //    in float over the interval (bilateral_test.cpp, UnrolledSoftExp2, repeats the arithmetic): 0.02.
 //    Clamping the exponent at -125 raises weights below 2^-125 to ~2^-125: nothing next to the centre's 1.
-//  - EXPANDED: with the colours centred (|p' - 0| <= 128 scale a channel) and E = colours * 128^2 scale^2,
+//  - EXPANDED: with the colours centred (|p'| <= 128 scale a channel) and E = colours * 128^2 scale^2,
 //    every partial sum of the exponent q_p + s + 2 c'.p' is at most M = 3 E + S_max in magnitude (S_max =
 //    2 r^2 log2(e) / (2 ss^2)). It is rounded 7 times (q_p: 3, q_p + s, 3 fma), each by at most 2^-24 (2 M),
 //    and the centre tap's exp2(-q_c) inherits q_c's 3 roundings: each weight against the centre's is off by

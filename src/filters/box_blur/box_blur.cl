@@ -615,7 +615,8 @@ __kernel void box_fused_blocks(__global const uint* src, __global uint* dst, int
 // bytes in flight were not the main limit. The ring is 2 * ITEMS * P pixels
 // in registers: ptxas (clang PTX, d=9) 59 / 78 / 103 registers at ITEMS=4 and P = 1 / 2 / 4, 85 / 146 /
 // 184 at ITEMS=8, no spills.
-// Only built for fused_prefix and fused_packed (WIN_A given), so fused_blocks' programs stay as they were.
+// Only built for fused_prefix (WIN_A and WIN_AM given) and for fused_packed and fused_wide (WIN_A and
+// DIAMETER), so fused_blocks' programs stay as they were.
 #if defined(WIN_A) && (defined(WIN_AM) || defined(DIAMETER))
 #ifndef PREFETCH
 #define PREFETCH 1
