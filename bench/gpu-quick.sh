@@ -34,7 +34,8 @@ for c in "${list[@]}"; do
   i=$((i + 1))
   start=$(date +%s)
   eval "build/release/tools/clfilters $c" > "$out/cmd-$i.txt" 2>&1
-  echo "== [$i] clfilters $c  ($(( $(date +%s) - start )) s, rc $?)"
+  rc=$?  # read before the line below: its $(date) would report its own status
+  echo "== [$i] clfilters $c  ($(( $(date +%s) - start )) s, rc $rc)"
   grep -vE '^\s*$' "$out/cmd-$i.txt" | tail -${CLF_TAIL:-12}
 done
 cache="$XDG_CACHE_HOME/clfilters"
