@@ -13,6 +13,7 @@
 #include "clfilters/box_blur.hpp"
 #include "clfilters/image_io.hpp"
 #include "testing/run_command.hpp"
+#include "testing/test_files.hpp"
 #include "testing/test_images.hpp"
 
 namespace clf {
@@ -115,8 +116,7 @@ TEST_F(Cli, FailedRunLeavesNoPartialOutputAndKeepsAnExistingFile) {
   std::ofstream(path("keep.png")) << "previous contents";
   // The input is missing: the old output must survive untouched.
   EXPECT_EQ(run_cli(fmt::format("box-blur {} {}", path("nope.png"), path("keep.png"))).code, 1);
-  std::ifstream kept(path("keep.png"));
-  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(kept), {}), "previous contents");
+  EXPECT_EQ(testing::read_file(path("keep.png")), "previous contents");
   // The output folder does not exist: nothing is created anywhere.
   EXPECT_EQ(run_cli(fmt::format("box-blur {} {}", path("in.png"), path("no/dir/out.png"))).code, 1);
   // RGBA cannot be written as JPEG: refused, and no file appears.

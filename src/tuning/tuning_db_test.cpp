@@ -6,9 +6,9 @@
 
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 
 #include "runtime/kernel_sources.hpp"
+#include "testing/test_files.hpp"
 #include "testing/test_images.hpp"
 #include "tuning/tuner.hpp"
 
@@ -131,9 +131,7 @@ TEST_F(TuningDbTest, Version1EntriesOfAnUnchangedKernelKeepTheirTuning) {
   ASSERT_TRUE(found);
   EXPECT_EQ(found->config.at("rows"), 4);
   db.save();  // as version 2, which keeps the keys as they are
-  std::ifstream saved(path);
-  const std::string text{std::istreambuf_iterator<char>(saved), std::istreambuf_iterator<char>()};
-  EXPECT_NE(text.find("\"format_version\": 2"), std::string::npos);
+  EXPECT_NE(testing::read_file(path).find("\"format_version\": 2"), std::string::npos);
   const TuningDb again = TuningDb::load(path);
   ASSERT_EQ(again.entries().size(), 2u);
   EXPECT_EQ(again.entries()[0].source_hash, code_key);

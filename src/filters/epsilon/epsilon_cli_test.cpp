@@ -17,6 +17,7 @@
 #include "clfilters/image_io.hpp"
 #include "common/synthetic_image.hpp"
 #include "testing/run_command.hpp"
+#include "testing/test_files.hpp"
 #include "testing/test_images.hpp"
 
 namespace clf {
@@ -24,18 +25,13 @@ namespace {
 namespace fs = std::filesystem;
 
 using testing::CliResult;
+using testing::read_file;
 using testing::run_shell;
+using testing::write_file;
 
 std::string cli() { return fmt::format("'{}'", CLF_CLI_PATH); }
 CliResult run_cli(const std::string& args) { return run_shell(cli() + " " + args); }
 
-std::string read_file(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(f), {});
-}
-void write_file(const std::string& path, const std::string& bytes) {
-  std::ofstream(path, std::ios::binary) << bytes;
-}
 int line_count(const std::string& text) { return int(std::count(text.begin(), text.end(), '\n')); }
 
 // Bytes after the Y plane of one frame, computed here from the Y4M specification.

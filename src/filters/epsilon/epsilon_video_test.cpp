@@ -1,25 +1,23 @@
 // The video layer on its own: Y4M header parsing, frame layouts, reading and writing frame by frame,
 // atomic output, and the streaming pipeline's ordering with any number of frames in flight.
+#include "filters/epsilon/epsilon_video.hpp"
+
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <filesystem>
-#include <fstream>
 #include <random>
 
-#include "filters/epsilon/epsilon_video.hpp"
+#include "testing/test_files.hpp"
 #include "testing/test_images.hpp"
 
 namespace clf::video {
 namespace {
 namespace fs = std::filesystem;
 
-std::string read_file(const fs::path& path) {
-  std::ifstream f(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(f), {});
-}
-void write_file(const fs::path& path, const std::string& bytes) { std::ofstream(path, std::ios::binary) << bytes; }
+using testing::read_file;
+using testing::write_file;
 
 std::string random_bytes(std::size_t n, std::mt19937_64& rng) {
   std::string s(n, '\0');
