@@ -487,11 +487,14 @@ __kernel void sobel_row_tile(__global const uchar* restrict src, __global out_t*
 //             subnormal fix-up (~21.4); ~32 where the root is libclc's IEEE sqrt. row_tile 56.
 //   magnitude, MAG_FLOAT=1: 14.5 (ALU 3.6, FMA 9.4, XU 1.0) against the lanes' 18.3 (ALU 8.7, FMA 8.2,
 //             XU 1.0); counted with the interior branch taken (`interior` set to true in a copy).
+//   magnitude, MAG_FLOAT=2 (the Roberts cross of 2x2 sums, below): 15.5 against MAG_FLOAT=1's 17.3 at 8x4 in
+//             the same count; l1 13.5 against the lanes' 17.3.
 // The lanes' magnitude was measured ALU-bound on the H200 (NVIDIA's own code: ~16 ALU-pipe instructions
 // per pixel on the 64-lane pipe, bench/NOTES.md); MAG_FLOAT moves the work to the 128-lane FMA pipe.
 //
 // Build options (set by the host for this kernel only): VEC (4|8|16 columns), ROWS (output rows per
-// work-item), ALIGNED (as row_tile: w % VEC == 0), MAG_FLOAT (0|1, magnitude only: below).
+// work-item), ALIGNED (as row_tile: w % VEC == 0), MAG_FLOAT (0|1 for the magnitude, 2 for the magnitude and l1:
+// below).
 // Work-items at the image's edges take a slower load path through the border (row by row; only the
 // halo columns, or for the last strip of a row every column, go through border_index); their
 // arithmetic and stores are the interior's, with the stores cut at the image's right and bottom edges.
@@ -638,6 +641,60 @@ STRIP_INLINE void strip_row_floats(const uint a[NW], uint left, uint right, floa
   p[VEC + 1] = as_float(0x4B000000u | right);
 }
 
+// ---- MAG_FLOAT=2: the Roberts cross of 2x2 sums, in FP32 (magnitude and l1; not from a seed) ----
+// Why: Sobel is the 2x2 box sum followed by the Roberts cross. With Q the 2x2 sums, TL/TR/BL/BR the four
+// of them that overlap pixel (x, y) (TL: rows y-1..y, columns x-1..x), u = BR - TL and v = TR - BL:
+//   gx + gy = 2u and gx - gy = 2v (the centre pixel cancels in both), so
+//   gx^2 + gy^2 = 2 (u^2 + v^2) and |gx| + |gy| = max(|gx + gy|, |gx - gy|) = 2 max(|u|, |v|).
+// Per input row one add per column pair (hp), per output row one per column (Q from two hp rows) and two
+// differences: about 2 adds per pixel fewer than MAG_FLOAT=1's separable gx and gy (bench/NOTES.md, Sobel
+// step 10). Exactness: a pixel is the float 2^23 + 256 p (the byte in mantissa bits 8..15, one PRMT);
+// hp = 2^24 + 256 (a + b) and Q = 2^25 + 256 (sum of 4) are exact (multiples of 2 and 4 below 2^25 and
+// 2^26), and so are U = 256 u and V = 256 v, |u|, |v| <= 765. t = U^2 + V^2 = 2^16 (u^2 + v^2) is an
+// exact float (u^2 + v^2 < 2^24), and s = gx^2 + gy^2 = t / 2^15.
+#define ROBERTS_BIAS 0x4B000000u
+#if NV_PTX_FTZ
+// Selector nibbles, lowest first: byte 0 of 0x4B000000, byte b of w, bytes 1 and 3 of 0x4B000000.
+#define strip_byte_float256(w, b) as_float(strip_prmt((w), ROBERTS_BIAS, 0x7504u | ((b) << 4)))
+#else
+STRIP_INLINE float strip_byte_float256(uint w, int b) {
+  return as_float(ROBERTS_BIAS | (((w >> (8 * b)) & 0xFFu) << 8));
+}
+#endif
+
+// The input row's pair sums hp[k] = p(x0-1+k) + p(x0+k), k = 0 .. VEC, of the floats above.
+STRIP_INLINE void strip_row_pairs(const uint a[NW], uint left, uint right, float hp[VEC + 1]) {
+  float p[VEC + 2];
+  p[0] = as_float(ROBERTS_BIAS | (left << 8));
+#pragma unroll
+  for (int k = 0; k < VEC; ++k) p[k + 1] = strip_byte_float256(a[k / 4], k % 4);
+  p[VEC + 1] = as_float(ROBERTS_BIAS | (right << 8));
+#pragma unroll
+  for (int k = 0; k <= VEC; ++k) hp[k] = p[k] + p[k + 1];
+}
+
+// The output byte from U and V, as 0x4B0000qq. Magnitude: s = t / 2^15 clamped to 65280 as in
+// strip_magnitude_bits (t to 255 * 2^23), and round(sqrt(s)) = round(sqrt(t) * sqrt(2) / 256) by one FMA
+// into 2^23. The constant's rounding (2^-24) and the root's error (~2^-22) stay well inside the 2^-19
+// margin of strip_magnitude_bits; the device test runs sobel_strip_roberts_pairs_check over every (u, v).
+// l1: min(255, 2 max(|u|, |v|)) = min(255 * 128, max(|U|, |V|)) / 128, exact.
+STRIP_INLINE uint strip_roberts_bits(float u, float v) {
+#if OUTPUT == OUTPUT_L1
+  return as_uint(fma(fmin(fmax(fabs(u), fabs(v)), 32640.0f), 0.0078125f, 8388608.0f));
+#else
+  const float t = fmin(fma(u, u, v * v), 2139095040.0f);  // 255 * 2^23
+  return as_uint(fma(STRIP_SQRT(t), 0.00552427172802f, 8388608.0f));  // sqrt(2) / 256
+#endif
+}
+
+// For the tests, on the device: the byte strip_roberts_bits makes for every (u, v) in [-765, 765]^2
+// (out[(v + 765) * 1531 + u + 765]), from U = 256 u and V = 256 v as the kernel has them.
+__kernel void sobel_strip_roberts_pairs_check(__global uchar* out) {
+  const int x = get_global_id(0), y = get_global_id(1);
+  if (x > 1530 || y > 1530) return;
+  out[y * 1531 + x] = (uchar)strip_roberts_bits((float)(256 * (x - 765)), (float)(256 * (y - 765)));
+}
+
 // For the tests, on the device: strip's magnitude byte of every s in [0, n) (the lanes' helper), and
 // the FP32 path's byte for every gradient pair (gx, gy) in [-1020, 1020]^2 (out[(gy + 1020) * 2041 +
 // gx + 1020]), computed as sobel_strip computes it: s by FMUL and FMA, then the clamp, root and rounding.
@@ -731,7 +788,31 @@ __kernel void sobel_strip(__global const uchar* restrict src, __global out_t* re
     }
   }
   const int count = min(VEC, w - x0);
-#if OUTPUT == OUTPUT_MAGNITUDE && MAG_FLOAT
+#if (OUTPUT == OUTPUT_MAGNITUDE || OUTPUT == OUTPUT_L1) && MAG_FLOAT == 2
+  // hp of input rows r and r+1 make Q row r (2x2 sums with top-left corner (x0-1+k, y0-1+r)); output row
+  // r takes Q rows r and r+1. Arrays indexed by constants after the unrolling, so registers.
+  float hp[ROWS + 2][VEC + 1], qs[ROWS + 1][VEC + 1];
+  strip_row_pairs(a[0], left[0], right[0], hp[0]);
+  strip_row_pairs(a[1], left[1], right[1], hp[1]);
+#pragma unroll
+  for (int k = 0; k <= VEC; ++k) qs[0][k] = hp[0][k] + hp[1][k];
+#pragma unroll
+  for (int r = 0; r < ROWS; ++r) {
+    strip_row_pairs(a[r + 2], left[r + 2], right[r + 2], hp[r + 2]);
+#pragma unroll
+    for (int k = 0; k <= VEC; ++k) qs[r + 1][k] = hp[r + 1][k] + hp[r + 2][k];
+    if (!interior && y0 + r >= h) break;
+    uint q[VEC];
+#pragma unroll
+    for (int k = 0; k < VEC; ++k)  // u = BR - TL, v = TR - BL
+      q[k] = strip_roberts_bits(qs[r + 1][k + 1] - qs[r][k], qs[r][k + 1] - qs[r + 1][k]);
+    InWords o;
+#pragma unroll
+    for (int j = 0; j < NW; ++j)
+      o.a[j] = strip_pack_bytes(q[4 * j], q[4 * j + 1], q[4 * j + 2], q[4 * j + 3]);
+    strip_store8(out_a, (y0 + r) * w + x0, interior || count == VEC, count, o);
+  }
+#elif OUTPUT == OUTPUT_MAGNITUDE && MAG_FLOAT
   // Each input row becomes floats and hd in the iteration that first needs it, so that only about
   // three rows of them are live at a time; arrays indexed by constants after the unrolling, so
   // registers. One row per iteration (not the two it reads) keeps the body small enough for clang

@@ -34,8 +34,14 @@ const std::vector<Tunable> kRowTile = {
 const std::vector<Tunable> kStrip = {
     {"local_x", {64, 32, 128, 256}, "work-items per work-group, side by side along the row"},
     {"columns", {16, 8, 4}, "columns per work-item (one 16/8/4-byte load per input row)"},
-    {"rows", {8, 4, 16, 2}, "output rows per work-item, built in (its rows + 2 loads are all issued up front)"},
-    {"mag_float", {1, 0}, "magnitude only: 1 = FP32 arithmetic (FMA pipe) from the pixels on, 0 = 16-bit lanes"},
+    {"rows",
+     {8, 4, 16, 2},
+     "output rows per work-item, built in (its rows + 2 loads are all issued up front)"},
+    {"mag_float",
+     {1, 0, 2},
+     "1 = FP32 arithmetic (FMA pipe) from the pixels on, for the magnitude; 0 = 16-bit lanes; 2 = the FP32 "
+     "Roberts "
+     "cross of 2x2 sums, for the magnitude and l1 (other values: the lanes for l1 and gradients)"},
 };
 
 }  // namespace
@@ -86,17 +92,21 @@ std::optional<std::string> sobel_unsupported(const DeviceInfo& device, std::stri
     if (rows < 1 || rows > 32) return fmt::format("strip takes 1 to 32 rows per work-item, not {}", rows);
     if (lx < 1) return fmt::format("strip needs a work-group width of at least 1, not {}", lx);
     const int mag_float = tunable_value(config, *info, "mag_float");
-    if (mag_float != 0 && mag_float != 1)
-      return fmt::format("strip takes mag_float 0 or 1, not {}", mag_float);
-    // Only the magnitude has two paths; refusing mag_float=0 elsewhere keeps the tuner from timing
-    // l1 and gradients twice.
+    if (mag_float < 0 || mag_float > 2)
+      return fmt::format("strip takes mag_float 0, 1 or 2, not {}", mag_float);
+    // Where a value does not change the code, refusing it keeps the tuner from timing one program twice:
+    // 0 and 1 differ for the magnitude only, and gradients have no Roberts path.
     if (params.output != SobelOutput::magnitude && mag_float == 0)
       return fmt::format("mag_float=0 is for output=magnitude only, not {}", to_string(params.output));
-    // Beyond 128 pixels per work-item clang does not fully unroll the FP32 path (its arrays went to
-    // the stack in bench/sass.py), so those blocks take mag_float=0.
-    if (params.output == SobelOutput::magnitude && mag_float == 1 && columns * rows > 128)
-      return fmt::format("strip's mag_float=1 takes at most 128 pixels per work-item, not {}x{}", columns,
-                         rows);
+    if (params.output == SobelOutput::gradients && mag_float == 2)
+      return std::string("mag_float=2 is for output=magnitude or l1, not gradients");
+    // Beyond 128 pixels per work-item clang does not fully unroll the FP32 paths (its arrays went to
+    // the stack in bench/sass.py), so those blocks take the lanes.
+    const bool fp32 = mag_float == 2 || (params.output == SobelOutput::magnitude && mag_float == 1);
+    if (fp32 && columns * rows > 128)
+      return fmt::format(
+          "strip's FP32 paths (mag_float={} here) take at most 128 pixels per work-item, not {}x{}",
+          mag_float, columns, rows);
   }
   if (lx > 0 && std::size_t(lx) * std::size_t(ly) > device.max_work_group_size)
     return fmt::format("work-group {}x{} exceeds the device's {} work-items", lx, ly, device.max_work_group_size);

@@ -136,6 +136,32 @@ TEST(SobelRounding, DeviceStripFloatMagnitudeIsExactForEveryGradientPair) {
     }
 }
 
+// strip's Roberts path (mag_float=2) for every pair of 2x2-sum differences |u|, |v| <= 765 (gx = u + v,
+// gy = u - v), on the device, built as the host builds strip: its root is fast_sqrt's, scaled by a rounded
+// sqrt(2) / 256 and rounded by an FMA with no correction step, so this is the proof of its exact rounding.
+TEST(SobelRounding, DeviceStripRobertsMagnitudeIsExactForEveryPair) {
+  Context& ctx = test_context();
+  constexpr int kMaxHalf = 765, kSide = 2 * kMaxHalf + 1;  // |u| = |(gx + gy) / 2| <= 3 * 255
+  const std::size_t n = std::size_t(kSide) * kSide;
+  cl::Buffer out = ctx.buffer(CL_MEM_READ_WRITE, n);
+  poison(ctx, out, n);
+  cl::Kernel& kernel =
+      ctx.kernel("sobel.cl",
+                 "-D OUTPUT=0 -D VEC=16 -D ROWS=1 -D ALIGNED=0 -D MAG_FLOAT=2 -cl-denorms-are-zero" +
+                     ctx.info().fast_math_options(),
+                 "sobel_strip_roberts_pairs_check");
+  set_kernel_args(kernel, out);
+  launch(ctx, kernel, cl::NDRange(kSide, kSide)).wait();
+  std::vector<std::uint8_t> got(n);
+  check_cl(ctx.queue().enqueueReadBuffer(out, CL_TRUE, 0, n, got.data()), "read");
+  for (int v = -kMaxHalf; v <= kMaxHalf; ++v)
+    for (int u = -kMaxHalf; u <= kMaxHalf; ++u) {
+      const long gx = u + v, gy = u - v;
+      const long expected = std::min(255L, double_rounded_sqrt(gx * gx + gy * gy));
+      ASSERT_EQ(got[std::size_t(v + kMaxHalf) * kSide + u + kMaxHalf], expected) << "u=" << u << " v=" << v;
+    }
+}
+
 // ---- grey conversion -----------------------------------------------------------------------------
 
 TEST(SobelGrey, ConvertsRgbAndRgbaWithSpecFormula) {
@@ -338,12 +364,16 @@ TEST(SobelStrip, EveryWidthAlignmentAndRowCountIsBitExact) {
     for (auto [columns, rows] : kStripShapes) expect_shape_bit_exact("strip", size, columns, rows);
 }
 
-// The magnitude's two paths, each explicitly, over the same shapes, borders and sizes.
-TEST(SobelStrip, BothMagnitudePathsAreBitExact) {
-  for (int mag_float : {0, 1})
+// The magnitude's three paths and l1's Roberts path, each explicitly, over the same shapes, borders and
+// sizes.
+TEST(SobelStrip, EveryMagnitudeAndL1PathIsBitExact) {
+  for (int mag_float : {0, 1, 2})
     for (SizeCase size : kStripSizes)
       for (auto [columns, rows] : kStripShapes)
         expect_shape_bit_exact("strip", size, columns, rows, {{"mag_float", mag_float}}, {SobelOutput::magnitude});
+  for (SizeCase size : kStripSizes)
+    for (auto [columns, rows] : kStripShapes)
+      expect_shape_bit_exact("strip", size, columns, rows, {{"mag_float", 2}}, {SobelOutput::l1});
 }
 
 // Extreme gradients (0/255 checkerboards and stripes) reach the lanes' largest values (|gx|, |gy| up to
@@ -365,10 +395,11 @@ TEST(SobelStrip, ExtremeInputsAreBitExact) {
     const DeviceImage d_in = DeviceImage::upload(ctx, in);
     for (int columns : {8, 16})
       for (SobelOutput output : kOutputs)
-        for (int mag_float : {0, 1}) {
-          if (output != SobelOutput::magnitude && mag_float == 0) continue;  // magnitude's option only
+        for (int mag_float : {0, 1, 2}) {
           const SobelParams params{output, {BorderMode::constant, 255}};
           const TuningConfig config{{"columns", columns}, {"rows", 4}, {"mag_float", mag_float}};
+          if (sobel_unsupported(ctx.info(), "strip", params, w, h, config))
+            continue;  // 0: magnitude, 2: not gradients
           SCOPED_TRACE(fmt::format("pattern={} [{}] output={}", pattern, to_string(config), to_string(output)));
           ASSERT_TRUE(
               testing::images_equal(sobel_reference(in, params), run_device("strip", d_in, params, config)));
@@ -383,16 +414,26 @@ TEST(SobelStrip, RefusesTunablesItCannotRun) {
   EXPECT_TRUE(sobel_unsupported(device, "strip", {}, 64, 64, {{"local_x", 0}}));
   EXPECT_FALSE(sobel_unsupported(device, "strip", {}, 64, 64, {{"columns", 4}, {"rows", 7}, {"local_x", 1}}));
   const SobelParams magnitude{SobelOutput::magnitude, {}}, l1{SobelOutput::l1, {}};
-  EXPECT_TRUE(sobel_unsupported(device, "strip", magnitude, 64, 64, {{"mag_float", 2}}));
+  const SobelParams gradients{SobelOutput::gradients, {}};
+  EXPECT_TRUE(sobel_unsupported(device, "strip", magnitude, 64, 64, {{"mag_float", 3}}));
+  EXPECT_TRUE(sobel_unsupported(device, "strip", magnitude, 64, 64, {{"mag_float", -1}}));
   EXPECT_FALSE(sobel_unsupported(device, "strip", magnitude, 64, 64, {{"mag_float", 0}}));
+  EXPECT_FALSE(sobel_unsupported(device, "strip", magnitude, 64, 64, {{"mag_float", 2}}));
   EXPECT_TRUE(sobel_unsupported(device, "strip", l1, 64, 64, {{"mag_float", 0}}));  // magnitude's only
   EXPECT_FALSE(sobel_unsupported(device, "strip", l1, 64, 64, {{"mag_float", 1}}));
+  EXPECT_FALSE(sobel_unsupported(device, "strip", l1, 64, 64, {{"mag_float", 2}}));
+  EXPECT_TRUE(sobel_unsupported(device, "strip", gradients, 64, 64, {{"mag_float", 2}}));  // no Roberts path
+  EXPECT_FALSE(sobel_unsupported(device, "strip", gradients, 64, 64, {{"mag_float", 1}}));
   // The FP32 path up to 128 pixels per work-item; 16 x 16 only on the lanes.
   EXPECT_FALSE(sobel_unsupported(device, "strip", magnitude, 64, 64, {{"columns", 16}, {"rows", 8}}));
   EXPECT_TRUE(sobel_unsupported(device, "strip", magnitude, 64, 64, {{"columns", 16}, {"rows", 16}}));
   EXPECT_FALSE(
       sobel_unsupported(device, "strip", magnitude, 64, 64, {{"columns", 16}, {"rows", 16}, {"mag_float", 0}}));
   EXPECT_FALSE(sobel_unsupported(device, "strip", l1, 64, 64, {{"columns", 16}, {"rows", 16}}));
+  EXPECT_TRUE(
+      sobel_unsupported(device, "strip", l1, 64, 64, {{"columns", 16}, {"rows", 16}, {"mag_float", 2}}));
+  EXPECT_FALSE(
+      sobel_unsupported(device, "strip", l1, 64, 64, {{"columns", 16}, {"rows", 8}, {"mag_float", 2}}));
 }
 
 TEST(SobelRowTile, RefusesTunablesItCannotRun) {
