@@ -111,23 +111,32 @@ TEST(SobelRounding, DeviceStripMagnitudeIsExactForEverySum) {
   for (int s = 0; s < n; ++s) ASSERT_EQ(got[s], std::min(255L, double_rounded_sqrt(s))) << "s=" << s;
 }
 
+// Runs one of strip's exhaustive pair checks, `check_kernel` in a build of strip with MAG_FLOAT=mag_float and
+// the host's fast-math options (so that on NVIDIA the root is fast_sqrt's as in the kernel), over side x side
+// work-items; returns its bytes, row y then column x, from a poisoned buffer.
+std::vector<std::uint8_t> run_strip_pairs_check(int mag_float, const char* check_kernel, int side) {
+  Context& ctx = test_context();
+  const std::size_t n = std::size_t(side) * side;
+  cl::Buffer out = ctx.buffer(CL_MEM_READ_WRITE, n);
+  poison(ctx, out, n);
+  cl::Kernel& kernel = ctx.kernel(
+      "sobel.cl",
+      fmt::format("-D OUTPUT=0 -D VEC=16 -D ROWS=1 -D ALIGNED=0 -D MAG_FLOAT={} -cl-denorms-are-zero{}",
+                  mag_float, ctx.info().fast_math_options()),
+      check_kernel);
+  set_kernel_args(kernel, out);
+  launch(ctx, kernel, cl::NDRange(side, side)).wait();
+  std::vector<std::uint8_t> got(n);
+  check_cl(ctx.queue().enqueueReadBuffer(out, CL_TRUE, 0, n, got.data()), "read");
+  return got;
+}
+
 // strip's FP32 magnitude (mag_float=1) for every gradient pair |gx|, |gy| <= 1020, on the device, built as
 // the host builds strip: s = gx^2 + gy^2 as a float FMA, clamped, rooted by fast_sqrt and rounded with
 // no correction step, so this is the proof of its exact rounding on the device the tests run on.
 TEST(SobelRounding, DeviceStripFloatMagnitudeIsExactForEveryGradientPair) {
-  Context& ctx = test_context();
   constexpr int kSide = 2 * kMaxGradient + 1;
-  const std::size_t n = std::size_t(kSide) * kSide;
-  cl::Buffer out = ctx.buffer(CL_MEM_READ_WRITE, n);
-  poison(ctx, out, n);
-  cl::Kernel& kernel = ctx.kernel("sobel.cl",
-                                  "-D OUTPUT=0 -D VEC=16 -D ROWS=1 -D ALIGNED=0 -D MAG_FLOAT=1 -cl-denorms-are-zero" +
-                                      ctx.info().fast_math_options(),
-                                  "sobel_strip_magnitude_pairs_check");
-  set_kernel_args(kernel, out);
-  launch(ctx, kernel, cl::NDRange(kSide, kSide)).wait();
-  std::vector<std::uint8_t> got(n);
-  check_cl(ctx.queue().enqueueReadBuffer(out, CL_TRUE, 0, n, got.data()), "read");
+  const auto got = run_strip_pairs_check(1, "sobel_strip_magnitude_pairs_check", kSide);
   for (int gy = -kMaxGradient; gy <= kMaxGradient; ++gy)
     for (int gx = -kMaxGradient; gx <= kMaxGradient; ++gx) {
       const long expected = std::min(255L, double_rounded_sqrt(long(gx) * gx + long(gy) * gy));
@@ -137,23 +146,11 @@ TEST(SobelRounding, DeviceStripFloatMagnitudeIsExactForEveryGradientPair) {
 }
 
 // strip's Roberts path (mag_float=2) for every pair of 2x2-sum differences |u|, |v| <= 765 (gx = u + v,
-// gy = u - v), on the device, built as the host builds strip: its root is fast_sqrt's, scaled by a rounded
-// sqrt(2) / 256 and rounded by an FMA with no correction step, so this is the proof of its exact rounding.
+// gy = u - v): its root is fast_sqrt's, scaled by a rounded sqrt(2) / 256 and rounded by an FMA with no
+// correction step, so this is the proof of its exact rounding on the device the tests run on.
 TEST(SobelRounding, DeviceStripRobertsMagnitudeIsExactForEveryPair) {
-  Context& ctx = test_context();
   constexpr int kMaxHalf = 765, kSide = 2 * kMaxHalf + 1;  // |u| = |(gx + gy) / 2| <= 3 * 255
-  const std::size_t n = std::size_t(kSide) * kSide;
-  cl::Buffer out = ctx.buffer(CL_MEM_READ_WRITE, n);
-  poison(ctx, out, n);
-  cl::Kernel& kernel =
-      ctx.kernel("sobel.cl",
-                 "-D OUTPUT=0 -D VEC=16 -D ROWS=1 -D ALIGNED=0 -D MAG_FLOAT=2 -cl-denorms-are-zero" +
-                     ctx.info().fast_math_options(),
-                 "sobel_strip_roberts_pairs_check");
-  set_kernel_args(kernel, out);
-  launch(ctx, kernel, cl::NDRange(kSide, kSide)).wait();
-  std::vector<std::uint8_t> got(n);
-  check_cl(ctx.queue().enqueueReadBuffer(out, CL_TRUE, 0, n, got.data()), "read");
+  const auto got = run_strip_pairs_check(2, "sobel_strip_roberts_pairs_check", kSide);
   for (int v = -kMaxHalf; v <= kMaxHalf; ++v)
     for (int u = -kMaxHalf; u <= kMaxHalf; ++u) {
       const long gx = u + v, gy = u - v;
