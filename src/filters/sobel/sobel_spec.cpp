@@ -39,9 +39,9 @@ const std::vector<Tunable> kStrip = {
      "output rows per work-item, built in (its rows + 2 loads are all issued up front)"},
     {"mag_float",
      {1, 0, 2},
-     "1 = FP32 arithmetic (FMA pipe) from the pixels on, for the magnitude; 0 = 16-bit lanes; 2 = the FP32 "
-     "Roberts "
-     "cross of 2x2 sums, for the magnitude and l1 (other values: the lanes for l1 and gradients)"},
+     "1: the magnitude in FP32 (FMA pipe) from the pixels on; 2: the magnitude or l1 as the FP32 "
+     "Roberts cross of 2x2 sums; 0: the magnitude in 16-bit lanes. l1 below 2, and gradients always, "
+     "take the lanes"},
 };
 
 }  // namespace
