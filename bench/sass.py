@@ -91,11 +91,10 @@ def ptx_from_cl(cl_path, defines, tmp):
 def assemble(ptx, tmp):
     with open(ptx, errors="replace") as f:
         text = f.read().rstrip("\x00")  # a driver binary ends in a NUL
-    # clang 15 writes PTX 7.5 for sm_80; sm_90 needs PTX 7.8 or later, and sm_90's own instructions in
-    # inline PTX (min.u16x2 in sobel.cl under NV_SM=90) need 8.0.
+    # clang 15 writes PTX 7.5 for sm_80; sm_90 needs PTX 7.8 or later.
     version = re.search(r"^\.version (\d+)\.(\d+)", text, flags=re.M)
-    if version and (int(version.group(1)), int(version.group(2))) < (8, 0):
-        text = re.sub(r"^\.version \d+\.\d+", ".version 8.0", text, flags=re.M)
+    if version and (int(version.group(1)), int(version.group(2))) < (7, 8):
+        text = re.sub(r"^\.version \d+\.\d+", ".version 7.8", text, flags=re.M)
     text = re.sub(r"^\.target sm_\d+", ".target sm_90", text, flags=re.M)
     fixed = os.path.join(tmp, "sm90.ptx")
     with open(fixed, "w") as f:

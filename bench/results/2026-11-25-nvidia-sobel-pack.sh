@@ -5,7 +5,8 @@
 # shapes, same call, 8192x8192, kernel median of 30, each form timed twice in turn (new, old, new, old) so
 # that drift shows. The device's own OpenCL runs the Sobel tests (both forms of the exhaustive rounding
 # checks) and the runtime tests (the compute capability query) first.
-# Usage (device tool): bash bench/results/2026-11-25-nvidia-sobel-pack.sh (OUT set)
+# Usage (device tool): bash bench/results/2026-11-25-nvidia-sobel-pack.sh (OUT set), on the tree of commit e7eed03:
+# the step was measured, found no faster, and reverted (results: 2026-11-25-nvidia-h200-sobel-pack.md).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 shapes=""

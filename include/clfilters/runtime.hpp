@@ -61,19 +61,15 @@ struct DeviceInfo {
   std::size_t image2d_max_width = 0;
   std::size_t image2d_max_height = 0;
   std::string extensions;
-  // NVIDIA's compute capability as major * 10 + minor (90 on the H100 and H200), from
-  // cl_nv_device_attribute_query; 0 where the device does not report one.
-  int nvidia_compute_capability = 0;
 
   bool has_extension(std::string_view ext) const;
   bool has_fp16() const { return has_extension("cl_khr_fp16"); }
   bool has_intel_subgroups() const { return has_extension("cl_intel_subgroups"); }
   // NVIDIA's compiler, which takes inline PTX (asm) in OpenCL C.
   bool takes_nvidia_ptx() const;
-  // Build options for kernels that use border.cl's fast_exp2/fast_sqrt or other inline PTX: their
-  // one-instruction .ftz PTX forms on NVIDIA (" -D NV_PTX_FTZ=1"), with " -D NV_SM=90" (the compute
-  // capability) for PTX that needs a given architecture; else "" (native_exp2/native_sqrt).
-  std::string fast_math_options() const;
+  // Build options for kernels that use border.cl's fast_exp2/fast_sqrt: their one-instruction .ftz
+  // PTX forms on NVIDIA (" -D NV_PTX_FTZ=1"), else "" (native_exp2/native_sqrt).
+  std::string fast_math_options() const { return takes_nvidia_ptx() ? " -D NV_PTX_FTZ=1" : ""; }
   std::vector<std::string> subgroup_extensions() const;
   std::string type_name() const;   // "GPU", "CPU", "accelerator", ...
   std::string index_name() const;  // "1:0"

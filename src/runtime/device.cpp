@@ -53,10 +53,6 @@ DeviceInfo describe(const cl::Platform& p, const cl::Device& d, int pi, int di) 
   info.image2d_max_width = device_query<CL_DEVICE_IMAGE2D_MAX_WIDTH, size_t>(d);
   info.image2d_max_height = device_query<CL_DEVICE_IMAGE2D_MAX_HEIGHT, size_t>(d);
   info.extensions = trimmed(device_query<CL_DEVICE_EXTENSIONS, std::string>(d));
-  if (info.has_extension("cl_nv_device_attribute_query"))
-    info.nvidia_compute_capability =
-        int(device_query<CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV, cl_uint>(d) * 10 +
-            device_query<CL_DEVICE_COMPUTE_CAPABILITY_MINOR_NV, cl_uint>(d));
   return info;
 }
 
@@ -83,13 +79,6 @@ std::string device_list_for_message(const std::vector<DeviceHandle>& all) {
 
 bool DeviceInfo::takes_nvidia_ptx() const {
   return has_extension("cl_nv_device_attribute_query") || platform_name.find("NVIDIA") != std::string::npos;
-}
-
-std::string DeviceInfo::fast_math_options() const {
-  if (!takes_nvidia_ptx()) return "";
-  return nvidia_compute_capability > 0
-             ? fmt::format(" -D NV_PTX_FTZ=1 -D NV_SM={}", nvidia_compute_capability)
-             : " -D NV_PTX_FTZ=1";
 }
 
 bool DeviceInfo::has_extension(std::string_view ext) const {

@@ -602,12 +602,8 @@ STRIP_INLINE uint strip_magnitude_bits(int s) {
 #define MAG_FLOAT 0
 #endif
 
-// 0x4B000000: the bits of the float 2^23, whose ulp is 1, so an integer v < 2^23 in the low mantissa bits
-// is the float 2^23 + v.
-#define FLOAT_2P23_BITS 0x4B000000u
-
-// strip_byte_float: 2^23 + 2^shift times byte b of w (shift 0 or 8: the byte in mantissa bits shift ..
-// shift + 7). strip_pack_bytes: the low bytes of four words as one word, byte k from word k.
+// 2^23 + byte b of w, as a float (the byte in the low mantissa bits under a 2^23 exponent).
+// strip_pack_bytes: the low bytes of four words as one word, byte k from word k.
 // On NVIDIA (NV_PTX_FTZ marks its PTX) each is a byte permute, one PRMT for the pixel and three for the
 // four: as shifts and masks ptxas made 2 and 5 integer instructions (bench/sass.py).
 #if NV_PTX_FTZ
@@ -616,69 +612,33 @@ STRIP_INLINE uint strip_prmt(uint a, uint b, uint selector) {
   asm("prmt.b32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "n"(selector));
   return r;
 }
-// Selector nibbles, lowest first: byte b of w at byte (shift / 8), and bytes 0 (zero), 1 (zero) and 3
-// (0x4B) of FLOAT_2P23_BITS around it.
-#define strip_byte_float(w, b, shift) \
-  as_float(strip_prmt((w), FLOAT_2P23_BITS, (shift) ? 0x7504u | ((b) << 4) : 0x7540u | (b)))
+// Selector nibbles, lowest first: byte b of w, then bytes 0, 1 and 3 of 0x4B000000.
+#define strip_byte_float(w, b) as_float(strip_prmt((w), 0x4B000000u, 0x7540u | (b)))
 STRIP_INLINE uint strip_pack_bytes(uint b0, uint b1, uint b2, uint b3) {
   return strip_prmt(strip_prmt(b0, b1, 0x0040u), strip_prmt(b2, b3, 0x0040u), 0x5410u);
 }
 #else
-STRIP_INLINE float strip_byte_float(uint w, int b, int shift) {
-  return as_float(FLOAT_2P23_BITS | (((w >> (8 * b)) & 0xFFu) << shift));
+STRIP_INLINE float strip_byte_float(uint w, int b) {
+  return as_float(0x4B000000u | ((w >> (8 * b)) & 0xFFu));
 }
 STRIP_INLINE uint strip_pack_bytes(uint b0, uint b1, uint b2, uint b3) {
   return (b0 & 0xFF) | ((b1 & 0xFF) << 8) | ((b2 & 0xFF) << 16) | (b3 << 24);
 }
 #endif
 
-// The FP32 paths' results are 0x4B000000 + q: q = the rounded root or l1, at most 1530 (the Roberts form's
-// sqrt(2 * 2 * 765^2)), so q is the low 16 bits. Each q must end clamped to 255 in its output byte. With
-// STRIP_PACK_SATURATES, strip_pack_out clamps them, and the paths leave q unclamped (STRIP_CLAMP is the value
-// itself). On sm_90 (NV_SM, which the host passes on NVIDIA) that is the default: two at a time as u16x2 lanes
-// (min.u16x2, one VIMNMX.U16x2 for two pixels), 0.5 instructions per pixel fewer than one FMNMX each (Sobel
-// step 11, bench/NOTES.md). Elsewhere each path clamps its float and strip_pack_out is strip_pack_bytes; the
-// tests build the saturating form off NVIDIA too (-D STRIP_PACK_SATURATES=1, plain C) to check its logic.
-#ifndef STRIP_PACK_SATURATES
-#define STRIP_PACK_SATURATES (NV_PTX_FTZ && NV_SM >= 90)
-#endif
-#if STRIP_PACK_SATURATES
-#define STRIP_CLAMP(x, limit) (x)
-#if NV_PTX_FTZ && NV_SM >= 90
-STRIP_INLINE uint strip_min_u16x2(uint a, uint b) {
-  uint r;
-  asm("min.u16x2 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
-  return r;
-}
-// Selectors: bytes 0-1 of x and 0-1 of y as the two lanes; then bytes 0 and 2 of each clamped pair.
-STRIP_INLINE uint strip_pack_out(uint q0, uint q1, uint q2, uint q3) {
-  return strip_prmt(strip_min_u16x2(strip_prmt(q0, q1, 0x5410u), 0x00FF00FFu),
-                    strip_min_u16x2(strip_prmt(q2, q3, 0x5410u), 0x00FF00FFu), 0x6420u);
-}
-#else
-STRIP_INLINE uint strip_pack_out(uint q0, uint q1, uint q2, uint q3) {
-  return min(q0 & 0xFFFFu, 255u) | (min(q1 & 0xFFFFu, 255u) << 8) | (min(q2 & 0xFFFFu, 255u) << 16) |
-         (min(q3 & 0xFFFFu, 255u) << 24);
-}
-#endif
-#else
-#define STRIP_CLAMP(x, limit) fmin((x), (limit))
-#define strip_pack_out strip_pack_bytes
-#endif
-
-// strip_magnitude_bits from a float s (an exact integer >= 0), the same clamp (STRIP_CLAMP: in the pack on
-// sm_90), root and rounding, so the same margin argument: every s above 65280 rounds to 256 or more, which the
-// clamp makes 255. Proof on the device: the test runs sobel_strip_magnitude_pairs_check over every (gx, gy).
+// strip_magnitude_bits from a float s (an exact integer >= 0), the same clamp, root and rounding (so
+// the same margin argument). fmin is one FMNMX on the ALU pipe, which has room in this path. Proof on
+// the device: the test runs sobel_strip_magnitude_pairs_check over every (gx, gy).
 STRIP_INLINE uint strip_magnitude_bits_f(float s) {
-  return as_uint(STRIP_SQRT(STRIP_CLAMP(s, 65280.0f)) + 8388608.0f);  // 0x4B000000 + round(sqrt(s))
+  return as_uint(STRIP_SQRT(fmin(s, 65280.0f)) + 8388608.0f);  // 0x4B000000 + round(sqrt(s)) clamped to 255
 }
 
-// The input row's pixels x0-1 .. x0+VEC as 2^23 + 2^shift p (strip_byte_float).
-STRIP_INLINE void strip_row_floats(const uint a[NW], uint left, uint right, int shift, float p[VEC + 2]) {
-  p[0] = as_float(FLOAT_2P23_BITS | (left << shift));
+// The input row's pixels x0-1 .. x0+VEC as 2^23 + p.
+STRIP_INLINE void strip_row_floats(const uint a[NW], uint left, uint right, float p[VEC + 2]) {
+  p[0] = as_float(0x4B000000u | left);
 #pragma unroll
-  for (int k = 0; k < VEC; ++k) p[k + 1] = strip_byte_float(a[k / 4], k % 4, shift);
-  p[VEC + 1] = as_float(FLOAT_2P23_BITS | (right << shift));
+  for (int k = 0; k < VEC; ++k) p[k + 1] = strip_byte_float(a[k / 4], k % 4);
+  p[VEC + 1] = as_float(0x4B000000u | right);
 }
 
 // ---- MAG_FLOAT=2: the Roberts cross of 2x2 sums, in FP32 (magnitude and l1; not from a seed) ----
@@ -692,72 +652,62 @@ STRIP_INLINE void strip_row_floats(const uint a[NW], uint left, uint right, int 
 // hp = 2^24 + 256 (a + b) and Q = 2^25 + 256 (sum of 4) are exact (multiples of 2 and 4 below 2^25 and
 // 2^26), and so are U = 256 u and V = 256 v, |u|, |v| <= 765. t = U^2 + V^2 = 2^16 (u^2 + v^2) is an
 // exact float (u^2 + v^2 < 2^24), and s = gx^2 + gy^2 = t / 2^15.
+#define ROBERTS_BIAS 0x4B000000u
+#if NV_PTX_FTZ
+// Selector nibbles, lowest first: byte 0 of 0x4B000000, byte b of w, bytes 1 and 3 of 0x4B000000.
+#define strip_byte_float256(w, b) as_float(strip_prmt((w), ROBERTS_BIAS, 0x7504u | ((b) << 4)))
+#else
+STRIP_INLINE float strip_byte_float256(uint w, int b) {
+  return as_float(ROBERTS_BIAS | (((w >> (8 * b)) & 0xFFu) << 8));
+}
+#endif
 
-// The input row's pair sums hp[k] = p(x0-1+k) + p(x0+k), k = 0 .. VEC, of the pixels as 2^23 + 256 p.
+// The input row's pair sums hp[k] = p(x0-1+k) + p(x0+k), k = 0 .. VEC, of the floats above.
 STRIP_INLINE void strip_row_pairs(const uint a[NW], uint left, uint right, float hp[VEC + 1]) {
   float p[VEC + 2];
-  strip_row_floats(a, left, right, 8, p);
+  p[0] = as_float(ROBERTS_BIAS | (left << 8));
+#pragma unroll
+  for (int k = 0; k < VEC; ++k) p[k + 1] = strip_byte_float256(a[k / 4], k % 4);
+  p[VEC + 1] = as_float(ROBERTS_BIAS | (right << 8));
 #pragma unroll
   for (int k = 0; k <= VEC; ++k) hp[k] = p[k] + p[k + 1];
 }
 
-// The output byte from U and V, as 0x4B000000 + q (STRIP_CLAMP: q clamped to 255 here or in the pack).
-// Magnitude: s = t / 2^15 clamped to 65280 as in strip_magnitude_bits (t to 255 * 2^23), and round(sqrt(s))
-// = round(sqrt(t) * sqrt(2) / 256) by one FMA into 2^23. The constant's rounding (2^-24) and the root's
-// error (~2^-22) stay well inside the 2^-19 margin of strip_magnitude_bits; the device test runs sobel_strip_roberts_pairs_check over every (u, v).
+// The output byte from U and V, as 0x4B0000qq. Magnitude: s = t / 2^15 clamped to 65280 as in
+// strip_magnitude_bits (t to 255 * 2^23), and round(sqrt(s)) = round(sqrt(t) * sqrt(2) / 256) by one FMA
+// into 2^23. The constant's rounding (2^-24) and the root's error (~2^-22) stay well inside the 2^-19
+// margin of strip_magnitude_bits; the device test runs sobel_strip_roberts_pairs_check over every (u, v).
 // l1: min(255, 2 max(|u|, |v|)) = min(255 * 128, max(|U|, |V|)) / 128, exact.
 STRIP_INLINE uint strip_roberts_bits(float u, float v) {
 #if OUTPUT == OUTPUT_L1
-  return as_uint(fma(STRIP_CLAMP(fmax(fabs(u), fabs(v)), 32640.0f), 0.0078125f, 8388608.0f));
+  return as_uint(fma(fmin(fmax(fabs(u), fabs(v)), 32640.0f), 0.0078125f, 8388608.0f));
 #else
-  const float t = STRIP_CLAMP(fma(u, u, v * v), 2139095040.0f);  // 255 * 2^23
+  const float t = fmin(fma(u, u, v * v), 2139095040.0f);  // 255 * 2^23
   return as_uint(fma(STRIP_SQRT(t), 0.00552427172802f, 8388608.0f));  // sqrt(2) / 256
 #endif
 }
 
-// For the pair checks below: the bytes b of pairs x = 4i .. 4i + 3 of row y, packed by strip_pack_out as the
-// kernel packs its outputs (so the clamp is checked where it happens, and each byte's place in the word), to
-// out[y * side + x] for x < side.
-STRIP_INLINE void strip_check_store4(__global uchar* out, int side, int i, int y, const uint b[4]) {
-  const uint word = strip_pack_out(b[0], b[1], b[2], b[3]);
-#pragma unroll
-  for (int k = 0; k < 4; ++k)
-    if (4 * i + k < side) out[y * side + 4 * i + k] = (uchar)(word >> (8 * k));
-}
-
 // For the tests, on the device: the byte strip_roberts_bits makes for every (u, v) in [-765, 765]^2
-// (out[(v + 765) * 1531 + u + 765]), from U = 256 u and V = 256 v as the kernel has them. Work-item (i, y)
-// does u = 4i - 765 .. 4i - 762.
+// (out[(v + 765) * 1531 + u + 765]), from U = 256 u and V = 256 v as the kernel has them.
 __kernel void sobel_strip_roberts_pairs_check(__global uchar* out) {
-  const int i = get_global_id(0), y = get_global_id(1);
-  if (4 * i > 1530 || y > 1530) return;
-  uint b[4];
-#pragma unroll
-  for (int k = 0; k < 4; ++k)
-    b[k] = strip_roberts_bits((float)(256 * (min(4 * i + k, 1530) - 765)), (float)(256 * (y - 765)));
-  strip_check_store4(out, 1531, i, y, b);
+  const int x = get_global_id(0), y = get_global_id(1);
+  if (x > 1530 || y > 1530) return;
+  out[y * 1531 + x] = (uchar)strip_roberts_bits((float)(256 * (x - 765)), (float)(256 * (y - 765)));
 }
 
 // For the tests, on the device: strip's magnitude byte of every s in [0, n) (the lanes' helper), and
 // the FP32 path's byte for every gradient pair (gx, gy) in [-1020, 1020]^2 (out[(gy + 1020) * 2041 +
-// gx + 1020]), computed as sobel_strip computes it: s by FMUL and FMA, then the root, rounding and clamp.
-// Work-item (i, y) does gx = 4i - 1020 .. 4i - 1017.
+// gx + 1020]), computed as sobel_strip computes it: s by FMUL and FMA, then the clamp, root and rounding.
 __kernel void sobel_strip_magnitude_check(__global int* out, int n) {
   const int s = get_global_id(0);
   if (s < n) out[s] = (int)(strip_magnitude_bits(s) & 0xFF);
 }
 
 __kernel void sobel_strip_magnitude_pairs_check(__global uchar* out) {
-  const int i = get_global_id(0), y = get_global_id(1);
-  if (4 * i > 2040 || y > 2040) return;
-  const float gy = (float)(y - 1020);
-  uint b[4];
-#pragma unroll
-  for (int k = 0; k < 4; ++k) {
-    const float gx = (float)(min(4 * i + k, 2040) - 1020);
-    b[k] = strip_magnitude_bits_f(fma(gx, gx, gy * gy));
-  }
-  strip_check_store4(out, 2041, i, y, b);
+  const int x = get_global_id(0), y = get_global_id(1);
+  if (x > 2040 || y > 2040) return;
+  const float gx = (float)(x - 1020), gy = (float)(y - 1020);
+  out[y * 2041 + x] = (uchar)strip_magnitude_bits_f(fma(gx, gx, gy * gy));
 }
 
 // Output word m of a row's 8-bit result (pixels 4m .. 4m+3) from strip_out8's values, whose bits 8..23
@@ -859,7 +809,7 @@ __kernel void sobel_strip(__global const uchar* restrict src, __global out_t* re
     InWords o;
 #pragma unroll
     for (int j = 0; j < NW; ++j)
-      o.a[j] = strip_pack_out(q[4 * j], q[4 * j + 1], q[4 * j + 2], q[4 * j + 3]);
+      o.a[j] = strip_pack_bytes(q[4 * j], q[4 * j + 1], q[4 * j + 2], q[4 * j + 3]);
     strip_store8(out_a, (y0 + r) * w + x0, interior || count == VEC, count, o);
   }
 #elif OUTPUT == OUTPUT_MAGNITUDE && MAG_FLOAT
@@ -870,13 +820,13 @@ __kernel void sobel_strip(__global const uchar* restrict src, __global out_t* re
   float p[ROWS + 2][VEC + 2], hd[ROWS + 2][VEC];
 #pragma unroll
   for (int r = 0; r < 2; ++r) {
-    strip_row_floats(a[r], left[r], right[r], 0, p[r]);
+    strip_row_floats(a[r], left[r], right[r], p[r]);
 #pragma unroll
     for (int k = 0; k < VEC; ++k) hd[r][k] = p[r][k + 2] - p[r][k];
   }
 #pragma unroll
   for (int r = 0; r < ROWS; ++r) {
-    strip_row_floats(a[r + 2], left[r + 2], right[r + 2], 0, p[r + 2]);
+    strip_row_floats(a[r + 2], left[r + 2], right[r + 2], p[r + 2]);
 #pragma unroll
     for (int k = 0; k < VEC; ++k) hd[r + 2][k] = p[r + 2][k + 2] - p[r + 2][k];
     if (!interior && y0 + r >= h) break;
@@ -893,7 +843,7 @@ __kernel void sobel_strip(__global const uchar* restrict src, __global out_t* re
     InWords o;
 #pragma unroll
     for (int j = 0; j < NW; ++j)
-      o.a[j] = strip_pack_out(q[4 * j], q[4 * j + 1], q[4 * j + 2], q[4 * j + 3]);
+      o.a[j] = strip_pack_bytes(q[4 * j], q[4 * j + 1], q[4 * j + 2], q[4 * j + 3]);
     strip_store8(out_a, (y0 + r) * w + x0, interior || count == VEC, count, o);
   }
 #else

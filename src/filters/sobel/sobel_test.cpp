@@ -11,7 +11,6 @@
 
 #include "clfilters/image_io.hpp"
 #include "runtime/launch.hpp"
-#include "testing/scoped_env.hpp"
 #include "testing/test_images.hpp"
 
 namespace clf {
@@ -114,47 +113,37 @@ TEST(SobelRounding, DeviceStripMagnitudeIsExactForEverySum) {
 }
 
 // Runs one of strip's exhaustive pair checks, `check_kernel` in a build of strip with MAG_FLOAT=mag_float and
-// the host's fast-math options (so that on NVIDIA the root is fast_sqrt's and the pack's clamp
-// strip_pack_out's, as in the kernel), over side x side pairs, four per work-item; returns its bytes, row y
-// then column x, from a poisoned buffer.
-std::vector<std::uint8_t> run_strip_pairs_check(int mag_float, const char* check_kernel, int side,
-                                                const char* extra_options = "") {
+// the host's fast-math options (so that on NVIDIA the root is fast_sqrt's as in the kernel), over side x side
+// work-items; returns its bytes, row y then column x, from a poisoned buffer.
+std::vector<std::uint8_t> run_strip_pairs_check(int mag_float, const char* check_kernel, int side) {
   Context& ctx = test_context();
   const std::size_t n = std::size_t(side) * side;
   cl::Buffer out = ctx.buffer(CL_MEM_READ_WRITE, n);
   poison(ctx, out, n);
   cl::Kernel& kernel = ctx.kernel(
       "sobel.cl",
-      fmt::format("-D OUTPUT=0 -D VEC=16 -D ROWS=1 -D ALIGNED=0 -D MAG_FLOAT={} -cl-denorms-are-zero{}{}",
-                  mag_float, ctx.info().fast_math_options(), extra_options),
+      fmt::format("-D OUTPUT=0 -D VEC=16 -D ROWS=1 -D ALIGNED=0 -D MAG_FLOAT={} -cl-denorms-are-zero{}",
+                  mag_float, ctx.info().fast_math_options()),
       check_kernel);
   set_kernel_args(kernel, out);
-  launch(ctx, kernel, cl::NDRange((side + 3) / 4, side)).wait();
+  launch(ctx, kernel, cl::NDRange(side, side)).wait();
   std::vector<std::uint8_t> got(n);
   check_cl(ctx.queue().enqueueReadBuffer(out, CL_TRUE, 0, n, got.data()), "read");
   return got;
 }
-
-// Both ways strip's FP32 paths clamp their bytes to 255: each float before the rounding, or the pack,
-// unclamped values two at a time (sobel.cl's STRIP_PACK_SATURATES; the host's builds take the pack's on
-// sm_90, and off NVIDIA it is plain C).
-constexpr const char* kPackForms[] = {" -D STRIP_PACK_SATURATES=0", " -D STRIP_PACK_SATURATES=1"};
 
 // strip's FP32 magnitude (mag_float=1) for every gradient pair |gx|, |gy| <= 1020, on the device, built as
 // the host builds strip: s = gx^2 + gy^2 as a float FMA, clamped, rooted by fast_sqrt and rounded with
 // no correction step, so this is the proof of its exact rounding on the device the tests run on.
 TEST(SobelRounding, DeviceStripFloatMagnitudeIsExactForEveryGradientPair) {
   constexpr int kSide = 2 * kMaxGradient + 1;
-  for (const char* pack : kPackForms) {
-    SCOPED_TRACE(pack);
-    const auto got = run_strip_pairs_check(1, "sobel_strip_magnitude_pairs_check", kSide, pack);
-    for (int gy = -kMaxGradient; gy <= kMaxGradient; ++gy)
-      for (int gx = -kMaxGradient; gx <= kMaxGradient; ++gx) {
-        const long expected = std::min(255L, double_rounded_sqrt(long(gx) * gx + long(gy) * gy));
-        ASSERT_EQ(got[std::size_t(gy + kMaxGradient) * kSide + gx + kMaxGradient], expected)
-            << "gx=" << gx << " gy=" << gy;
-      }
-  }
+  const auto got = run_strip_pairs_check(1, "sobel_strip_magnitude_pairs_check", kSide);
+  for (int gy = -kMaxGradient; gy <= kMaxGradient; ++gy)
+    for (int gx = -kMaxGradient; gx <= kMaxGradient; ++gx) {
+      const long expected = std::min(255L, double_rounded_sqrt(long(gx) * gx + long(gy) * gy));
+      ASSERT_EQ(got[std::size_t(gy + kMaxGradient) * kSide + gx + kMaxGradient], expected)
+          << "gx=" << gx << " gy=" << gy;
+    }
 }
 
 // strip's Roberts path (mag_float=2) for every pair of 2x2-sum differences |u|, |v| <= 765 (gx = u + v,
@@ -162,16 +151,13 @@ TEST(SobelRounding, DeviceStripFloatMagnitudeIsExactForEveryGradientPair) {
 // correction step, so this is the proof of its exact rounding on the device the tests run on.
 TEST(SobelRounding, DeviceStripRobertsMagnitudeIsExactForEveryPair) {
   constexpr int kMaxHalf = 765, kSide = 2 * kMaxHalf + 1;  // |u| = |(gx + gy) / 2| <= 3 * 255
-  for (const char* pack : kPackForms) {
-    SCOPED_TRACE(pack);
-    const auto got = run_strip_pairs_check(2, "sobel_strip_roberts_pairs_check", kSide, pack);
-    for (int v = -kMaxHalf; v <= kMaxHalf; ++v)
-      for (int u = -kMaxHalf; u <= kMaxHalf; ++u) {
-        const long gx = u + v, gy = u - v;
-        const long expected = std::min(255L, double_rounded_sqrt(gx * gx + gy * gy));
-        ASSERT_EQ(got[std::size_t(v + kMaxHalf) * kSide + u + kMaxHalf], expected) << "u=" << u << " v=" << v;
-      }
-  }
+  const auto got = run_strip_pairs_check(2, "sobel_strip_roberts_pairs_check", kSide);
+  for (int v = -kMaxHalf; v <= kMaxHalf; ++v)
+    for (int u = -kMaxHalf; u <= kMaxHalf; ++u) {
+      const long gx = u + v, gy = u - v;
+      const long expected = std::min(255L, double_rounded_sqrt(gx * gx + gy * gy));
+      ASSERT_EQ(got[std::size_t(v + kMaxHalf) * kSide + u + kMaxHalf], expected) << "u=" << u << " v=" << v;
+    }
 }
 
 // ---- grey conversion -----------------------------------------------------------------------------
@@ -388,9 +374,9 @@ TEST(SobelStrip, EveryMagnitudeAndL1PathIsBitExact) {
       expect_shape_bit_exact("strip", size, columns, rows, {{"mag_float", 2}}, {SobelOutput::l1});
 }
 
-// strip on 0/255 checkerboards and stripes, every output, column count and mag_float it runs, against the
-// reference; `form` names the build in failures.
-void expect_extreme_inputs_bit_exact(const char* form) {
+// Extreme gradients (0/255 checkerboards and stripes) reach the lanes' largest values (|gx|, |gy| up to
+// 1020) and the magnitude's clamp, which random inputs rarely do.
+TEST(SobelStrip, ExtremeInputsAreBitExact) {
   Context& ctx = test_context();
   const int w = 70, h = 37;
   for (int pattern = 0; pattern < 4; ++pattern) {
@@ -412,21 +398,11 @@ void expect_extreme_inputs_bit_exact(const char* form) {
           const TuningConfig config{{"columns", columns}, {"rows", 4}, {"mag_float", mag_float}};
           if (sobel_unsupported(ctx.info(), "strip", params, w, h, config))
             continue;  // 0: magnitude, 2: not gradients
-          SCOPED_TRACE(fmt::format("pattern={} [{}] output={}{}", pattern, to_string(config),
-                                   to_string(output), form));
+          SCOPED_TRACE(
+              fmt::format("pattern={} [{}] output={}", pattern, to_string(config), to_string(output)));
           ASSERT_TRUE(
               testing::images_equal(sobel_reference(in, params), run_device("strip", d_in, params, config)));
         }
-  }
-}
-
-// Extreme gradients (0/255 checkerboards and stripes) reach the lanes' largest values (|gx|, |gy| up to
-// 1020) and the magnitude's clamp, which random inputs rarely do; the FP32 paths with either clamp
-// (kPackForms, through CLFILTERS_BUILD_OPTIONS, which reaches the host's own builds).
-TEST(SobelStrip, ExtremeInputsAreBitExact) {
-  for (const char* pack : kPackForms) {
-    const ScopedEnv form("CLFILTERS_BUILD_OPTIONS", pack);
-    expect_extreme_inputs_bit_exact(pack);
   }
 }
 
