@@ -13,9 +13,10 @@ d, items = int(sys.argv[1]), [int(x) for x in sys.argv[2].split(',')]
 base = {31: ['items=4,local_x=64,mirror=1,prefetch=1,ring=0,strip=128', 'items=4,local_x=96,mirror=0,prefetch=2,ring=0,strip=16'],
         63: ['items=8,local_x=64,mirror=1,prefetch=1,ring=0,strip=120', 'items=4,local_x=128,mirror=1,prefetch=1,ring=0,strip=144']}[d]
 rows = [f'fused_wide[{b}]' for b in base]
+shapes = [(2, 64), (2, 128), (4, 32), (4, 64), (8, 32)]  # lanes x local_x <= 256, the kernels' limit on NVIDIA
 rows += [f'fused_wide[items={it},lanes={m},local_x={lx},mirror=1,prefetch={pf},ring=0,strip={s}]'
-         for it in items for m in (2, 4, 8) for lx in (64, 128) for s in (128, 256, 512, 1024)
-         for pf in ((1, 2) if it == 4 and d == 31 else (1,))]
+         for it in items for m, lx in shapes for s in ((32, 64, 128, 256) if d == 31 else (64, 128, 256))
+         for pf in ((1, 2) if d == 31 else (1,))]
 print(','.join(rows))" "$1" "$2"
 }
 bench="bench box-blur --sizes 8192x8192 --runs 30 --total-runs 1 --cpu-runs 0"

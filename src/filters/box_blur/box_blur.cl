@@ -818,7 +818,7 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
   uint p_in[PREFETCH][ITEMS], p_out[PREFETCH][ITEMS];
 #pragma unroll
   for (int u = 1; u <= PREFETCH; ++u) {
-    const int i = (u == PREFETCH && lane > 0 ? 0 : u) * LANES + lane;
+    const int i = (((u == PREFETCH) & (lane > 0)) ? 0 : u) * LANES + lane;
     if (i < n)
       load_step(src, first, dir, i, d, h, mode, cx, w, cval, aligned, xk, p_in[u % PREFETCH], p_out[u % PREFETCH]);
   }
@@ -861,6 +861,7 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
   // first barrier.
   __local uint4* const mine = cbuf + lane * L * CPAIRS + lx * CPAIRS;
   __local uint4* const deltas = cbuf + LANES * L * CPAIRS + lx * CPAIRS;
+  const csum_t zero_pairs[ITEMS] = {0};
   store_pairs(mine, col);
   barrier(CLK_LOCAL_MEM_FENCE);
   for (int j = 0; j < LANES; ++j)
@@ -878,10 +879,6 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
       // outputs on PoCL 3.1.)
       const int i = (ib + u) * LANES + lane, y = yfirst + dir * i;  // chunk ib + u; (ib + u) % PREFETCH == u
       const bool live = i < n;
-#if LANES > 1
-      csum_t delta[ITEMS];
-      for (int k = 0; k < ITEMS; ++k) delta[k] = 0;
-#endif
       if (i > 0 && live) {
 #if RING
         pix_items leaving, entering;
@@ -892,7 +889,11 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
         for (int k = 0; k < ITEMS; ++k) p_out[u][k] = leaving.a[k];
 #endif
 #if LANES > 1
+        // The delta goes to local memory for the later lanes (lane LANES - 1's is never read) and into col.
+        csum_t delta[ITEMS];
         for (int k = 0; k < ITEMS; ++k) delta[k] = TO_CSUM(p_in[u][k]) - TO_CSUM(p_out[u][k]);
+        if (lane < LANES - 1) store_pairs(deltas + lane * L * CPAIRS, delta);
+        for (int k = 0; k < ITEMS; ++k) col[k] += delta[k];
 #else
         for (int k = 0; k < ITEMS; ++k) col[k] = col[k] + TO_CSUM(p_in[u][k]) - TO_CSUM(p_out[u][k]);
 #endif
@@ -900,13 +901,13 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
           load_step(src, first, dir, i + PREFETCH * LANES, d, h, mode, cx, w, cval, aligned, xk, p_in[u], p_out[u]);
       }
 #if LANES > 1
-      // col holds the last chunk's final sums (or the start's); the lanes before this one add their deltas.
-      // Lane LANES - 1's delta is never read. The barrier also ends the last chunk's reads of the pair entries.
-      if (lane < LANES - 1) store_pairs(deltas + lane * L * CPAIRS, delta);
+      // col holds the last chunk's final sums (or the start's) and this lane's delta; the lanes before it add
+      // theirs. A lane with no step here (step 0, or past the strip) publishes a zero delta. The barrier also
+      // ends the last chunk's reads of the pair entries.
+      if (!(i > 0 && live) && lane < LANES - 1) store_pairs(deltas + lane * L * CPAIRS, zero_pairs);
       barrier(CLK_LOCAL_MEM_FENCE);
       // (Written as j < LANES - 1 with `if (j < lane)` inside, this loop gave wrong sums on PoCL 3.1 at LANES = 2.)
       for (int j = 0; j < lane; ++j) add_pairs(col, deltas + j * L * CPAIRS);
-      for (int k = 0; k < ITEMS; ++k) col[k] += delta[k];
       __local uint4* e = cbuf + lane * L * CPAIRS;  // one buffer per lane: the barrier above separates rows
 #elif defined(DIAMETER)
       // The buffers alternate between rows; i & 1 is static when PREFETCH is even.
