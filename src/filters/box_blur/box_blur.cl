@@ -645,7 +645,9 @@ inline int strip_row(int first, int dir, int k, int h, int mode) { return border
 inline void load_step(__global const uint* src, int first, int dir, int i, int d, int h, int mode, int cx, int w,
                       uint cval, bool aligned, const int* xk, uint* p_in, uint* p_out) {
   load_items(src, strip_row(first, dir, i + d - 1, h, mode), cx, w, cval, aligned, xk, p_in);
-#if !RING
+#if !RING && DIAG_NO_LEAVING
+  for (int k = 0; k < ITEMS; ++k) p_out[k] = 0;  // diagnostic (wrong output): no leaving-row loads
+#elif !RING
   load_items(src, strip_row(first, dir, i - 1, h, mode), cx, w, cval, aligned, xk, p_out);
 #endif
 }
