@@ -485,6 +485,42 @@ inline void item_columns(int cx, int w, int mode, bool aligned, int* xk) {
   for (int k = 0; k < ITEMS; ++k) xk[k] = aligned ? 0 : border_index(cx + k, w, mode);
 }
 
+// Diagnostic (box blur step 29, on the H100): -D CACHE_HINTS=bits as in step 15 (commit 146531e), through inline
+// PTX on NVIDIA: 1 outputs stored evict-first, 2 leaving rows loaded evict-first, 4 entering rows loaded evict-last.
+#if !defined(CACHE_HINTS) || !NV_PTX_FTZ || ITEMS % 4 != 0
+#undef CACHE_HINTS
+#define CACHE_HINTS 0
+#endif
+#if CACHE_HINTS
+inline void load_items_hinted(__global const uint* src, int yy, int cx, int w, uint cval, bool aligned, const int* xk,
+                              uint* p, bool leaving) {
+  if (yy >= 0 && aligned && (leaving ? CACHE_HINTS & 2 : CACHE_HINTS & 4)) {
+    __global const uint4* q = (__global const uint4*)(src + yy * w + cx);
+    ulong policy;
+    asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(policy));
+    for (int k = 0; k < ITEMS / 4; ++k) {
+      uint4 v;
+      if (leaving)
+        asm("ld.global.cs.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(q + k));
+      else
+        asm("ld.global.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+            : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+            : "l"(q + k), "l"(policy));
+      p[4 * k] = v.x;
+      p[4 * k + 1] = v.y;
+      p[4 * k + 2] = v.z;
+      p[4 * k + 3] = v.w;
+    }
+    return;
+  }
+  load_items(src, yy, cx, w, cval, aligned, xk, p);
+}
+#define LOAD_ROW(src, yy, cx, w, cval, aligned, xk, p, leaving) \
+  load_items_hinted(src, yy, cx, w, cval, aligned, xk, p, leaving)
+#else
+#define LOAD_ROW(src, yy, cx, w, cval, aligned, xk, p, leaving) load_items(src, yy, cx, w, cval, aligned, xk, p)
+#endif
+
 // The rounded mean of a window sum, packed. FLOAT_ROUND=1 (d <= 128) rounds in FP32, whose lanes
 // outnumber INT32's two to one: s to float by the 2^23 exponent trick, one FMA with 1/n and a bias
 // of (n/2 + 0.5)/n - 0.5, and round-to-nearest through 1.5 * 2^23, which leaves the result in the low
@@ -644,11 +680,11 @@ inline int strip_row(int first, int dir, int k, int h, int mode) { return border
 // Step i's entering row and, without RING, its leaving row.
 inline void load_step(__global const uint* src, int first, int dir, int i, int d, int h, int mode, int cx, int w,
                       uint cval, bool aligned, const int* xk, uint* p_in, uint* p_out) {
-  load_items(src, strip_row(first, dir, i + d - 1, h, mode), cx, w, cval, aligned, xk, p_in);
+  LOAD_ROW(src, strip_row(first, dir, i + d - 1, h, mode), cx, w, cval, aligned, xk, p_in, false);
 #if !RING && DIAG_NO_LEAVING
   for (int k = 0; k < ITEMS; ++k) p_out[k] = 0;  // diagnostic (wrong output): no leaving-row loads
 #elif !RING
-  load_items(src, strip_row(first, dir, i - 1, h, mode), cx, w, cval, aligned, xk, p_out);
+  LOAD_ROW(src, strip_row(first, dir, i - 1, h, mode), cx, w, cval, aligned, xk, p_out, true);
 #endif
 }
 
@@ -834,7 +870,7 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
 #pragma unroll
     for (int q = 0; q < START_ROWS; ++q) {
       if (j + q < d) {
-        load_items(src, strip_row(first, dir, j + q, h, mode), cx, w, cval, aligned, xk, t[q]);
+        LOAD_ROW(src, strip_row(first, dir, j + q, h, mode), cx, w, cval, aligned, xk, t[q], false);
       } else {
         for (int k = 0; k < ITEMS; ++k) t[q][k] = 0;
       }
@@ -1027,7 +1063,16 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
 #endif
         const int x = gx0 + lx * ITEMS;
         if (w % ITEMS == 0 && x + ITEMS <= w) {
+#if CACHE_HINTS & 1
+          for (int k = 0; k < ITEMS / 4; ++k) {
+            __global uint4* q = (__global uint4*)(dst + y * w + x) + k;
+            asm volatile("st.global.cs.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(q), "r"(o.a[4 * k]), "r"(o.a[4 * k + 1]),
+                         "r"(o.a[4 * k + 2]), "r"(o.a[4 * k + 3])
+                         : "memory");
+          }
+#else
           *(__global pixvec_t*)(dst + y * w + x) = o.v;
+#endif
         } else {
           for (int k = 0; k < ITEMS; ++k)
             if (x + k < w) dst[y * w + x + k] = o.a[k];
