@@ -485,42 +485,6 @@ inline void item_columns(int cx, int w, int mode, bool aligned, int* xk) {
   for (int k = 0; k < ITEMS; ++k) xk[k] = aligned ? 0 : border_index(cx + k, w, mode);
 }
 
-// Diagnostic (box blur step 29, on the H100): -D CACHE_HINTS=bits as in step 15 (commit 146531e), through inline
-// PTX on NVIDIA: 1 outputs stored evict-first, 2 leaving rows loaded evict-first, 4 entering rows loaded evict-last.
-#if !defined(CACHE_HINTS) || !NV_PTX_FTZ || ITEMS % 4 != 0
-#undef CACHE_HINTS
-#define CACHE_HINTS 0
-#endif
-#if CACHE_HINTS
-inline void load_items_hinted(__global const uint* src, int yy, int cx, int w, uint cval, bool aligned, const int* xk,
-                              uint* p, bool leaving) {
-  if (yy >= 0 && aligned && (leaving ? CACHE_HINTS & 2 : CACHE_HINTS & 4)) {
-    __global const uint4* q = (__global const uint4*)(src + yy * w + cx);
-    ulong policy;
-    asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(policy));
-    for (int k = 0; k < ITEMS / 4; ++k) {
-      uint4 v;
-      if (leaving)
-        asm("ld.global.cs.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(q + k));
-      else
-        asm("ld.global.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
-            : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-            : "l"(q + k), "l"(policy));
-      p[4 * k] = v.x;
-      p[4 * k + 1] = v.y;
-      p[4 * k + 2] = v.z;
-      p[4 * k + 3] = v.w;
-    }
-    return;
-  }
-  load_items(src, yy, cx, w, cval, aligned, xk, p);
-}
-#define LOAD_ROW(src, yy, cx, w, cval, aligned, xk, p, leaving) \
-  load_items_hinted(src, yy, cx, w, cval, aligned, xk, p, leaving)
-#else
-#define LOAD_ROW(src, yy, cx, w, cval, aligned, xk, p, leaving) load_items(src, yy, cx, w, cval, aligned, xk, p)
-#endif
-
 // The rounded mean of a window sum, packed. FLOAT_ROUND=1 (d <= 128) rounds in FP32, whose lanes
 // outnumber INT32's two to one: s to float by the 2^23 exponent trick, one FMA with 1/n and a bias
 // of (n/2 + 0.5)/n - 0.5, and round-to-nearest through 1.5 * 2^23, which leaves the result in the low
@@ -657,12 +621,6 @@ __kernel void box_fused_blocks(__global const uint* src, __global uint* dst, int
 #ifndef PREFETCH
 #define PREFETCH 1
 #endif
-#ifndef LANES
-#define LANES 1
-#endif
-#if LANES > 1 && (RING || !defined(DIAMETER))
-#error "LANES > 1 is built for fused_packed and fused_wide without the ring"
-#endif
 #define LOG2_ITEMS (ITEMS == 2 ? 1 : ITEMS == 4 ? 2 : 3)
 #define QIDX(x) ((x) + ((x) >> LOG2_ITEMS))
 
@@ -680,11 +638,9 @@ inline int strip_row(int first, int dir, int k, int h, int mode) { return border
 // Step i's entering row and, without RING, its leaving row.
 inline void load_step(__global const uint* src, int first, int dir, int i, int d, int h, int mode, int cx, int w,
                       uint cval, bool aligned, const int* xk, uint* p_in, uint* p_out) {
-  LOAD_ROW(src, strip_row(first, dir, i + d - 1, h, mode), cx, w, cval, aligned, xk, p_in, false);
-#if !RING && DIAG_NO_LEAVING
-  for (int k = 0; k < ITEMS; ++k) p_out[k] = 0;  // diagnostic (wrong output): no leaving-row loads
-#elif !RING
-  LOAD_ROW(src, strip_row(first, dir, i - 1, h, mode), cx, w, cval, aligned, xk, p_out, true);
+  load_items(src, strip_row(first, dir, i + d - 1, h, mode), cx, w, cval, aligned, xk, p_in);
+#if !RING
+  load_items(src, strip_row(first, dir, i - 1, h, mode), cx, w, cval, aligned, xk, p_out);
 #endif
 }
 
@@ -773,28 +729,6 @@ inline uint2 wide_column(__local const uint4* e, int lx, int m, const uint2* col
   return m % 2 ? v.zw : v.xy;
 }
 
-// A work-item's ITEMS column sums as the pairs of its entries (e points at its first entry), and back.
-inline void store_pairs(__local uint4* e, const csum_t* col) {
-#pragma unroll
-  for (int k = 0; k < ITEMS; k += 2) e[k / 2] = (uint4)(col[k], col[k + 1]);
-}
-inline void load_pairs(csum_t* col, __local const uint4* e) {
-#pragma unroll
-  for (int k = 0; k < ITEMS; k += 2) {
-    const uint4 v = e[k / 2];
-    col[k] = v.xy;
-    col[k + 1] = v.zw;
-  }
-}
-inline void add_pairs(csum_t* col, __local const uint4* e) {
-#pragma unroll
-  for (int k = 0; k < ITEMS; k += 2) {
-    const uint4 v = e[k / 2];
-    col[k] += v.xy;
-    col[k + 1] += v.zw;
-  }
-}
-
 // For the tests, on the device: the rounded mean of every channel sum s = get_global_id(0) (n/2 added
 // here) in all four channels through wide_round, with X = v + 2^16 v wrapping modulo 2^32 as it does.
 __kernel void box_wide_round_check(__global uint* out, uint magic, uint half_n, uint count) {
@@ -827,15 +761,6 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
   const int lx = get_local_id(0), L = get_local_size(0), tw = (L - halo) * ITEMS;
   const int gx0 = get_group_id(0) * tw, cx = gx0 - ra + lx * ITEMS;
   const int g = get_group_id(1), y0 = g * strip, y1 = min(y0 + strip, h), n = y1 - y0;
-  // -D LANES=M (fused_packed, fused_wide; issue 8, not from a seed): M work-items per column, lane k of the
-  // work-group's second dimension taking steps k, k + M, k + 2M, ... of the strip (a chunk of M consecutive rows
-  // at a time). Why: a leaving row is re-read d steps after its first read, and the rows every column in flight
-  // reads meanwhile are the L2 history that decides whether the re-read is a hit (bench/NOTES.md, box blur steps
-  // 22-25). With M lanes the same warps cover M times fewer columns, so that history shrinks M-fold, and the
-  // strip start's d rows are split between the lanes. A lane's column sums are the last chunk's final sums (lane
-  // M - 1's, read from local memory) plus the deltas (entering - leaving row) of the lanes before it and its own:
-  // a scan through local memory, one barrier more per chunk.
-  const int lane = LANES > 1 ? (int)get_local_id(1) : 0, nchunks = (n + LANES - 1) / LANES;
   const bool aligned = w % ITEMS == 0 && gx0 - ra >= 0 && gx0 - ra + L * ITEMS <= w;
   // mirror: odd strips run upwards, so two neighbouring strips read the rows around their shared edge at the
   // same time (both start there or both end there) and the second read is an L2 hit, not a DRAM read of
@@ -851,26 +776,21 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
   // i % PREFETCH, refilled with step i + PREFETCH's rows as soon as it is used. With the row loop unrolled
   // by PREFETCH the slots are static (registers) and PREFETCH rows of loads are in flight at once. Issued
   // before the start-up so that their latency overlaps it.
-  // With lanes the slots hold chunks: chunk c's step c * LANES + lane is in slot c % PREFETCH, and step 0 (lane 0
-  // of chunk 0) loads nothing, so lane 0's slot 0 starts with chunk PREFETCH.
   uint p_in[PREFETCH][ITEMS], p_out[PREFETCH][ITEMS];
 #pragma unroll
-  for (int u = 1; u <= PREFETCH; ++u) {
-    const int i = (((u == PREFETCH) & (lane > 0)) ? 0 : u) * LANES + lane;
+  for (int i = 1; i <= PREFETCH; ++i)
     if (i < n)
-      load_step(src, first, dir, i, d, h, mode, cx, w, cval, aligned, xk, p_in[u % PREFETCH], p_out[u % PREFETCH]);
-  }
+      load_step(src, first, dir, i, d, h, mode, cx, w, cval, aligned, xk, p_in[i % PREFETCH], p_out[i % PREFETCH]);
   // The d rows of output step 0's window, START_ROWS loads issued before they are added (64 bytes per
   // work-item in flight; more costs registers at ITEMS=8): with short strips this start-up chain of
   // dependent loads is most of a work-group's time.
 #define START_ROWS (ITEMS >= 8 ? 2 : 16 / ITEMS)
-  // With lanes each takes every LANES-th batch of START_ROWS rows; the partial sums meet below.
-  for (int j = lane * START_ROWS; j < d; j += LANES * START_ROWS) {
+  for (int j = 0; j < d; j += START_ROWS) {
     uint t[START_ROWS][ITEMS];
 #pragma unroll
     for (int q = 0; q < START_ROWS; ++q) {
       if (j + q < d) {
-        LOAD_ROW(src, strip_row(first, dir, j + q, h, mode), cx, w, cval, aligned, xk, t[q], false);
+        load_items(src, strip_row(first, dir, j + q, h, mode), cx, w, cval, aligned, xk, t[q]);
       } else {
         for (int k = 0; k < ITEMS; ++k) t[q][k] = 0;
       }
@@ -892,30 +812,17 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
   int slot = 0;  // step i's leaving row (strip row i - 1) is in slot (i - 1) % d; its entering row goes there
 #endif
 #undef START_ROWS
-#if LANES > 1
-  // Lane k's entries: its column-sum pairs (and block sums) at cbuf + k * L * CPAIRS, its deltas at
-  // cbuf + (LANES + k) * L * CPAIRS (lanes 0 .. LANES - 2), both CPAIRS entries per work-item (conflict-free).
-  // The start's partial sums meet through the pair entries, which the first chunk overwrites only after its
-  // first barrier.
-  __local uint4* const mine = cbuf + lane * L * CPAIRS + lx * CPAIRS;
-  __local uint4* const deltas = cbuf + LANES * L * CPAIRS + lx * CPAIRS;
-  const csum_t zero_pairs[ITEMS] = {0};
-  store_pairs(mine, col);
-  barrier(CLK_LOCAL_MEM_FENCE);
-  for (int j = 0; j < LANES; ++j)
-    if (j != lane) add_pairs(col, cbuf + j * L * CPAIRS + lx * CPAIRS);
-#endif
 #ifndef DIAMETER
   const int nb = (a + d) / ITEMS;  // output 0's window: whole blocks t .. t + nb - 1, then e % ITEMS == WIN_AM
   const int sbase = QIDX(lx * ITEMS + a), ebase = QIDX(lx * ITEMS + a + d);
 #endif
-  for (int ib = 0; ib < nchunks; ib += PREFETCH) {
+  for (int ib = 0; ib < n; ib += PREFETCH) {
 #pragma unroll
     for (int u = 0; u < PREFETCH; ++u) {
       // A strip whose length is not a multiple of PREFETCH ends with steps past n: they only pass the
       // barrier. (A uniform `break` out of the unrolled loop instead gave wrong, run-to-run different
       // outputs on PoCL 3.1.)
-      const int i = (ib + u) * LANES + lane, y = yfirst + dir * i;  // chunk ib + u; (ib + u) % PREFETCH == u
+      const int i = ib + u, y = yfirst + dir * i;  // i % PREFETCH == u
       const bool live = i < n;
       if (i > 0 && live) {
 #if RING
@@ -926,35 +833,16 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
         slot = slot + 1 == d ? 0 : slot + 1;
         for (int k = 0; k < ITEMS; ++k) p_out[u][k] = leaving.a[k];
 #endif
-#if LANES > 1
-        // The delta goes to local memory for the later lanes (lane LANES - 1's is never read) and into col.
-        csum_t delta[ITEMS];
-        for (int k = 0; k < ITEMS; ++k) delta[k] = TO_CSUM(p_in[u][k]) - TO_CSUM(p_out[u][k]);
-        if (lane < LANES - 1) store_pairs(deltas + lane * L * CPAIRS, delta);
-        for (int k = 0; k < ITEMS; ++k) col[k] += delta[k];
-#else
         for (int k = 0; k < ITEMS; ++k) col[k] = col[k] + TO_CSUM(p_in[u][k]) - TO_CSUM(p_out[u][k]);
-#endif
-        if (i + PREFETCH * LANES < n)
-          load_step(src, first, dir, i + PREFETCH * LANES, d, h, mode, cx, w, cval, aligned, xk, p_in[u], p_out[u]);
+        if (i + PREFETCH < n)
+          load_step(src, first, dir, i + PREFETCH, d, h, mode, cx, w, cval, aligned, xk, p_in[u], p_out[u]);
       }
-#if LANES > 1
-      // col holds the last chunk's final sums (or the start's) and this lane's delta; the lanes before it add
-      // theirs. A lane with no step here (step 0, or past the strip) publishes a zero delta. The barrier also
-      // ends the last chunk's reads of the pair entries.
-      if (!(i > 0 && live) && lane < LANES - 1) store_pairs(deltas + lane * L * CPAIRS, zero_pairs);
-      barrier(CLK_LOCAL_MEM_FENCE);
-      // (Written as j < LANES - 1 with `if (j < lane)` inside, this loop gave wrong sums on PoCL 3.1 at LANES = 2.)
-      for (int j = 0; j < lane; ++j) add_pairs(col, deltas + j * L * CPAIRS);
-      __local uint4* e = cbuf + lane * L * CPAIRS;  // one buffer per lane: the barrier above separates rows
-#elif defined(DIAMETER)
       // The buffers alternate between rows; i & 1 is static when PREFETCH is even.
-      __local uint4* e = cbuf + (PREFETCH % 2 == 0 ? u & 1 : i & 1) * L * CPAIRS;
-#else
       const int buf = PREFETCH % 2 == 0 ? u & 1 : i & 1;
-#endif
 #ifdef DIAMETER
-      store_pairs(e + lx * CPAIRS, col);
+      __local uint4* e = cbuf + buf * L * CPAIRS;
+#pragma unroll
+      for (int k = 0; k < ITEMS; k += 2) e[lx * CPAIRS + k / 2] = (uint4)(col[k], col[k + 1]);
 #if WIDE
       {
         // The block's (X, H) in the pad entry.
@@ -1063,26 +951,12 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
 #endif
         const int x = gx0 + lx * ITEMS;
         if (w % ITEMS == 0 && x + ITEMS <= w) {
-#if CACHE_HINTS & 1
-          for (int k = 0; k < ITEMS / 4; ++k) {
-            __global uint4* q = (__global uint4*)(dst + y * w + x) + k;
-            asm volatile("st.global.cs.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(q), "r"(o.a[4 * k]), "r"(o.a[4 * k + 1]),
-                         "r"(o.a[4 * k + 2]), "r"(o.a[4 * k + 3])
-                         : "memory");
-          }
-#else
           *(__global pixvec_t*)(dst + y * w + x) = o.v;
-#endif
         } else {
           for (int k = 0; k < ITEMS; ++k)
             if (x + k < w) dst[y * w + x + k] = o.a[k];
         }
       }
-#if LANES > 1
-      // The next chunk starts from this one's final sums: lane LANES - 1's (its own too: no branch), read before
-      // the next chunk's first barrier, after which the entries are overwritten.
-      load_pairs(col, cbuf + (LANES - 1) * L * CPAIRS + lx * CPAIRS);
-#endif
     }
   }
 }
@@ -1096,4 +970,11 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
 // where every fused_prefix shape takes 17-21 us. On the H200 it tied at 1080p (d=9 0.017 ms, d=3
 // 0.014 against 0.015) and lost at d=31 and at 8k (d=9 0.291 against 0.236): bench/NOTES.md, box blur
 // step 8, and bench/results/2026-11-23-nvidia-h200-fused-tile.md.
+// Tried and removed: lanes (-D LANES=M, code in commit 86ae369; with the diagnostics of its measurement, eeb2f2e): M work-items per column of fused_packed
+// and fused_wide, each taking every M-th row of the strip, their column sums from a scan of the lanes' deltas
+// through local memory, so that the same warps cover M times fewer columns and the leaving rows' L2 history shrinks
+// M-fold. On the H100 it cut the re-reads' cost in 128-row strips from 26% to 9-16%, but cost as much itself (a
+// second barrier per chunk, 64 registers against 48): the best shapes tied the tuned ones (d=31 0.291-0.295 ms
+// against 0.288-0.295, d=63 0.325-0.331 against 0.329-0.333); on the H200 they lost (0.271 against 0.236 ms at
+// d=31). bench/NOTES.md, box blur step 29, and bench/results/2026-11-26-nvidia-lanes.md.
 #endif

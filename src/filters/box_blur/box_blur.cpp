@@ -116,11 +116,9 @@ Plan make_plan(Context& ctx, const BoxBlurParams& params, std::string_view varia
   if (v == "fused_packed" || v == "fused_wide") {
     const bool wide = v == "fused_wide";
     const BlocksShape shape = box_packed_shape(plan.config, params.diameter, v.c_str());
-    plan.options += fmt::format(" -D ITEMS={} -D WIN_A={} -D DIAMETER={} -D PREFETCH={} -D RING={}{}{}{}", shape.items,
+    plan.options += fmt::format(" -D ITEMS={} -D WIN_A={} -D DIAMETER={} -D PREFETCH={} -D RING={}{}{}", shape.items,
                                 box_window_offset(shape.items, params.diameter), params.diameter,
-                                shape.prefetch, int(shape.ring), wide ? " -D WIDE=1" : "",
-                                shape.lanes > 1 ? fmt::format(" -D LANES={}", shape.lanes) : "",
-                                device.fast_math_options());
+                                shape.prefetch, int(shape.ring), wide ? " -D WIDE=1" : "", device.fast_math_options());
     plan.kernels = {wide ? "box_fused_wide" : "box_fused_packed"};
   }
   return plan;
@@ -193,9 +191,8 @@ std::vector<cl::Event> box_blur(Context& ctx, const DeviceImage& in, DeviceImage
     const std::size_t tw = std::size_t(shape.local_x - shape.halo) * std::size_t(shape.items);
     const std::size_t groups_x = (W + tw - 1) / tw,
                       groups_y = (H + shape.strip - 1) / std::size_t(shape.strip);
-    const auto lanes = std::size_t(shape.lanes);
-    return launch(ctx, kernel(0), cl::NDRange(groups_x * shape.local_x, groups_y * lanes),
-                  cl::NDRange(std::size_t(shape.local_x), lanes));
+    return launch(ctx, kernel(0), cl::NDRange(groups_x * shape.local_x, groups_y),
+                  cl::NDRange(std::size_t(shape.local_x), 1));
   };
   if (variant == "fused_blocks") {
     const BlocksShape shape = box_blocks_shape(tunables, d);

@@ -42,9 +42,8 @@ struct BlocksShape {
   int prefetch = 1;    // fused_prefix, fused_packed, fused_wide: rows of input loaded ahead per work-item
   int mirror = 0;      // the same three: odd strips run upwards
   bool ring = false;   // the same three: leaving rows from a local-memory ring (-D RING)
-  int lanes = 1;       // fused_packed, fused_wide: work-items per column, each taking every lanes-th row
   std::size_t ring_bytes = 0;  // local memory for the ring: d rows of each work-item's pixels
-  std::size_t entry_bytes;  // local memory for the column sums of two rows (with lanes: of each lane, and deltas)
+  std::size_t entry_bytes;  // local memory for the column sums of two rows
   std::size_t block_bytes;  // local memory for the block sums of two rows
 };
 

@@ -41,8 +41,7 @@ std::vector<Tunable> per_d_band_tunables(std::vector<int> strips, std::vector<in
           {"strip", std::move(strips), "rows per work-group"},
           {"prefetch", std::move(prefetch), "rows loaded ahead per work-item (1: the next row only)"},
           kMirrorTunable,
-          ring_tunable(ring_default),
-          {"lanes", {1, 2, 4, 8}, "work-items per column, each taking every lanes-th row of the strip (not with the ring)"}};
+          ring_tunable(ring_default)};
 }
 
 // What the band variants ask of the device: fused_blocks, fused_prefix, fused_packed and fused_wide, each
@@ -50,12 +49,9 @@ std::vector<Tunable> per_d_band_tunables(std::vector<int> strips, std::vector<in
 // and the leaving-row ring in dynamic local memory and a ring of `prefetch` rows in registers.
 std::optional<std::string> blocks_shape_problem(const DeviceInfo& device, std::string_view variant,
                                                 const BlocksShape& shape, int d) {
-  if (std::size_t(shape.local_x) * std::size_t(shape.lanes) > device.max_work_group_size)
-    return fmt::format("work-group of {} exceeds the device's {} work-items", shape.local_x * shape.lanes,
+  if (std::size_t(shape.local_x) > device.max_work_group_size)
+    return fmt::format("work-group of {} exceeds the device's {} work-items", shape.local_x,
                        device.max_work_group_size);
-  if (shape.lanes < 1 || shape.lanes > 8)
-    return fmt::format("{}'s lanes must be 1..8 (got {})", variant, shape.lanes);
-  if (shape.lanes > 1 && shape.ring) return fmt::format("{} takes the ring or lanes, not both", variant);
   if (shape.local_x <= shape.halo)
     return fmt::format("{} needs more than {} work-items per group for d={}", variant, shape.halo, d);
   // At least one byte to spare: the H200 refused (CL_OUT_OF_RESOURCES) a work-group asking for all
@@ -199,7 +195,6 @@ BlocksShape band_tunables(const TuningConfig& config, const char* variant) {
   shape.prefetch = tunable_value(config, v, "prefetch");
   shape.mirror = tunable_value(config, v, "mirror");
   shape.ring = tunable_value(config, v, "ring") != 0;
-  shape.lanes = tunable_value(config, v, "lanes", 1);
   return shape;
 }
 
@@ -228,10 +223,9 @@ BlocksShape box_packed_shape(const TuningConfig& config, int diameter, const cha
   const int a = box_window_offset(shape.items, diameter);
   // Columns up to t * items + a + items + d - 2 are read (see box_fused_packed).
   shape.halo = (a + diameter + shape.items - 2) / shape.items;
-  // items / 2 pairs of column sums per work-item and a pad entry (fused_wide: the block's sums), for two rows (the
-  // buffers alternate) or, with lanes, one row of each lane and the deltas of all lanes but the last.
-  const std::size_t rows = shape.lanes > 1 ? 2 * std::size_t(shape.lanes) - 1 : 2;
-  shape.entry_bytes = rows * std::size_t(shape.local_x) * std::size_t(shape.items / 2 + 1) * 16;
+  // Two rows' worth (the buffers alternate): items / 2 pairs of column sums per work-item and a pad entry
+  // (fused_wide: the block's sums).
+  shape.entry_bytes = 2 * std::size_t(shape.local_x) * std::size_t(shape.items / 2 + 1) * 16;
   shape.block_bytes = 0;
   size_ring(shape, diameter);
   return shape;

@@ -340,22 +340,6 @@ TEST(BoxBlurFusedWide, EveryDiameterAndShapeMatchesTheReference) {
   EXPECT_TRUE(box_blur_unsupported(ctx.info(), "fused_wide", {31, {}}, 300, 70, 1));
 }
 
-// Lanes (several work-items per column, each taking every lanes-th row, their column sums from a scan of the
-// lanes' deltas): both variants, lane counts that divide the strip and that leave idle lanes in its last chunk
-// (strip 3 with 4 or 8 lanes; 64 with 3), each with another prefetch depth and mirrored strips on and off.
-TEST(BoxBlurLanes, EveryLaneCountMatchesTheReference) {
-  const auto lanes_config = [](int d, int items, int strip) {
-    const int lanes = 2 + (d + items + strip) % 7;  // 2..8
-    return TuningConfig{{"lanes", lanes}, {"prefetch", 1 + (d + strip) % 3}, {"ring", 0}, {"mirror", (strip + d) % 2}};
-  };
-  expect_band_shapes_match("fused_wide", {2, 31, 63}, {4, 8}, lanes_config);
-  expect_band_shapes_match("fused_packed", {3, 15}, {2, 4}, lanes_config);
-  // The ring keeps a work-item's own rows: not with lanes.
-  Context& ctx = test_context();
-  EXPECT_TRUE(box_blur_unsupported(ctx.info(), "fused_wide", {31, {}}, 300, 70, 4, {{"lanes", 2}, {"ring", 1}}));
-  EXPECT_TRUE(box_blur_unsupported(ctx.info(), "fused_wide", {31, {}}, 300, 70, 4, {{"lanes", 9}}));
-}
-
 // All 255: every window sum at its largest, where the low channel's whole-word sum X wraps modulo 2^32 most
 // often and the rounding meets its largest s.
 TEST(BoxBlurFusedWide, SaturatedImageStaysSaturated) {
