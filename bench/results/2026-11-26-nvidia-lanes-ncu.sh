@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Box blur step 29 (bench/NOTES.md), third call: Nsight Compute's counters for fused_wide at d = 31 and 63 (8k),
 # lanes=1 at the device's tuned shapes against the best lanes shapes of the second call: DRAM bytes, L2 hit rate,
-# issue and memory throughput. Whether ncu reads an OpenCL program's kernels is itself checked here.
+# issue and memory throughput. Whether ncu reads an OpenCL program's kernels is itself checked here (it does not:
+# "No kernels were profiled"). Needs commit 67871cb (the lanes were removed after step 29).
 # Through the device tool: bash THIS_FILE (OUT set). Output: OUT/ncu.txt; a summary last.
 set -u
 cd "$(dirname "$0")/../.."

@@ -970,11 +970,11 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
 // where every fused_prefix shape takes 17-21 us. On the H200 it tied at 1080p (d=9 0.017 ms, d=3
 // 0.014 against 0.015) and lost at d=31 and at 8k (d=9 0.291 against 0.236): bench/NOTES.md, box blur
 // step 8, and bench/results/2026-11-23-nvidia-h200-fused-tile.md.
-// Tried and removed: lanes (-D LANES=M, code in commit 67871cb; with the diagnostics of its measurement, ac0e4e0): M work-items per column of fused_packed
-// and fused_wide, each taking every M-th row of the strip, their column sums from a scan of the lanes' deltas
-// through local memory, so that the same warps cover M times fewer columns and the leaving rows' L2 history shrinks
-// M-fold. On the H100 it cut the re-reads' cost in 128-row strips from 26% to 9-16%, but cost as much itself (a
-// second barrier per chunk, 64 registers against 48): the best shapes tied the tuned ones (d=31 0.291-0.295 ms
-// against 0.288-0.295, d=63 0.325-0.331 against 0.329-0.333); on the H200 they lost (0.271 against 0.236 ms at
-// d=31). bench/NOTES.md, box blur step 29, and bench/results/2026-11-26-nvidia-lanes.md.
+// Tried and removed: lanes (-D LANES=M, code in commit 67871cb; with the diagnostics of its measurement, ac0e4e0): M
+// work-items per column of fused_packed and fused_wide, each taking every M-th row of the strip, their column sums
+// from a scan of the lanes' deltas through local memory, so that the same warps cover M times fewer columns and the
+// leaving rows' L2 history shrinks M-fold. On the H100 it cut the re-reads' cost in 128-row strips from 26% to
+// 9-16%, but cost as much itself (a second barrier per chunk, 64 registers against 48): the best shapes tied the
+// tuned ones (d=31 0.291-0.295 ms against 0.288-0.295, d=63 0.325-0.331 against 0.329-0.333); on the H200 they lost
+// (0.271 against 0.236 ms at d=31). bench/NOTES.md, box blur step 29, and bench/results/2026-11-26-nvidia-lanes.md.
 #endif
