@@ -19,7 +19,7 @@ shape='unrolled[block_x=4,local_x=8,local_y=32,rows=2,soft_exp=0,table_taps=-1]'
 bench() {  # bench LABEL: one row, kernel median of 50
   build/release/tools/clfilters bench bilateral --sizes 8192x8192 --params channels=4,radius=4,sigma_range=30,sigma_spatial=3 \
     --variants "$shape" --warmup 10 --runs 50 --total-runs 1 --cpu-runs 0 > "$OUT/bench-$1.txt" 2>&1
-  echo "$1: $(grep -E '^bilateral' "$OUT/bench-$1.txt" | awk '{print $(NF-13), $(NF-12), $(NF-11), $NF}') $(grep -E 'WRONG|rror' "$OUT/bench-$1.txt" | head -2)"
+  echo "$1: $(grep -E '^bilateral' "$OUT/bench-$1.txt" | awk '{print "kernel med", $(NF-9), "min", $(NF-8), "p90", $(NF-7), $(NF-5), "Gpix/s"}') $(grep -E 'WRONG|rror' "$OUT/bench-$1.txt" | head -2)"
 }
 bench driver-1
 progs=$XDG_CACHE_HOME/clfilters/programs
