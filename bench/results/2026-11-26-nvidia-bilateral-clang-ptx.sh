@@ -4,7 +4,9 @@
 # The clang PTX (.clang-ptx/bilateral_unrolled_rgba.ptx, carried; not in the repo) was made here with sass.py's
 # ptx_from_cl for the tuned build's options (-D CHANNELS=4 -D RADIUS=4 -D LOCAL_X=8 -D LOCAL_Y=32 -D BLOCK_X=4
 # -D ROWS=2 -D SOFT_EXP=0 -D CLAMP_EXP=0 -D EXPANDED=1 -D TABLE_TAPS=0 -D NV_PTX_FTZ=1), keeping only the
-# bilateral_unrolled entry. NVIDIA's runtime takes PTX as a program binary, so the script swaps it into clfilters'
+# bilateral_unrolled entry, its two pointer parameters declared `.param .u64 .ptr .global .align 4` and its target
+# `sm_80, texmode_independent` as NVIDIA's own PTX has them (without those the kernel failed at launch, -9999).
+# NVIDIA's runtime takes PTX as a program binary, so the script swaps it into clfilters'
 # program cache for that build and times both, A/B/A/B; the bench checks every output against the CPU reference
 # first. Through the device tool: bash bench/results/2026-11-26-nvidia-bilateral-clang-ptx.sh (OUT set).
 set -u
