@@ -1,5 +1,5 @@
 # Bilateral step 8 (twenty-first session): what holds the tuned RGBA kernel at ~71% of the SM's issue rate? Diagnostic
-# builds of bilateral.cl at commit 6a1c1b0 (-D options through CLFILTERS_BUILD_OPTIONS; wrong outputs, so --unchecked):
+# builds of bilateral.cl at commit 5b3be16 (-D options through CLFILTERS_BUILD_OPTIONS; wrong outputs, so --unchecked):
 #   DIAG_EXP=1     every weight from one FFMA instead of the SFU's exp2 (the same instruction count, no SFU)
 #   DIAG_EXP=2     every other weight so
 #   DIAG_NO_LOAD=1 the interior tiles filled from an integer hash: no global loads before the barrier
