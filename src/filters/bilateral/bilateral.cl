@@ -368,9 +368,6 @@ __kernel void bilateral_pixels4(__global const pix_t* src, __global pix_t* dst, 
 #ifndef TABLE_TAPS
 #define TABLE_TAPS 0
 #endif
-#ifndef DIAG_NO_LOAD
-#define DIAG_NO_LOAD 0
-#endif
 #define UR_DIAMETER (2 * RADIUS + 1)
 #define UR_COLOURS (CHANNELS == 4 ? 3 : 1)
 #define UR_TABLE (CHANNELS == 1 && TABLE_TAPS > 0)
@@ -407,17 +404,12 @@ inline float soft_exp2(float x) {
   return as_float(as_uint(p) + (as_uint(t) << 23));
 }
 
+// Measured on the H100 (bench/NOTES.md, bilateral steps 7 and 8): the tuned RGBA build issues at ~71% of the SM's
+// rate, and neither the SFU (all weights from an FFMA instead: 5% slower), the tile's global loads (none: no faster),
+// nor registers (clang's 64-register code at twice the warps: 2.7% slower) is what holds it.
 // Which exp2 the (tap, output) pair number u uses: SOFT_EXP of every 16, spread out; the TABLE_TAPS
 // slots at the other end of the 16 take the table instead (UR_IS_TABLE).
-// Diagnostics (wrong output; bilateral step 8): -D DIAG_EXP=1 takes every weight from an FFMA instead of the SFU's
-// exp2, DIAG_EXP=2 every other one; -D DIAG_NO_LOAD=1 fills the interior tiles from an integer hash, no global loads.
-#if DIAG_EXP == 1
-#define UR_EXP2(u, x) fma((x), 0.001f, 1.0f)
-#elif DIAG_EXP == 2
-#define UR_EXP2(u, x) (((u) & 1) ? fma((x), 0.001f, 1.0f) : fast_exp2(x))
-#else
 #define UR_EXP2(u, x) ((((u) * 5) % 16 < SOFT_EXP) ? soft_exp2(x) : fast_exp2(x))
-#endif
 #define UR_IS_TABLE(u) (((u) * 5) % 16 >= 16 - TABLE_TAPS)
 
 // fma(d, -d, s). On NVIDIA through PTX with .ftz: under -cl-denorms-are-zero the driver emits the
@@ -533,8 +525,7 @@ __kernel __attribute__((reqd_work_group_size(LOCAL_X, LOCAL_Y, 1))) void bilater
 #pragma unroll
         for (int j = 0; j < UR_STEPS_X; ++j)
           if (j < UR_STEPS_X - 1 || last_x)
-            ur_store_pixel(tile, at + j * LOCAL_X, DIAG_NO_LOAD ? (uint)(at + j + gx0) * 2654435761u : row[j * LOCAL_X],
-                           range_scale, offset);
+            ur_store_pixel(tile, at + j * LOCAL_X, row[j * LOCAL_X], range_scale, offset);
       }
     }
   } else {
