@@ -372,7 +372,11 @@ __kernel void bilateral_pixels4(__global const pix_t* src, __global pix_t* dst, 
 #define UR_COLOURS (CHANNELS == 4 ? 3 : 1)
 #define UR_TABLE (CHANNELS == 1 && TABLE_TAPS > 0)
 // The colours, then q = -|p'|^2 when EXPANDED, then the grey byte offsets 4p when UR_TABLE.
-#define UR_PLANES (UR_COLOURS + EXPANDED + UR_TABLE)
+#if !defined(INT_EXP) || !EXPANDED || CHANNELS != 4
+#undef INT_EXP
+#define INT_EXP 0
+#endif
+#define UR_PLANES (UR_COLOURS + EXPANDED + UR_TABLE + INT_EXP)
 #define UR_TILE_W (LOCAL_X * BLOCK_X + 2 * RADIUS)  // tile columns in pixels
 #define UR_STRIDE (((UR_TILE_W + 3) / 4) * 4)       // floats per tile row: float4-aligned rows
 #define UR_TILE_H (LOCAL_Y * ROWS + 2 * RADIUS)
@@ -425,6 +429,18 @@ inline float ur_exponent(float d, float s) {
 #endif
 }
 
+// sum of the four byte products of a and b, plus acc (modulo 2^32): one IDP.4A on NVIDIA.
+inline uint ur_dot4(uint a, uint b, uint acc) {
+#if NV_PTX_FTZ
+  uint r;
+  asm("dp4a.u32.u32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(acc));
+  return r;
+#else
+  return acc + (a & 0xFFu) * (b & 0xFFu) + ((a >> 8) & 0xFFu) * ((b >> 8) & 0xFFu) +
+         ((a >> 16) & 0xFFu) * ((b >> 16) & 0xFFu) + (a >> 24) * (b >> 24);
+#endif
+}
+
 // Channel `channel` of a pixel times the colour scale, into a tile plane. No int-to-float conversion
 // (those also run at an eighth of the FP32 rate on NVIDIA): 2^23 + v has v in its low mantissa bits, and
 // fma((2^23 + v), scale, -2^23 scale) = v scale exactly, since v scale is exact in float (scale has 16
@@ -444,7 +460,14 @@ inline void ur_store_pixel(__local float* tile, int at, uint pixel, float scale,
     tile[ch * UR_PLANE + at] = v;
     q = fma(v, -v, q);
   }
-#if EXPANDED
+#if INT_EXP
+  // 2^23 + 2^22 - |p|^2 as float bits, and the packed colours: with them one dp4a and one IADD3 make the
+  // float 2^23 + 2^22 - |p - c|^2 (+ 0 or 1 per output) exactly.
+  (void)q;
+  const uint rgb = pixel & 0xFFFFFFu;
+  tile[UR_COLOURS * UR_PLANE + at] = as_float(0x4B400000u - ur_dot4(rgb, rgb, 0u));
+  tile[(UR_COLOURS + 1) * UR_PLANE + at] = as_float(rgb);
+#elif EXPANDED
   tile[UR_COLOURS * UR_PLANE + at] = q;
 #endif
 #if UR_TABLE
@@ -550,7 +573,10 @@ __kernel __attribute__((reqd_work_group_size(LOCAL_X, LOCAL_Y, 1))) void bilater
     __local const float* base = tile + (ty + RADIUS) * UR_STRIDE + lx * BLOCK_X;
     // c: the centres; sum: of w d (difference form) or of w p' (EXPANDED); a = 2 c'.
     float c[UR_COLOURS][BLOCK_X], sum[UR_COLOURS][BLOCK_X], wsum[BLOCK_X];
-#if EXPANDED
+#if INT_EXP
+    uint cp[BLOCK_X], bc[BLOCK_X];  // packed centre colours, -floor(|c|^2 / 2)
+    const float k = range_scale * range_scale, big = 12582912.0f * k;
+#elif EXPANDED
     float a[UR_COLOURS][BLOCK_X];
 #endif
 #if UR_TABLE
@@ -568,7 +594,14 @@ __kernel __attribute__((reqd_work_group_size(LOCAL_X, LOCAL_Y, 1))) void bilater
         for (int m = 0; m < BLOCK_X; ++m) {
           // The centre tap: weight 1, difference 0 (EXPANDED: weight exp2(-q_c), q_c left out of the
           // exponents).
-#if EXPANDED
+#if INT_EXP
+          cp[m] = as_uint(seg[UR_COLOURS + 1][m + RADIUS]);
+          bc[m] = 0u - (ur_dot4(cp[m], cp[m], 0u) >> 1);
+          {
+            const uint x = ur_dot4(cp[m], cp[m], bc[m]);
+            wsum[m] = fast_exp2(fma(as_float(x + x + as_uint(seg[UR_COLOURS][m + RADIUS])), k, -big));
+          }
+#elif EXPANDED
           wsum[m] = fast_exp2(-seg[UR_COLOURS][m + RADIUS]);
 #else
           wsum[m] = 1.0f;
@@ -576,7 +609,9 @@ __kernel __attribute__((reqd_work_group_size(LOCAL_X, LOCAL_Y, 1))) void bilater
 #pragma unroll
           for (int ch = 0; ch < UR_COLOURS; ++ch) {
             c[ch][m] = seg[ch][m + RADIUS];
-#if EXPANDED
+#if INT_EXP
+            sum[ch][m] = wsum[m] * c[ch][m];
+#elif EXPANDED
             a[ch][m] = 2.0f * c[ch][m];
             sum[ch][m] = wsum[m] * c[ch][m];
 #else
@@ -595,7 +630,16 @@ __kernel __attribute__((reqd_work_group_size(LOCAL_X, LOCAL_Y, 1))) void bilater
         const float s = -(float)(dx * dx + dy * dy) * spatial_log2;
 #pragma unroll
         for (int m = 0; m < BLOCK_X; ++m) {
-#if EXPANDED
+#if INT_EXP
+          // e = -k |p - c|^2 + s (+ k per output when |c|^2 is odd: it cancels): the int sum is exact, the float
+          // 2^23 + 2^22 + it exact, and the FMA rounds once; s - (2^23 + 2^22) k is rounded once per tap (see Accuracy).
+          const uint x = ur_dot4(cp[m], as_uint(seg[UR_COLOURS + 1][m + i]), bc[m]);
+          const float e = fma(as_float(x + x + as_uint(seg[UR_COLOURS][m + i])), k,
+                              -(float)(dx * dx + dy * dy) * spatial_log2 - big);
+          const float wgt = UR_EXP2((j * UR_DIAMETER + i) * BLOCK_X + m, e);
+#pragma unroll
+          for (int ch = 0; ch < UR_COLOURS; ++ch) sum[ch][m] = fma(wgt, seg[ch][m + i], sum[ch][m]);
+#elif EXPANDED
           float e = fma(-(float)(dx * dx + dy * dy), spatial_log2, seg[UR_COLOURS][m + i]);  // q_p + s
 #pragma unroll
           for (int ch = UR_COLOURS - 1; ch >= 0; --ch) e = fma(a[ch][m], seg[ch][m + i], e);
