@@ -318,6 +318,13 @@ __kernel void bilateral_pixels4(__global const pix_t* src, __global pix_t* dst, 
 // and the 3 FFMA + 1 FADD of the sums, 9 instructions a tap instead of 11. The terms cancel, so the host
 // builds it only where they are small (see Accuracy).
 //
+// Colour, INT_EXP=1 (with EXPANDED; bilateral step 9): the colour term from integers, so that the FMA pipe, which
+// holds the kernel (steps 7 and 8), loses three of its eight instructions a tap. With the tile's packed bytes p, the
+// output's packed bytes c and b_c = -floor(|c|^2 / 2), one dp4a gives x = c.p + b_c, and one IADD3 (LEA: the ALU
+// pipe) x + x + (2^23 + 2^22 - |p|^2), a fifth tile plane, the bits of the float 2^23 + 2^22 - |p - c|^2 + (|c|^2
+// mod 2), exact: the term lies in [-195075, 1]. Then e = fma(that, k, s - (2^23 + 2^22) k), k = scale^2; the
+// (|c|^2 mod 2) k of each output cancels as q_c does. Per tap: dp4a, IADD3, FFMA, MUFU and the four sums.
+//
 // Grey (TABLE_TAPS > 0): TABLE_TAPS of every 16 (tap, output) pairs take the weight from a table
 // instead of an exp2, so that the SFU is not what bounds the grey filter: w = R[p - c] * S(dx, dy), with
 // R[k] = exp2(-(k scale)^2) for k in -255..255 (511 floats the work-group computes into local memory,
@@ -359,6 +366,12 @@ __kernel void bilateral_pixels4(__global const pix_t* src, __global pix_t* dst, 
 //    <= 256 (colour with sr >= ~24 at the usual ss), so M <= 256 (3 E is 0.76 of the first term): e < 2.1e-4,
 //    255 e / (1 - e) < 0.06. Every weight carries the factor exp2(-q_c) = exp2(|c'|^2) <= 2^E <= 2^65, so
 //    the sums stay far inside float's range and the centre's weight, as in the analysis above, is >= 1.
+//  - INT_EXP: the colour term is exact, so the weights' only new error is the constant s - (2^23 + 2^22) k, rounded
+//    twice (the product, then the difference). Where the expanded form is built k <= 256 / 195075, so that product is
+//    below 16514 and each rounding at most 2^-10: an exponent off by at most 2^-9, a relative weight error below
+//    1.36e-3, common to the taps of one spatial offset: 255 e / (1 - e) < 0.35. The FMA's own rounding of e
+//    (|e| <= 259, 2^-16) and k's (2^-24 relative) add less than 1e-4. It replaces the expanded form's 0.06, and its
+//    weights are at most 2^(k) (no centre factor): |v' - v| < 0.35 + 0.08 + 0.02 < 1.
 // Together |v' - v| < 0.92 < 1 (0.2 at the bench's 9x9, ss = 3): the +-1 contract holds.
 #ifdef RADIUS
 

@@ -174,10 +174,11 @@ Plan make_plan(Context& ctx, const BilateralParams& params, std::string_view var
     const int r = bilateral_radius(params);
     plan.options += fmt::format(
         " -D RADIUS={} -D LOCAL_X={} -D LOCAL_Y={} -D BLOCK_X={} -D ROWS={} -D SOFT_EXP={} -D CLAMP_EXP={} "
-        "-D EXPANDED={} -D TABLE_TAPS={} -cl-denorms-are-zero{}",
+        "-D EXPANDED={} -D TABLE_TAPS={} -D INT_EXP={} -cl-denorms-are-zero{}",
         r, shape.local_x, shape.local_y, shape.block_x, shape.rows, shape.soft_exp,
         shape.soft_exp > 0 && unrolled_needs_clamp(params.sigma_spatial, params.sigma_range, r, c) ? 1 : 0,
-        unrolled_expanded(params, c) ? 1 : 0, shape.table_taps, ctx.info().fast_math_options());
+        unrolled_expanded(params, c) ? 1 : 0, shape.table_taps, shape.int_exp,
+        ctx.info().fast_math_options());
   }
   plan.kernel = "bilateral_" + plan.variant;
   return plan;
@@ -224,8 +225,7 @@ std::vector<cl::Event> bilateral(Context& ctx, const DeviceImage& in, DeviceImag
   }
   if (variant == "unrolled") {
     const UnrolledShape shape = unrolled_shape(info, tunables, c);
-    const auto spatial_log2 =
-        static_cast<cl_float>(kLog2e * gaussian_coefficient(params.sigma_spatial));
+    const auto spatial_log2 = static_cast<cl_float>(kLog2e * gaussian_coefficient(params.sigma_spatial));
     const float range_scale = unrolled_range_scale(params.sigma_range);
     set_kernel_args(kernel, in.buffer, out.buffer, w, h, mode, cval, range_scale, 1.0f / range_scale,
                     spatial_log2);

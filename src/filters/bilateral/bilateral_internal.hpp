@@ -48,16 +48,17 @@ inline constexpr int kMaxUnrolledRadius = 8;
 struct UnrolledShape {
   int local_x = 16;
   int local_y = 8;
-  int block_x = 4;   // outputs per work-item in x
-  int rows = 2;      // output rows per work-item
+  int block_x = 4;     // outputs per work-item in x
+  int rows = 2;        // output rows per work-item
   int soft_exp = 0;    // of every 16 taps, how many use the FMA-pipe exp2 (0..16)
   int table_taps = 0;  // grey: of every 16 taps, how many use the range table (soft_exp + table_taps <= 16)
+  int int_exp = 0;     // colour, expanded: the exponent's colour term from a dp4a on packed bytes (0 or 1)
 };
 UnrolledShape unrolled_shape(const VariantInfo& variant, const TuningConfig& config, int channels);
 // Local memory of its tile: `planes` float planes of (local_x * block_x + 2r) x (local_y * rows + 2r).
 std::size_t unrolled_tile_bytes(const UnrolledShape& shape, int radius, int planes);
-// Its tile planes: the colours, q = -|p'|^2 where the expanded exponent is built, and the grey byte
-// offsets 4p where table taps are built.
+// Its tile planes: the colours, q = -|p'|^2 where the expanded exponent is built (with int_exp: 2^23 + 2^22 -
+// |p|^2 as float bits, and the packed bytes), and the grey byte offsets 4p where table taps are built.
 int unrolled_planes(const BilateralParams& params, int channels, const UnrolledShape& shape);
 
 // The colour scale of the unrolled variant, sqrt(log2(e) / (2 sr^2)), rounded to 16 significant bits

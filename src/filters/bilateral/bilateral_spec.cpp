@@ -35,11 +35,18 @@ const std::vector<Tunable> kUnrolledTunables = {
     {"local_y", {8, 4, 16, 32}, "work-group height"},
     {"block_x", {4, 2, 8}, "horizontally adjacent outputs per work-item, sharing window rows in registers"},
     {"rows", {2, 1, 4}, "output rows per work-item (local_y apart): the tile's halo is loaded once for all"},
-    {"soft_exp", {0, 2}, "of every 16 taps, how many compute exp2 on the FMA pipe instead of the special-function unit"},
+    {"soft_exp",
+     {0, 2},
+     "of every 16 taps, how many compute exp2 on the FMA pipe instead of the special-function unit"},
     {"table_taps",
      {-1, 4, 6, 8},
      "grey: of every 16 taps, how many take the weight from a range table in local memory instead of "
      "exp2 (-1: 5 for grey, 0 for colour, which has no table)"},
+    {"int_exp",
+     {0, 1},
+     "colour with the expanded exponent: -|p - c|^2 from a dp4a and an integer add on packed bytes instead "
+     "of "
+     "three FFMAs, with a fifth tile plane (bilateral step 9)"},
 };
 
 bool is_tiled(std::string_view variant) {
@@ -88,6 +95,7 @@ UnrolledShape unrolled_shape(const VariantInfo& variant, const TuningConfig& con
   // to the range table instead (bench/NOTES.md, bilateral step 4).
   s.table_taps = tunable_value(config, variant, "table_taps");
   if (s.table_taps < 0) s.table_taps = channels == 1 ? 5 : 0;
+  s.int_exp = tunable_value(config, variant, "int_exp");
   return s;
 }
 
@@ -99,7 +107,9 @@ std::size_t unrolled_tile_bytes(const UnrolledShape& s, int radius, int planes) 
 }
 
 int unrolled_planes(const BilateralParams& params, int channels, const UnrolledShape& shape) {
-  return (channels == 4 ? 3 : 1) + (unrolled_expanded(params, channels) ? 1 : 0) + (shape.table_taps > 0 ? 1 : 0);
+  const bool expanded = unrolled_expanded(params, channels);
+  return (channels == 4 ? 3 : 1) + (expanded ? 1 : 0) + (shape.table_taps > 0 ? 1 : 0) +
+         (expanded && shape.int_exp ? 1 : 0);
 }
 
 TileShape tile_shape(const DeviceInfo& device, const VariantInfo& variant, const TuningConfig& config) {
@@ -143,11 +153,18 @@ std::optional<std::string> bilateral_unsupported(const DeviceInfo& device, std::
     if (shape.local_x < 1 || shape.local_y < 1 || shape.block_x < 1 || shape.rows < 1 || shape.soft_exp < 0 ||
         shape.soft_exp + shape.table_taps > 16)
       return fmt::format(
-          "unrolled: local_x, local_y, block_x, rows must be >= 1, 0 <= soft_exp, soft_exp + table_taps <= 16; got {} {} {} {} "
+          "unrolled: local_x, local_y, block_x, rows must be >= 1, 0 <= soft_exp, soft_exp + table_taps <= "
+          "16; got {} {} {} {} "
           "{} {}",
           shape.local_x, shape.local_y, shape.block_x, shape.rows, shape.soft_exp, shape.table_taps);
     if (channels != 1 && shape.table_taps > 0)
       return fmt::format("unrolled: table_taps applies to grey images only, not {} channels", channels);
+    if (shape.int_exp != 0 && shape.int_exp != 1)
+      return fmt::format("unrolled: int_exp is 0 or 1, got {}", shape.int_exp);
+    if (shape.int_exp && !unrolled_expanded(params, channels))
+      return std::string(
+          "unrolled: int_exp needs the expanded colour exponent (RGBA with sigma_range large enough, about "
+          "24 and up)");
     if (std::size_t(shape.local_x) * std::size_t(shape.local_y) > device.max_work_group_size)
       return fmt::format("work-group {}x{} exceeds the device's {} work-items", shape.local_x, shape.local_y,
                          device.max_work_group_size);
@@ -196,10 +213,11 @@ std::string bilateral_param_class(const BilateralParams& params, int channels) {
   return fmt::format("c{} {}", channels, r <= 2 ? "r<=2" : r <= 6 ? "r<=6" : "r>6");
 }
 
-VariantChoice bilateral_choose(Context& ctx, const BilateralParams& params, std::string_view variant, int width,
-                               int height, int channels, const TuningConfig& config) {
+VariantChoice bilateral_choose(Context& ctx, const BilateralParams& params, std::string_view variant,
+                               int width, int height, int channels, const TuningConfig& config) {
   return choose_variant(
-      ctx, variant, config, "bilateral", "bilateral.cl", bilateral_param_class(params, channels), width, height,
+      ctx, variant, config, "bilateral", "bilateral.cl", bilateral_param_class(params, channels), width,
+      height,
       [&](const std::string& v, const TuningConfig& c) {
         return !bilateral_unsupported(ctx.info(), v, params, width, height, channels, c);
       },

@@ -381,6 +381,8 @@ TEST(UnrolledRangeScale, ExpandedExponentOnlyForColourWithSmallTerms) {
   EXPECT_EQ(unrolled_planes(make_params({1, 10}, 4, {}), 4, plain), 3);
   EXPECT_EQ(unrolled_planes(make_params({3, 30}, 4, {}), 1, plain), 1);
   EXPECT_EQ(unrolled_planes(make_params({3, 30}, 4, {}), 1, table), 2);  // the byte offsets 4p
+  const bilateral_detail::UnrolledShape int_exp{.int_exp = 1};
+  EXPECT_EQ(unrolled_planes(make_params({3, 30}, 4, {}), 4, int_exp), 5);  // |p|^2 bits and the packed bytes
 }
 
 TEST(UnrolledRangeScale, ClampIsBuiltWhereAnExponentCanPassMinus125) {
@@ -394,18 +396,21 @@ TEST(UnrolledRangeScale, ClampIsBuiltWhereAnExponentCanPassMinus125) {
 // Shapes beyond the tunables' lists too (odd outputs per work-item, odd work-groups), so every code
 // path of the kernel runs: scalar, float2 and float4 row loads, partial and whole work-groups, aligned
 // and unaligned stores, edge and inside tiles, exp2 all on one unit, all on the other, or split, with
-// and without the clamp; grey weights all from the range table, or split three ways. Odd image sizes, poisoned outputs, fresh random or photograph-like inputs.
-// Each line is a program build, which costs PoCL seconds for the unrolled code: mostly small radii
-// here; radius 6 and 8 with the default shape run in the tests above and below.
+// and without the clamp; grey weights all from the range table, or split three ways. Odd image sizes,
+// poisoned outputs, fresh random or photograph-like inputs. Each line is a program build, which costs PoCL
+// seconds for the unrolled code: mostly small radii here; radius 6 and 8 with the default shape run in the
+// tests above and below.
 TEST(UnrolledVariant, EveryShapeWithinOneOfTheReference) {
   struct Run {
     int width, height, channels, radius;
     SigmaPair sigma;
     TuningConfig shape;
   };
-  auto shape = [](int local_x, int local_y, int block_x, int rows, int soft_exp, int table_taps = 0) {
-    return TuningConfig{{"local_x", local_x},   {"local_y", local_y},   {"block_x", block_x},
-                        {"rows", rows},         {"soft_exp", soft_exp}, {"table_taps", table_taps}};
+  auto shape = [](int local_x, int local_y, int block_x, int rows, int soft_exp, int table_taps = 0,
+                  int int_exp = 0) {
+    return TuningConfig{{"local_x", local_x}, {"local_y", local_y},   {"block_x", block_x},
+                        {"rows", rows},       {"soft_exp", soft_exp}, {"table_taps", table_taps},
+                        {"int_exp", int_exp}};
   };
   const Run runs[] = {
       {67, 35, 1, 4, {3, 30}, {}},  // the defaults: 16x8 work-items, 4x2 outputs each, table_taps 5 (grey)
@@ -421,6 +426,10 @@ TEST(UnrolledVariant, EveryShapeWithinOneOfTheReference) {
       {90, 33, 1, 5, {2, 0.5}, shape(16, 2, 2, 1, 0, 8)},  // sr 0.5: the table's far entries underflow to 0
       // sr 24: the expanded exponent's largest terms (244 + 2.6 of its 256), so centre weights up to 2^61.
       {96, 40, 4, 4, {3, 24}, shape(16, 4, 4, 2, 0)},
+      // int_exp: the colour term from a dp4a; sr 24 puts s - (2^23 + 2^22) k at its largest rounding.
+      {141, 72, 4, 4, {3, 30}, shape(8, 8, 4, 2, 0, 0, 1)},
+      {96, 40, 4, 4, {3, 24}, shape(16, 4, 2, 1, 16, 0, 1)},
+      {37, 90, 4, 3, {2, 200}, shape(8, 16, 3, 1, 0, 0, 1)},
   };
   Context& ctx = test_context();
   DifferenceLog log;
@@ -454,25 +463,28 @@ TEST(UnrolledVariant, EveryShapeWithinOneOfTheReference) {
 TEST(UnrolledVariant, EveryExp2PathFlipsAlmostNoRounding) {
   Context& ctx = test_context();
   struct Split {
-    int channels, soft_exp, table_taps;
+    int channels, soft_exp, table_taps, int_exp;
   };
-  for (const auto [c, soft_exp, table_taps] : {Split{1, 0, 0}, Split{1, 16, 0}, Split{1, 0, 16}, Split{1, 4, 6},
-                                               Split{4, 0, 0}, Split{4, 16, 0}}) {
-      const auto seed = testing::fresh_seed();
-      const BilateralParams params = make_params({3, 30}, 4, {BorderMode::reflect101, 0});
-      const TuningConfig config = {{"soft_exp", soft_exp}, {"table_taps", table_taps}};
-      SCOPED_TRACE(fmt::format("channels={} soft_exp={} table_taps={} seed={}", c, soft_exp, table_taps, seed));
-      const Image in = synthetic_photo(256, 192, c, seed);
-      DeviceImage d_in = DeviceImage::upload(ctx, in);
-      const Image expected = bilateral_reference(in, params);
-      const Image got = run_device("unrolled", d_in, params, config);
-      ASSERT_TRUE(testing::images_equal(expected, got, 1.0));
-      const double mean = mean_abs_difference(expected, got);
-      std::cout << fmt::format(
-          "[ accuracy ] unrolled channels={} soft_exp={:<2} table_taps={:<2} mean |difference| {:.6f}\n", c,
-          soft_exp, table_taps, mean);
-      EXPECT_LE(mean, 2e-4);
-    }
+  for (const auto [c, soft_exp, table_taps, int_exp] :
+       {Split{1, 0, 0, 0}, Split{1, 16, 0, 0}, Split{1, 0, 16, 0}, Split{1, 4, 6, 0}, Split{4, 0, 0, 0},
+        Split{4, 16, 0, 0}, Split{4, 0, 0, 1}}) {
+    const auto seed = testing::fresh_seed();
+    const BilateralParams params = make_params({3, 30}, 4, {BorderMode::reflect101, 0});
+    const TuningConfig config = {{"soft_exp", soft_exp}, {"table_taps", table_taps}, {"int_exp", int_exp}};
+    SCOPED_TRACE(fmt::format("channels={} soft_exp={} table_taps={} int_exp={} seed={}", c, soft_exp,
+                             table_taps, int_exp, seed));
+    const Image in = synthetic_photo(256, 192, c, seed);
+    DeviceImage d_in = DeviceImage::upload(ctx, in);
+    const Image expected = bilateral_reference(in, params);
+    const Image got = run_device("unrolled", d_in, params, config);
+    ASSERT_TRUE(testing::images_equal(expected, got, 1.0));
+    const double mean = mean_abs_difference(expected, got);
+    std::cout << fmt::format(
+        "[ accuracy ] unrolled channels={} soft_exp={:<2} table_taps={:<2} int_exp={} mean |difference| "
+        "{:.6f}\n",
+        c, soft_exp, table_taps, int_exp, mean);
+    EXPECT_LE(mean, 2e-4);
+  }
 }
 
 TEST(UnrolledVariant, RefusesWhatItCannotBuild) {
@@ -486,6 +498,11 @@ TEST(UnrolledVariant, RefusesWhatItCannotBuild) {
   EXPECT_FALSE(bilateral_unsupported(device, "unrolled", p, 64, 64, 1, {{"soft_exp", 8}, {"table_taps", 8}}));
   EXPECT_TRUE(bilateral_unsupported(device, "unrolled", p, 64, 64, 4, {{"table_taps", 4}}));  // grey only
   EXPECT_FALSE(bilateral_unsupported(device, "unrolled", p, 64, 64, 4, {{"table_taps", -1}}));
+  EXPECT_FALSE(bilateral_unsupported(device, "unrolled", p, 64, 64, 4, {{"int_exp", 1}}));
+  EXPECT_TRUE(bilateral_unsupported(device, "unrolled", p, 64, 64, 1, {{"int_exp", 1}}));  // colour only
+  EXPECT_TRUE(
+      bilateral_unsupported(device, "unrolled", make_params({1, 10}, 4, {}), 64, 64, 4, {{"int_exp", 1}}));
+  EXPECT_TRUE(bilateral_unsupported(device, "unrolled", p, 64, 64, 4, {{"int_exp", 2}}));
   // A tile larger than the device's local memory.
   EXPECT_TRUE(bilateral_unsupported(device, "unrolled", p, 64, 64, 4,
                                     {{"local_x", 64}, {"local_y", 64}, {"block_x", 8}, {"rows", 8}}));
