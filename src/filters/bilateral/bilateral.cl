@@ -421,9 +421,10 @@ inline float soft_exp2(float x) {
   return as_float(as_uint(p) + (as_uint(t) << 23));
 }
 
-// Measured on the H100 (bench/NOTES.md, bilateral steps 7 and 8): the tuned RGBA build issues at ~71% of the SM's
+// Measured on the H100 (bench/NOTES.md, bilateral steps 7 and 8): the FP32 RGBA build issues at ~71% of the SM's
 // rate, and neither the SFU (all weights from an FFMA instead: 5% slower), the tile's global loads (none: no faster),
-// nor registers (clang's 64-register code at twice the warps: 2.7% slower) is what holds it.
+// nor registers (clang's 64-register code at twice the warps: 2.7% slower) is what holds it, but its FMA-pipe
+// stream: hence INT_EXP (step 9).
 // Which exp2 the (tap, output) pair number u uses: SOFT_EXP of every 16, spread out; the TABLE_TAPS
 // slots at the other end of the 16 take the table instead (UR_IS_TABLE).
 #define UR_EXP2(u, x) ((((u) * 5) % 16 < SOFT_EXP) ? soft_exp2(x) : fast_exp2(x))
