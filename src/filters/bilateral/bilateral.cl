@@ -384,7 +384,8 @@ __kernel void bilateral_pixels4(__global const pix_t* src, __global pix_t* dst, 
 #define UR_DIAMETER (2 * RADIUS + 1)
 #define UR_COLOURS (CHANNELS == 4 ? 3 : 1)
 #define UR_TABLE (CHANNELS == 1 && TABLE_TAPS > 0)
-// The colours, then q = -|p'|^2 when EXPANDED, then the grey byte offsets 4p when UR_TABLE.
+// The colours, then q = -|p'|^2 when EXPANDED (INT_EXP: 2^23 + 2^22 - |p|^2 as float bits, then the packed bytes),
+// then the grey byte offsets 4p when UR_TABLE.
 #if !defined(INT_EXP) || !EXPANDED || CHANNELS != 4
 #undef INT_EXP
 #define INT_EXP 0

@@ -44,9 +44,8 @@ const std::vector<Tunable> kUnrolledTunables = {
      "exp2 (-1: 5 for grey, 0 for colour, which has no table)"},
     {"int_exp",
      {0, 1},
-     "colour with the expanded exponent: -|p - c|^2 from a dp4a and an integer add on packed bytes instead "
-     "of "
-     "three FFMAs, with a fifth tile plane (bilateral step 9)"},
+     "colour with the expanded exponent: -|p - c|^2 from a dp4a and an integer add on packed bytes "
+     "instead of three FFMAs, with a fifth tile plane (bilateral step 9)"},
 };
 
 bool is_tiled(std::string_view variant) {
