@@ -999,6 +999,9 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
 // - Costs instead: the band's d - 1 halo rows are read and slid by two work-groups (L2 hits while the
 //   neighbouring bands run together), and each chunk's first window reads d entries.
 #if defined(XSTEP) && defined(DIAMETER) && CHANNELS == 4
+#ifndef XDIAG
+#define XDIAG 0  // diagnostics (wrong output): 1 skips the cross window, 2 the global loads, 3 the leaving loads
+#endif
 #ifndef XROWS
 #define XROWS 1
 #endif
@@ -1077,13 +1080,25 @@ __kernel void box_fused_xslide(__global const uint* src, __global uint* dst, int
 #pragma unroll
     for (int k = 0; k < XROWS; ++k) {
       uint p_out[XSTEP];
+#if XDIAG == 2
+      uint p_in[XSTEP];
+      for (int j = 0; j < XSTEP; ++j) {
+        p_in[j] = (uint)(x0 + j) * 0x01030507u + lane;
+        p_out[j] = (uint)(x0 + j) * 0x01020304u + lane;
+      }
+#else
 #if XPREFETCH
       uint* p_in = pin[k];
 #else
       uint p_in[XSTEP];
       xs_load(row[k], x0, X_IN, w, mode, cval, p_in);
 #endif
+#if XDIAG == 3
+      for (int j = 0; j < XSTEP; ++j) p_out[j] = 0;
+#else
       xs_load(row[k], x0, X_OUT, w, mode, cval, p_out);
+#endif
+#endif
       __local uint4* hrow = hbuf + (lane + k * L) * (HSTRIDE / 2);
       uint2 s = hs[k];
 #pragma unroll
@@ -1099,7 +1114,7 @@ __kernel void box_fused_xslide(__global const uint* src, __global uint* dst, int
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     const int x = x0 + col;
-    if (x < xe && o0 < o1) {
+    if (XDIAG != 1 && x < xe && o0 < o1) {
       __local const uint2* hcol = (__local const uint2*)hbuf + col;
       uint2 X = (uint2)half_n, H = (uint2)(half_n >> 16);
       for (int i = 0; i < DIAMETER; ++i) {
