@@ -2,7 +2,7 @@
 # Box blur step 30 (bench/NOTES.md), call 2: what fused_xslide's time follows, with diagnostic builds (wrong output,
 # timed unchecked) through CLFILTERS_BUILD_OPTIONS: -D XDIAG=1 skips the cross window (phase B), 2 the global loads
 # of the row slide, 3 only the leaving loads. The best shapes of call 1 at d = 31 and 63, 8k, and the tuned fused_wide.
-# Needs the commit that has XDIAG. Through the device tool: bash THIS_FILE (OUT set). A summary last.
+# Needs commit 1c05875 (fused_xslide was removed after step 30). Through the device tool: bash THIS_FILE (OUT set). A summary last.
 set -u
 cd "$(dirname "$0")/../.."
 bench/gpu-quick.sh "$OUT" box_blur "" > /dev/null

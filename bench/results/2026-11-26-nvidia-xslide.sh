@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Box blur step 30 (bench/NOTES.md): fused_xslide (the window slides along the rows, the cross window down the
 # columns from local memory) at d = 31 and 63, 8k, over its shapes, against both devices' tuned fused_wide shapes
-# in the same call. First the fused_xslide tests on the NVIDIA device.
+# in the same call. First the fused_xslide tests on the NVIDIA device. Needs commit f5e3b66 or 1c05875 (fused_xslide was
+# removed after step 30).
 # Through the device tool: bash THIS_FILE (OUT set). Results: OUT/cmd-1.txt and cmd-2.txt in logs.tar.gz; a
 # summary last.
 set -u

@@ -429,28 +429,6 @@ __kernel void box_fused_sliding(__global const pix_t* src, __global pix_t* dst, 
     if (gx0 + c < w) out[c] = row_out[SKEW(c)];
 }
 
-#if defined(DIAMETER) && CHANNELS == 4
-// On NVIDIA (NV_PTX_FTZ marks its PTX) mul_hi as one IMAD.HI; clang's PTX otherwise widens it to a
-// 64-bit multiply and shifts, which would skew bench/sass.py's counts.
-#if NV_PTX_FTZ
-inline uint packed_mul_hi(uint a, uint b) {
-  uint r;
-  asm("mul.hi.u32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
-  return r;
-}
-#else
-#define packed_mul_hi mul_hi
-#endif
-
-// fused_wide's rounded means of a window kept as (X, H) per word (n/2 included), packed RGBA.
-inline uint wide_round(uint2 x, uint2 hi, uint magic) {
-  const uint r = packed_mul_hi(x.x - (hi.x << 16), magic), b = packed_mul_hi(hi.x, magic);
-  const uint g = packed_mul_hi(x.y - (hi.y << 16), magic), a = packed_mul_hi(hi.y, magic);
-  return r | (g << 8) | (b << 16) | (a << 24);
-}
-
-#endif
-
 // ---------------------------------------------------------------------------------------------
 // fused_blocks: fused_sliding with fewer instructions per pixel, since at 8k that variant issues
 // about as many integer instructions as the SMs can (not from a seed; issue 8).
@@ -714,6 +692,18 @@ inline void load_step(__global const uint* src, int first, int dir, int i, int d
 #define M0 (WIN_A & ~1)                          // first column read: pairs start at even columns
 #define NPAIRS ((WIN_A + ITEMS + DIAMETER - M0) / 2)  // columns WIN_A .. WIN_A + ITEMS + d - 2, as pairs
 
+// On NVIDIA (NV_PTX_FTZ marks its PTX) mul_hi as one IMAD.HI; clang's PTX otherwise widens it to a
+// 64-bit multiply and shifts, which would skew bench/sass.py's counts.
+#if NV_PTX_FTZ
+inline uint packed_mul_hi(uint a, uint b) {
+  uint r;
+  asm("mul.hi.u32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
+  return r;
+}
+#else
+#define packed_mul_hi mul_hi
+#endif
+
 // The rounded means of a packed window (s + n/2 per lane), packed RGBA. The high lane needs no mask:
 // mul_hi of the whole word adds s_lo * magic / 2^32 < 256 to the high lane's 16 fraction bits, which
 // stay below 2^16 because the high quotient's fraction is at most 1 - 1/n and 256.5 / 2^16 < 1/n for
@@ -722,6 +712,13 @@ inline uint packed_round(uint2 s, uint magic) {
   const uint rb = (packed_mul_hi(s.x, magic) & 0xFF0000u) | packed_mul_hi(s.x & 0xFFFFu, magic);
   const uint ga = (packed_mul_hi(s.y, magic) & 0xFF0000u) | packed_mul_hi(s.y & 0xFFFFu, magic);
   return rb | (ga << 8);
+}
+
+// fused_wide's rounded means of a window kept as (X, H) per word (n/2 included), packed RGBA.
+inline uint wide_round(uint2 x, uint2 hi, uint magic) {
+  const uint r = packed_mul_hi(x.x - (hi.x << 16), magic), b = packed_mul_hi(hi.x, magic);
+  const uint g = packed_mul_hi(x.y - (hi.y << 16), magic), a = packed_mul_hi(hi.y, magic);
+  return r | (g << 8) | (b << 16) | (a << 24);
 }
 
 // Column m of the band counted from work-item lx's first column: its own from registers, else from the
@@ -980,158 +977,11 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
 // 9-16%, but cost as much itself (a second barrier per chunk, 64 registers against 48): the best shapes tied the
 // tuned ones (d=31 0.291-0.295 ms against 0.288-0.295, d=63 0.325-0.331 against 0.329-0.333); on the H200 they lost
 // (0.271 against 0.236 ms at d=31). bench/NOTES.md, box blur step 29, and bench/results/2026-11-26-nvidia-lanes.md.
+// Tried and removed: fused_xslide (code in commit 1c05875), fused_wide on its side: each work-item slid one band row's
+// window along the row S contiguous pixels a step (its leaving pixels from its own recent lines, so no DRAM history),
+// and after a barrier the (X, H) window ran down the columns from local memory. It lost on both devices: best d=31
+// 0.368 ms against the tuned 0.286 (H100), d=63 0.503 against 0.333; on the H200 d=31 0.353. Diagnostic builds (H200,
+// d=31): the row slide with its loads alone 0.245 ms (one row per lane: every load instruction touches 32 lines), the
+// arithmetic and stores alone 0.176, the 70% target's whole budget. bench/NOTES.md, box blur step 30, and
+// bench/results/2026-11-26-nvidia-xslide.md.
 #endif
-
-// ---------------------------------------------------------------------------------------------
-// fused_xslide (RGBA, 2 <= d <= 64; -D DIAMETER -D XSTEP=S -D XROWS=K -D XPREFETCH=0|1; not from a seed;
-// issue 8): fused_wide turned on its side. The running window slides along the rows, where pixels are
-// contiguous, and the cross window sums down the columns from local memory.
-// - Why: fused_wide slides down the columns, so each work-item re-reads its leaving row d rows after the
-//   first read, and the ~600k columns in flight make that history (d x 4 B each, 74 MB at d = 31) larger
-//   than L2: the re-reads come from DRAM (bench/NOTES.md, box blur steps 17-29). Along a row one work-item
-//   loads S contiguous pixels a step, so the loads in flight need S times fewer work-items, and its leaving
-//   pixels are d columns back in its own row: lines it loaded one or two steps before.
-// - A work-group of L work-items owns a band of L * K image rows (lane l holds band rows l, l + L, ...),
-//   R = L K - d + 1 of them outputs, and a segment of columns. Per step of S columns each lane slides its
-//   rows' horizontal sums (two words, R,B | G,A in 16-bit lanes: d * 255 < 2^16) over S outputs and stores
-//   them; after a barrier each work-item takes one column and a chunk of output rows and slides fused_wide's
-//   (X, H) window down it, rounding by wide_round.
-// - Costs instead: the band's d - 1 halo rows are read and slid by two work-groups (L2 hits while the
-//   neighbouring bands run together), and each chunk's first window reads d entries.
-#if defined(XSTEP) && defined(DIAMETER) && CHANNELS == 4
-#ifndef XDIAG
-#define XDIAG 0  // diagnostics (wrong output): 1 skips the cross window, 2 the global loads, 3 the leaving loads
-#endif
-#ifndef XROWS
-#define XROWS 1
-#endif
-#define XR (DIAMETER / 2)
-#define X_IN (DIAMETER - 1 - XR)  // the entering pixel's column, from the output's
-#define X_OUT (-XR - 1)           // the leaving pixel's
-#define HSTRIDE (XSTEP + 2)       // uint2 entries per band row: a 16-byte pad keeps the lanes' STS.128 apart
-
-// Sum (R,B | G,A lanes) of `count` pixels of `row` (NULL: a constant row) from column x0 + off, border
-// applied; off and count are constants, so the aligned path's picks are static. x0 is a multiple of 4.
-inline uint2 xs_sum(__global const uint* row, int x0, const int off, const int count, int w, int mode, uint cval) {
-  uint2 s = 0;
-  const int a = off & ~3, nq = (off - a + count + 3) / 4;
-  if (row && w % 4 == 0 && x0 + a >= 0 && x0 + a + 4 * nq <= w) {
-#pragma unroll
-    for (int k = 0; k < nq; ++k) {
-      const uint4 v = *(__global const uint4*)(row + x0 + a + 4 * k);
-      const int c = a + 4 * k - off;  // v.x's place in the run
-      if (c >= 0 && c < count) s += TO_CSUM(v.x);
-      if (c + 1 >= 0 && c + 1 < count) s += TO_CSUM(v.y);
-      if (c + 2 >= 0 && c + 2 < count) s += TO_CSUM(v.z);
-      if (c + 3 >= 0 && c + 3 < count) s += TO_CSUM(v.w);
-    }
-    return s;
-  }
-  for (int i = 0; i < count; ++i) {
-    const int xx = border_index(x0 + off + i, w, mode);
-    s += TO_CSUM((!row || xx < 0) ? cval : row[xx]);
-  }
-  return s;
-}
-
-// XSTEP pixels of `row` from column x0 + off into p, as xs_sum reads them.
-inline void xs_load(__global const uint* row, int x0, const int off, int w, int mode, uint cval, uint* p) {
-  const int a = off & ~3, m = off - a, nq = (m + XSTEP + 3) / 4;
-  if (row && w % 4 == 0 && x0 + a >= 0 && x0 + a + 4 * nq <= w) {
-    uint q[XSTEP + 4];
-#pragma unroll
-    for (int k = 0; k < nq; ++k) {
-      const uint4 v = *(__global const uint4*)(row + x0 + a + 4 * k);
-      q[4 * k] = v.x;
-      q[4 * k + 1] = v.y;
-      q[4 * k + 2] = v.z;
-      q[4 * k + 3] = v.w;
-    }
-#pragma unroll
-    for (int j = 0; j < XSTEP; ++j) p[j] = q[m + j];
-    return;
-  }
-  for (int j = 0; j < XSTEP; ++j) {
-    const int xx = border_index(x0 + off + j, w, mode);
-    p[j] = (!row || xx < 0) ? cval : row[xx];
-  }
-}
-
-__kernel void box_fused_xslide(__global const uint* src, __global uint* dst, int w, int h, int d, int mode,
-                               uint cval, int segment, uint magic, uint half_n, __local uint4* hbuf) {
-  const int lane = get_local_id(0), L = get_local_size(0), R = L * XROWS - (DIAMETER - 1);
-  const int yb = get_group_id(1) * R, xs = get_group_id(0) * segment, xe = min(xs + segment, w);
-  __global const uint* row[XROWS];
-  uint2 hs[XROWS];  // each row's window sum at the column before the step's first
-#pragma unroll
-  for (int k = 0; k < XROWS; ++k) {
-    row[k] = border_row(src, yb - XR + lane + k * L, w, h, mode);
-    hs[k] = xs_sum(row[k], xs, X_OUT, DIAMETER, w, mode, cval);
-  }
-  // The cross window's work: column `col` of the step, output rows o0 .. o1 - 1 of the band.
-  const int col = lane % XSTEP, chunks = L / XSTEP, per = (R + chunks - 1) / chunks;
-  const int o0 = lane / XSTEP * per, o1 = min(min(o0 + per, R), h - yb);
-#if XPREFETCH
-  uint pin[XROWS][XSTEP];  // the step's entering pixels, loaded during the step before
-#pragma unroll
-  for (int k = 0; k < XROWS; ++k) xs_load(row[k], xs, X_IN, w, mode, cval, pin[k]);
-#endif
-  for (int x0 = xs; x0 < xe; x0 += XSTEP) {
-#pragma unroll
-    for (int k = 0; k < XROWS; ++k) {
-      uint p_out[XSTEP];
-#if XDIAG == 2
-      uint p_in[XSTEP];
-      for (int j = 0; j < XSTEP; ++j) {
-        p_in[j] = (uint)(x0 + j) * 0x01030507u + lane;
-        p_out[j] = (uint)(x0 + j) * 0x01020304u + lane;
-      }
-#else
-#if XPREFETCH
-      uint* p_in = pin[k];
-#else
-      uint p_in[XSTEP];
-      xs_load(row[k], x0, X_IN, w, mode, cval, p_in);
-#endif
-#if XDIAG == 3
-      for (int j = 0; j < XSTEP; ++j) p_out[j] = 0;
-#else
-      xs_load(row[k], x0, X_OUT, w, mode, cval, p_out);
-#endif
-#endif
-      __local uint4* hrow = hbuf + (lane + k * L) * (HSTRIDE / 2);
-      uint2 s = hs[k];
-#pragma unroll
-      for (int j = 0; j < XSTEP; j += 2) {
-        const uint2 s0 = s + TO_CSUM(p_in[j]) - TO_CSUM(p_out[j]);
-        s = s0 + TO_CSUM(p_in[j + 1]) - TO_CSUM(p_out[j + 1]);
-        hrow[j / 2] = (uint4)(s0, s);
-      }
-      hs[k] = s;
-#if XPREFETCH
-      if (x0 + XSTEP < xe) xs_load(row[k], x0 + XSTEP, X_IN, w, mode, cval, p_in);
-#endif
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
-    const int x = x0 + col;
-    if (XDIAG != 1 && x < xe && o0 < o1) {
-      __local const uint2* hcol = (__local const uint2*)hbuf + col;
-      uint2 X = (uint2)half_n, H = (uint2)(half_n >> 16);
-      for (int i = 0; i < DIAMETER; ++i) {
-        const uint2 v = hcol[(o0 + i) * HSTRIDE];
-        X += v;
-        H += v >> 16;
-      }
-      __global uint* out = dst + (yb + o0) * w + x;
-      for (int o = o0;; ++o, out += w) {
-        *out = wide_round(X, H, magic);
-        if (o + 1 == o1) break;
-        const uint2 v_in = hcol[(o + DIAMETER) * HSTRIDE], v_out = hcol[o * HSTRIDE];
-        X = X + v_in - v_out;
-        H = H + (v_in >> 16) - (v_out >> 16);
-      }
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
-  }
-}
-#endif  // XSTEP

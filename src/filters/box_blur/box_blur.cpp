@@ -121,12 +121,6 @@ Plan make_plan(Context& ctx, const BoxBlurParams& params, std::string_view varia
                                 shape.prefetch, int(shape.ring), wide ? " -D WIDE=1" : "", device.fast_math_options());
     plan.kernels = {wide ? "box_fused_wide" : "box_fused_packed"};
   }
-  if (v == "fused_xslide") {
-    const XslideShape shape = box_xslide_shape(plan.config, params.diameter);
-    plan.options += fmt::format(" -D DIAMETER={} -D XSTEP={} -D XROWS={} -D XPREFETCH={}{}", params.diameter,
-                                shape.step, shape.rows, shape.prefetch, device.fast_math_options());
-    plan.kernels = {"box_fused_xslide"};
-  }
   return plan;
 }
 
@@ -187,8 +181,6 @@ std::vector<cl::Event> box_blur(Context& ctx, const DeviceImage& in, DeviceImage
   const cl_uint shift = cl_uint(std::bit_width(n) - 1);
   const auto magic = cl_uint(((std::uint64_t(1) << (31 + shift)) + n - 1) / n);
   const auto twice_half = cl_uint(2 * (n / 2));
-  // ceil(2^32 / n): fused_packed's, fused_wide's and fused_xslide's mul_hi rounding.
-  auto packed_magic = [](std::uint64_t n) { return cl_uint(((std::uint64_t(1) << 32) + n - 1) / n); };
   // FLOAT_ROUND's constants (see round_pack in box_blur.cl).
   const auto inv_n = float(1.0 / double(n)), bias = float((double(n / 2) + 0.5) / double(n) - 0.5);
   // The fused_blocks family: one work-group per band of (local_x - halo) * items columns and strip rows.
@@ -219,19 +211,11 @@ std::vector<cl::Event> box_blur(Context& ctx, const DeviceImage& in, DeviceImage
   if (variant == "fused_packed" || variant == "fused_wide") {
     const BlocksShape shape = box_packed_shape(tunables, d, variant.c_str());
     // ceil(2^32 / n) and n/2 in both 16-bit lanes (see box_fused_packed; box_fused_wide splits them).
+    const auto packed_magic = cl_uint(((std::uint64_t(1) << 32) + n - 1) / n);
     const auto half_n = cl_uint(n / 2 * 0x10001u);
-    set_kernel_args(kernel(0), in.buffer, out.buffer, w, h, d, mode, cval, shape.strip, shape.mirror, packed_magic(n), half_n,
+    set_kernel_args(kernel(0), in.buffer, out.buffer, w, h, d, mode, cval, shape.strip, shape.mirror, packed_magic, half_n,
                     cl::Local(shape.entry_bytes));
     return {launch_bands(shape)};
-  }
-  if (variant == "fused_xslide") {
-    const XslideShape shape = box_xslide_shape(tunables, d);
-    set_kernel_args(kernel(0), in.buffer, out.buffer, w, h, d, mode, cval, shape.segment, packed_magic(n),
-                    cl_uint(n / 2 * 0x10001u), cl::Local(shape.local_bytes));
-    const std::size_t groups_x = (W + shape.segment - 1) / std::size_t(shape.segment),
-                      groups_y = (H + shape.output_rows - 1) / std::size_t(shape.output_rows);
-    return {launch(ctx, kernel(0), cl::NDRange(groups_x * shape.local_x, groups_y),
-                   cl::NDRange(std::size_t(shape.local_x), 1))};
   }
   if (variant == "fused_sliding") {
     const FusedShape shape = box_fused_shape(ctx.info(), tunables, d, c);

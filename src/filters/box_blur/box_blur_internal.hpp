@@ -78,17 +78,4 @@ BlocksShape box_packed_shape(const TuningConfig& config, int diameter, const cha
 // stay in 16-bit lanes (255 d < 2^16).
 inline constexpr int kMaxWideDiameter = 64;
 
-struct XslideShape {
-  int local_x;      // work-items per work-group, one per band row
-  int rows;         // band rows per work-item
-  int step;         // columns per step
-  int segment;      // columns per work-group
-  int prefetch;     // the next step's entering pixels loaded during this one
-  int output_rows;  // band rows minus the window's d - 1
-  std::size_t local_bytes;  // the band's horizontal sums of one step
-};
-
-// fused_xslide's shape for these tunables.
-XslideShape box_xslide_shape(const TuningConfig& config, int diameter);
-
 }  // namespace clf

@@ -129,15 +129,6 @@ const std::vector<VariantInfo>& box_blur_variants() {
        // (ten work-groups per SM at ptxas' 84 registers): 0.266 against 0.277 ms
        // (bench/results/2026-11-24-nvidia-h200-wave-fit.md).
        per_d_band_tunables({128, 120, 64, 144, 96, 32, 160, 48, 16, 8}, {1, 2, 4}, 0)},
-      {"fused_xslide",
-       "RGBA, 2 <= d <= 64: fused_wide on its side, the running window along the rows (contiguous S-pixel "
-       "steps, leaving pixels from the work-item's own recent lines) and the (X, H) window down the columns "
-       "from local memory (built per d)",
-       {{"local_x", {128, 64, 256, 32}, "work-items per work-group (one per band row)"},
-        {"rows", {1, 2}, "band rows per work-item"},
-        {"step", {32, 16, 8}, "columns per step"},
-        {"segment", {512, 256, 1024, 2048, 128, 64}, "columns per work-group"},
-        {"prefetch", {1, 0}, "the next step's entering pixels loaded during this one"}}},
   };
   return all;
 }
@@ -240,20 +231,6 @@ BlocksShape box_packed_shape(const TuningConfig& config, int diameter, const cha
   return shape;
 }
 
-XslideShape box_xslide_shape(const TuningConfig& config, int diameter) {
-  const VariantInfo& v = *find_variant(box_blur_variants(), "fused_xslide");
-  XslideShape shape;
-  shape.local_x = tunable_value(config, v, "local_x");
-  shape.rows = tunable_value(config, v, "rows");
-  shape.step = tunable_value(config, v, "step");
-  shape.segment = tunable_value(config, v, "segment");
-  shape.prefetch = tunable_value(config, v, "prefetch");
-  shape.output_rows = shape.local_x * shape.rows - (diameter - 1);
-  // Each band row's horizontal sums of one step, step + 2 uint2 (see HSTRIDE in box_blur.cl).
-  shape.local_bytes = std::size_t(shape.local_x) * std::size_t(shape.rows) * std::size_t(shape.step + 2) * 8;
-  return shape;
-}
-
 std::optional<std::string> box_blur_unsupported(const DeviceInfo& device, std::string_view variant,
                                                 const BoxBlurParams& params, int width, int height, int channels,
                                                 const TuningConfig& config) {
@@ -320,31 +297,6 @@ std::optional<std::string> box_blur_unsupported(const DeviceInfo& device, std::s
                          wide ? "rounding is exact for" : "16-bit window sums take", kMinPackedDiameter, most, d);
     if (auto why = blocks_shape_problem(device, variant, box_packed_shape(config, d, info->name.c_str()), d))
       return why;
-  }
-  if (variant == "fused_xslide") {
-    if (channels != 4) return std::string("fused_xslide is for RGBA; fused_sliding takes grey");
-    if (d < kMinPackedDiameter || d > kMaxWideDiameter)
-      return fmt::format("fused_xslide's rounding is exact for d = {}..{} (got {})", kMinPackedDiameter,
-                         kMaxWideDiameter, d);
-    const XslideShape shape = box_xslide_shape(config, d);
-    if (std::size_t(shape.local_x) > device.max_work_group_size)
-      return fmt::format("work-group of {} exceeds the device's {} work-items", shape.local_x,
-                         device.max_work_group_size);
-    // Steps and segments start at multiples of 4 columns: the aligned uint4 loads' offsets are static.
-    if (shape.step < 4 || shape.step % 4 != 0 || shape.segment < 4 || shape.segment % 4 != 0)
-      return fmt::format("fused_xslide needs step and segment to be positive multiples of 4 (got {} and {})",
-                         shape.step, shape.segment);
-    if (shape.rows < 1 || shape.prefetch < 0 || shape.prefetch > 1)
-      return fmt::format("fused_xslide needs rows >= 1 and prefetch 0 or 1 (got {} and {})", shape.rows,
-                         shape.prefetch);
-    if (shape.local_x % shape.step != 0)
-      return fmt::format("fused_xslide needs local_x ({}) to be a multiple of step ({})", shape.local_x, shape.step);
-    if (shape.output_rows < 1)
-      return fmt::format("fused_xslide's band of {} rows has no output rows for d={}", shape.local_x * shape.rows,
-                         d);
-    if (shape.local_bytes >= device.local_mem_bytes)
-      return fmt::format("fused_xslide needs {} bytes of local memory, the device has {} (some kept back)",
-                         shape.local_bytes, device.local_mem_bytes);
   }
   return std::nullopt;
 }

@@ -118,7 +118,7 @@ void check_variant(const std::string& variant, SizeCase size, const std::vector<
                       (variant == "fused_blocks" && (c == 1 || d > 2047)) ||
                       (variant == "fused_prefix" && (c == 1 || d > 128)) ||
                       (variant == "fused_packed" && (c == 1 || d < 2 || d > 15)) ||
-                      ((variant == "fused_wide" || variant == "fused_xslide") && (c == 1 || d < 2 || d > 64)))
+                      (variant == "fused_wide" && (c == 1 || d < 2 || d > 64)))
               << *why;
           continue;
         }
@@ -379,50 +379,6 @@ TEST(BoxBlurFusedWide, RoundingIsExactForEveryWindowSum) {
       ASSERT_EQ(got[s], q * 0x01010101u) << "d=" << d << " s=" << s;
     }
   }
-}
-
-// fused_xslide is built per d (2..64), step and rows: both ends of the range, odd and even d (entering and
-// leaving pixels at every offset within a uint4), bands of 1 to 100 output rows (h = 45: many bands, the last
-// one short), chunks of one and several per column, segments with a partial last step, with and without the
-// prefetch; width 131 takes the border path everywhere, 520 the aligned loads inside. An all-255 image puts
-// the (X, H) sums at their largest.
-TEST(BoxBlurFusedXslide, EveryDiameterAndShapeMatchesTheReference) {
-  Context& ctx = test_context();
-  struct Shape {
-    int local_x, rows, step, segment, prefetch;
-  };
-  const Shape shapes[] = {{32, 2, 8, 64, 1}, {64, 1, 16, 128, 0}, {32, 2, 32, 128, 1}, {64, 2, 32, 96, 0}};
-  for (int width : {131, 520}) {
-    const auto seed = testing::fresh_seed();
-    const Image in = testing::random_image(width, 45, 4, SampleType::u8, seed);
-    DeviceImage d_in = DeviceImage::upload(ctx, in);
-    for (int d : {2, 3, 17, 31, 32, 63, 64}) {
-      const BoxBlurParams params{d, kBorders[(d + width) % 4]};
-      const Image expected = box_blur_reference(in, params);
-      for (const Shape& s : shapes) {
-        const TuningConfig config = {{"local_x", s.local_x}, {"rows", s.rows},         {"step", s.step},
-                                     {"segment", s.segment}, {"prefetch", s.prefetch}};
-        SCOPED_TRACE(fmt::format("fused_xslide {}x45 d={} border={} config={} seed={}", width, d,
-                                 to_string(params.border), to_string(config), seed));
-        ASSERT_FALSE(box_blur_unsupported(ctx.info(), "fused_xslide", params, in.width, in.height, 4, config));
-        ASSERT_TRUE(testing::images_equal(expected, blur_on_device(ctx, d_in, params, "fused_xslide", config)));
-      }
-    }
-  }
-  Image saturated(520, 45, 4);
-  std::fill(saturated.data.begin(), saturated.data.end(), std::uint8_t(255));
-  DeviceImage d_saturated = DeviceImage::upload(ctx, saturated);
-  EXPECT_TRUE(testing::images_equal(
-      saturated, blur_on_device(ctx, d_saturated, {64, {BorderMode::replicate, 0}}, "fused_xslide",
-                                {{"local_x", 64}, {"rows", 2}, {"step", 32}})));
-  // Outside its range, grey, a band with no output rows, a step that does not divide the work-group, or
-  // steps and segments off the 4-column grid: it says so.
-  for (int d : {1, 65}) EXPECT_TRUE(box_blur_unsupported(ctx.info(), "fused_xslide", {d, {}}, 300, 70, 4));
-  EXPECT_TRUE(box_blur_unsupported(ctx.info(), "fused_xslide", {31, {}}, 300, 70, 1));
-  EXPECT_TRUE(box_blur_unsupported(ctx.info(), "fused_xslide", {33, {}}, 300, 70, 4, {{"local_x", 32}}));
-  EXPECT_TRUE(box_blur_unsupported(ctx.info(), "fused_xslide", {9, {}}, 300, 70, 4, {{"local_x", 32}, {"step", 64}}));
-  EXPECT_TRUE(box_blur_unsupported(ctx.info(), "fused_xslide", {9, {}}, 300, 70, 4, {{"step", 6}}));
-  EXPECT_TRUE(box_blur_unsupported(ctx.info(), "fused_xslide", {9, {}}, 300, 70, 4, {{"segment", 30}}));
 }
 
 INSTANTIATE_TEST_SUITE_P(FullHd, BoxBlurFullHd, ::testing::ValuesIn(variant_names()),
