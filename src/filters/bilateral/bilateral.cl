@@ -648,6 +648,8 @@ __kernel __attribute__((reqd_work_group_size(LOCAL_X, LOCAL_Y, 1))) void bilater
 #if INT_EXP
           // e = -k |p - c|^2 + s (+ k per output when |c|^2 is odd: it cancels): the int sum is exact, the float
           // 2^23 + 2^22 + it exact, and the FMA rounds once; s - (2^23 + 2^22) k is rounded once per tap (see Accuracy).
+          // Written out rather than as s - big: clang contracts it into one FFMA per offset, where s - big takes an
+          // FMUL and an FADD (bench/sass.py: 24 more instructions in the 8x32 block-4 build).
           const uint x = ur_dot4(cp[m], as_uint(seg[UR_COLOURS + 1][m + i]), bc[m]);
           const float e = fma(as_float(x + x + as_uint(seg[UR_COLOURS][m + i])), k,
                               -(float)(dx * dx + dy * dy) * spatial_log2 - big);
