@@ -2,7 +2,7 @@
 # Box blur step 31 (bench/NOTES.md): pair (step 19: two mirrored strips per work-group from one shared start) in
 # the short strips the H100 tunes d = 31 to, where the d-row start is most of the work, at d = 31 and 63, 8k, with
 # pair=0 at the same shapes and both devices' tuned fused_wide shapes in the same call. Step 19 measured pair on
-# the H200 only, at 64-160-row strips. First the pair tests on the NVIDIA device. Needs commit PAIRCOMMIT (pair
+# the H200 only, at 64-160-row strips. First the pair tests on the NVIDIA device. Needs commit f4134e8 (pair
 # restored from f7f8399 for this step).
 # Through the device tool: bash THIS_FILE (OUT set). Results: OUT/cmd-1.txt and cmd-2.txt in logs.tar.gz; a
 # summary last.
