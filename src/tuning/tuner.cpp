@@ -136,12 +136,15 @@ std::vector<TuneReport> tune(Context& ctx, const std::vector<const FilterSpec*>&
     // relatives, and a re-tune measures the previous winner again, however small the budget. After them
     // the winners of earlier versions of the kernel: an edit seldom moves the best shape far, and without
     // them a short re-tune after one lost the grey bilateral's winner (1.226 against 1.209 ms on the H200).
+    // A tunable added since a winner was stored takes its default there: that is what the winner ran.
     auto known_end = first_tunables;
     for (const TunedChoice& k :
          known_winners(db.ranked(ctx.info(), unit.spec->name(), unit.param_class, source_hash,
                                  size_class(options.width, options.height), /*other_sources=*/true))) {
+      TuningConfig config = k.config;
+      if (auto d = defaults.find(k.variant); d != defaults.end()) config.insert(d->second.begin(), d->second.end());
       const auto it = std::find_if(known_end, runnable.end(), [&](const CandidateResult* c) {
-        return c->variant == k.variant && c->config == k.config;
+        return c->variant == k.variant && c->config == config;
       });
       if (it != runnable.end()) std::rotate(known_end, it, it + 1), ++known_end;
     }

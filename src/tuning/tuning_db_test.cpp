@@ -190,28 +190,41 @@ TEST_F(TuningDbTest, TunerTunesOnlyTheGivenParameterSet) {
 }
 
 // Known winners (the same class on another device of this vendor, or of another version of the kernel)
-// are tried right after the defaults, even when the budget stops everything else.
+// are tried right after the defaults, even when the budget stops everything else; a winner stored before a
+// tunable was added is matched with that tunable at its default.
 TEST_F(TuningDbTest, TunerTriesKnownWinnersBeforeTheBudgetStopsIt) {
   Context ctx;
   const FilterSpec* sobel = find_filter_spec("sobel");
   ASSERT_NE(sobel, nullptr);
   const ParamMap params = sobel->bench_cases().front();
   auto instance = sobel->instantiate(ctx, 40, 24, params, 1);
-  // A supported configuration that is not a variant's defaults: the last of a variant with several.
+  // A supported configuration that is not a variant's defaults but has one tunable at its default (the
+  // last such of the last variant with several tunables): stored without that tunable, it is a winner
+  // from before the tunable existed.
   std::optional<TunedChoice> known;
-  for (const auto& v : sobel->variants()) {
-    const auto configs = all_configs(v);
-    if (configs.size() > 1 && !instance->unsupported(v.name, configs.back()))
-      known = {v.name, configs.back(), 0.5};
-  }
+  std::string added_since;
+  for (const auto& v : sobel->variants())
+    for (const auto& config : all_configs(v)) {
+      if (config == all_configs(v).front() || instance->unsupported(v.name, config)) continue;
+      for (const auto& t : v.tunables)
+        if (config.at(t.name) == t.values.front()) {
+          known = {v.name, config, 0.5};
+          added_since = t.name;
+        }
+    }
   ASSERT_TRUE(known);
   const DeviceInfo& here = ctx.info();
   const std::string hash = kernel_source_key(ctx, sobel->kernel_file());
-  for (const std::string& entry_hash : {hash, std::string("0123456789abcdef")}) {
-    SCOPED_TRACE(entry_hash == hash ? "this kernel source" : "an earlier kernel source");
-    TuningDb db = TuningDb::load((dir_ / ("known-" + entry_hash + ".json")).string());
-    db.put({here.vendor, here.name + " (a relative)", here.driver_version, "sobel",
-            sobel->param_class(params), entry_hash, ">16MP", *known, std::nullopt, "2026-11-24"});
+  for (const int source : {0, 1, 2}) {
+    const std::string entry_hash = source == 0 ? hash : "0123456789abcdef";
+    TunedChoice stored = *known;
+    if (source == 2) stored.config.erase(added_since);
+    SCOPED_TRACE(source == 0   ? "this kernel source"
+                 : source == 1 ? "an earlier kernel source"
+                               : "an earlier kernel source without " + added_since);
+    TuningDb db = TuningDb::load((dir_ / fmt::format("known-{}.json", source)).string());
+    db.put({here.vendor, here.name + " (a relative)", here.driver_version, "sobel", sobel->param_class(params),
+            entry_hash, ">16MP", stored, std::nullopt, "2026-11-24"});
     TuneOptions options;
     options.width = 40;
     options.height = 24;

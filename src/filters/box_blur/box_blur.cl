@@ -635,6 +635,16 @@ inline float4 csum_to_float(uint2 v) {
 // output step 0's window); step i >= 1 enters row i + d - 1 and leaves row i - 1.
 inline int strip_row(int first, int dir, int k, int h, int mode) { return border_index(first + dir * k, h, mode); }
 
+// Rows of strip g (none for g < 0 or past the image).
+inline int strip_length(int g, int strip, int h) { return g < 0 ? 0 : clamp(h - g * strip, 0, strip); }
+
+#ifndef PAIR
+#define PAIR 0
+#endif
+#if PAIR && (RING || !defined(DIAMETER))
+#error "PAIR is built for fused_packed and fused_wide without the ring"
+#endif
+
 // Step i's entering row and, without RING, its leaving row.
 inline void load_step(__global const uint* src, int first, int dir, int i, int d, int h, int mode, int cx, int w,
                       uint cval, bool aligned, const int* xk, uint* p_in, uint* p_out) {
@@ -760,12 +770,26 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
   const int r = d / 2, ra = (r + ITEMS - 1) / ITEMS * ITEMS, a = ra - r, halo = (a + d + reach) / ITEMS;
   const int lx = get_local_id(0), L = get_local_size(0), tw = (L - halo) * ITEMS;
   const int gx0 = get_group_id(0) * tw, cx = gx0 - ra + lx * ITEMS;
-  const int g = get_group_id(1), y0 = g * strip, y1 = min(y0 + strip, h), n = y1 - y0;
-  const bool aligned = w % ITEMS == 0 && gx0 - ra >= 0 && gx0 - ra + L * ITEMS <= w;
+#if PAIR
+  // -D PAIR=1 (fused_packed and fused_wide without the ring; issue 8; not from a seed): a work-group of two
+  // row lanes runs the mirrored strips 2j - 1 (lane 0, upwards) and 2j (lane 1, downwards). Their first
+  // windows, at the edge they share, have d - 1 rows in common: each lane sums half of those and one row of
+  // its own, and the halves are swapped through local memory. Why: the d-row start is what holds fused_wide
+  // at long strips (bench/NOTES.md, box blur step 17); this halves the rows each lane loads before its
+  // first output. Strips -1 and past the image have no rows; their lane only passes the barriers.
+  const int ly = get_local_id(1), g = 2 * (int)get_group_id(1) - 1 + ly;
+  const int n_up = strip_length(g - ly, strip, h), n_down = strip_length(g - ly + 1, strip, h);
+  const int n = ly ? n_down : n_up, steps = max(n_up, n_down);
+  const bool up = ly == 0;
+#else
+  const int ly = 0, g = get_group_id(1), n = strip_length(g, strip, h), steps = n;
   // mirror: odd strips run upwards, so two neighbouring strips read the rows around their shared edge at the
   // same time (both start there or both end there) and the second read is an L2 hit, not a DRAM read of
   // the d-row start.
   const bool up = mirror && (g & 1);
+#endif
+  const int y0 = g * strip, y1 = y0 + n;
+  const bool aligned = w % ITEMS == 0 && gx0 - ra >= 0 && gx0 - ra + L * ITEMS <= w;
   const int dir = up ? -1 : 1, yfirst = up ? y1 - 1 : y0, first = yfirst - r + (up ? d - 1 : 0);
 
   csum_t col[ITEMS];
@@ -785,12 +809,25 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
   // work-item in flight; more costs registers at ITEMS=8): with short strips this start-up chain of
   // dependent loads is most of a work-group's time.
 #define START_ROWS (ITEMS >= 8 ? 2 : 16 / ITEMS)
-  for (int j = 0; j < d; j += START_ROWS) {
+#if PAIR
+  // The edge: strip 2j's first row and one past strip 2j - 1's last. Up's first window is rows ye - 1 - r ..
+  // ye - r + d - 2, down's ye - r .. ye - r + d - 1: lane 0 sums shared rows 0 .. hh - 1 (counted from
+  // ye - r), lane 1 the rest, and each loads its own row, issued here so that it overlaps the sums.
+  const int ye = min(2 * (int)get_group_id(1) * strip, h), hh = (d - 1) / 2;
+  const int run0 = ye - r + (ly ? hh : 0), count = ly ? d - 1 - hh : hh;
+  uint own_row[ITEMS];
+  load_items(src, border_index(ly ? ye - r + d - 1 : ye - 1 - r, h, mode), cx, w, cval, aligned, xk, own_row);
+#define START_ROW(k) border_index(run0 + (k), h, mode)
+#else
+  const int count = d;
+#define START_ROW(k) strip_row(first, dir, k, h, mode)
+#endif
+  for (int j = 0; j < count; j += START_ROWS) {
     uint t[START_ROWS][ITEMS];
 #pragma unroll
     for (int q = 0; q < START_ROWS; ++q) {
-      if (j + q < d) {
-        load_items(src, strip_row(first, dir, j + q, h, mode), cx, w, cval, aligned, xk, t[q]);
+      if (j + q < count) {
+        load_items(src, START_ROW(j + q), cx, w, cval, aligned, xk, t[q]);
       } else {
         for (int k = 0; k < ITEMS; ++k) t[q][k] = 0;
       }
@@ -808,15 +845,33 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
 #endif
     }
   }
+#if PAIR
+  {
+    // The swap, through this lane's second buffer: step 0 writes the first, and step 1 the second only
+    // after step 0's barrier, when both lanes have read here.
+    __local uint4* mine = cbuf + (2 * ly + 1) * L * CPAIRS + lx * CPAIRS;
+    __local const uint4* other = cbuf + (3 - 2 * ly) * L * CPAIRS + lx * CPAIRS;
+#pragma unroll
+    for (int k = 0; k < ITEMS; k += 2) mine[k / 2] = (uint4)(col[k], col[k + 1]);
+    barrier(CLK_LOCAL_MEM_FENCE);
+#pragma unroll
+    for (int k = 0; k < ITEMS; k += 2) {
+      const uint4 v = other[k / 2];
+      col[k] += v.xy + TO_CSUM(own_row[k]);
+      col[k + 1] += v.zw + TO_CSUM(own_row[k + 1]);
+    }
+  }
+#endif
 #if RING
   int slot = 0;  // step i's leaving row (strip row i - 1) is in slot (i - 1) % d; its entering row goes there
 #endif
 #undef START_ROWS
+#undef START_ROW
 #ifndef DIAMETER
   const int nb = (a + d) / ITEMS;  // output 0's window: whole blocks t .. t + nb - 1, then e % ITEMS == WIN_AM
   const int sbase = QIDX(lx * ITEMS + a), ebase = QIDX(lx * ITEMS + a + d);
 #endif
-  for (int ib = 0; ib < n; ib += PREFETCH) {
+  for (int ib = 0; ib < steps; ib += PREFETCH) {
 #pragma unroll
     for (int u = 0; u < PREFETCH; ++u) {
       // A strip whose length is not a multiple of PREFETCH ends with steps past n: they only pass the
@@ -840,7 +895,7 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
       // The buffers alternate between rows; i & 1 is static when PREFETCH is even.
       const int buf = PREFETCH % 2 == 0 ? u & 1 : i & 1;
 #ifdef DIAMETER
-      __local uint4* e = cbuf + buf * L * CPAIRS;
+      __local uint4* e = cbuf + (PAIR ? 2 * ly + buf : buf) * L * CPAIRS;
 #pragma unroll
       for (int k = 0; k < ITEMS; k += 2) e[lx * CPAIRS + k / 2] = (uint4)(col[k], col[k + 1]);
 #if WIDE
@@ -984,10 +1039,4 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
 // d=31): the row slide with its loads alone 0.245 ms (one row per lane: every load instruction touches 32 lines), the
 // arithmetic and stores alone 0.176, the 70% target's whole budget. bench/NOTES.md, box blur step 30, and
 // bench/results/2026-11-26-nvidia-xslide.md.
-// Tried and removed twice: pair (code in commit f4134e8), two mirrored strips per work-group, one per row lane, the
-// d - 1 rows their first windows share summed once and swapped through local memory. At the H200's 128-row strips it
-// lost the one-wave fit (step 19). In the H100's short strips it gained at d=31 (0.269 against the tuned 0.289 ms, 67%
-// against 62%: still short of 70%) and not at d=63 (0.338 against 0.328); kept, it would have needed every box blur
-// class re-tuned on both devices for one class on one. bench/NOTES.md, box blur step 31, and
-// bench/results/2026-11-27-nvidia-h100-pair-short.md.
 #endif

@@ -116,9 +116,10 @@ Plan make_plan(Context& ctx, const BoxBlurParams& params, std::string_view varia
   if (v == "fused_packed" || v == "fused_wide") {
     const bool wide = v == "fused_wide";
     const BlocksShape shape = box_packed_shape(plan.config, params.diameter, v.c_str());
-    plan.options += fmt::format(" -D ITEMS={} -D WIN_A={} -D DIAMETER={} -D PREFETCH={} -D RING={}{}{}", shape.items,
-                                box_window_offset(shape.items, params.diameter), params.diameter,
-                                shape.prefetch, int(shape.ring), wide ? " -D WIDE=1" : "", device.fast_math_options());
+    plan.options += fmt::format(" -D ITEMS={} -D WIN_A={} -D DIAMETER={} -D PREFETCH={} -D RING={}{}{}{}",
+                                shape.items, box_window_offset(shape.items, params.diameter), params.diameter,
+                                shape.prefetch, int(shape.ring), wide ? " -D WIDE=1" : "",
+                                shape.pair ? " -D PAIR=1" : "", device.fast_math_options());
     plan.kernels = {wide ? "box_fused_wide" : "box_fused_packed"};
   }
   return plan;
@@ -189,10 +190,11 @@ std::vector<cl::Event> box_blur(Context& ctx, const DeviceImage& in, DeviceImage
     if (shape.ring_bytes)
       kernel(0).setArg(kernel(0).getInfo<CL_KERNEL_NUM_ARGS>() - 1, cl::Local(shape.ring_bytes));
     const std::size_t tw = std::size_t(shape.local_x - shape.halo) * std::size_t(shape.items);
-    const std::size_t groups_x = (W + tw - 1) / tw,
-                      groups_y = (H + shape.strip - 1) / std::size_t(shape.strip);
-    return launch(ctx, kernel(0), cl::NDRange(groups_x * shape.local_x, groups_y),
-                  cl::NDRange(std::size_t(shape.local_x), 1));
+    const std::size_t groups_x = (W + tw - 1) / tw, strips = (H + shape.strip - 1) / std::size_t(shape.strip);
+    // pair: work-group j runs strips 2j - 1 and 2j, one per row lane.
+    const std::size_t lanes = shape.pair ? 2 : 1, groups_y = shape.pair ? strips / 2 + 1 : strips;
+    return launch(ctx, kernel(0), cl::NDRange(groups_x * shape.local_x, groups_y * lanes),
+                  cl::NDRange(std::size_t(shape.local_x), lanes));
   };
   if (variant == "fused_blocks") {
     const BlocksShape shape = box_blocks_shape(tunables, d);

@@ -35,13 +35,18 @@ Tunable ring_tunable(int default_value) {
 
 // fused_packed's and fused_wide's tunables: one kernel body, so the same work-group shapes; the strips,
 // prefetch depths and the ring's default are each one's own measurements.
-std::vector<Tunable> per_d_band_tunables(std::vector<int> strips, std::vector<int> prefetch, int ring_default) {
+std::vector<Tunable> per_d_band_tunables(std::vector<int> strips, std::vector<int> prefetch, int ring_default,
+                                         int pair_default) {
   return {{"local_x", {64, 128, 32, 96}, "work-items per work-group"},
           {"items", {4, 8}, "consecutive columns per work-item"},
-          {"strip", std::move(strips), "rows per work-group"},
+          {"strip", std::move(strips), "rows per strip"},
           {"prefetch", std::move(prefetch), "rows loaded ahead per work-item (1: the next row only)"},
           kMirrorTunable,
-          ring_tunable(ring_default)};
+          ring_tunable(ring_default),
+          {"pair",
+           {pair_default, 1 - pair_default},
+           "two mirrored strips per work-group, one per row lane, summing their shared start once (1; needs "
+           "mirror=1, ring=0)"}};
 }
 
 // What the band variants ask of the device: fused_blocks, fused_prefix, fused_packed and fused_wide, each
@@ -49,9 +54,9 @@ std::vector<Tunable> per_d_band_tunables(std::vector<int> strips, std::vector<in
 // and the leaving-row ring in dynamic local memory and a ring of `prefetch` rows in registers.
 std::optional<std::string> blocks_shape_problem(const DeviceInfo& device, std::string_view variant,
                                                 const BlocksShape& shape, int d) {
-  if (std::size_t(shape.local_x) > device.max_work_group_size)
-    return fmt::format("work-group of {} exceeds the device's {} work-items", shape.local_x,
-                       device.max_work_group_size);
+  if (std::size_t(shape.local_x) * (shape.pair ? 2 : 1) > device.max_work_group_size)
+    return fmt::format("work-group of {}x{} exceeds the device's {} work-items", shape.local_x,
+                       shape.pair ? 2 : 1, device.max_work_group_size);
   if (shape.local_x <= shape.halo)
     return fmt::format("{} needs more than {} work-items per group for d={}", variant, shape.halo, d);
   // At least one byte to spare: the H200 refused (CL_OUT_OF_RESOURCES) a work-group asking for all
@@ -64,6 +69,8 @@ std::optional<std::string> blocks_shape_problem(const DeviceInfo& device, std::s
   // fused_prefix, 249 at items=8), so deeper ones are refused. (fused_blocks has no ring: always 1.)
   if (shape.prefetch < 1 || shape.prefetch > 8)
     return fmt::format("{}'s prefetch must be 1..8 rows (got {})", variant, shape.prefetch);
+  if (shape.pair && (shape.ring || !shape.mirror))
+    return fmt::format("{}'s pair runs mirrored strips without the ring (mirror=1, ring=0)", variant);
   return std::nullopt;
 }
 }  // namespace
@@ -119,7 +126,7 @@ const std::vector<VariantInfo>& box_blur_variants() {
        // 32-row mirrored strips with the ring were within 3% of the best at d = 3, 9, 11 and 15. Without the
        // ring, 8-16-row strips were fastest; strips between the powers of two: shorter strips re-read more
        // rows to start, longer ones leave a larger last wave of work-groups.
-       per_d_band_tunables({32, 16, 8, 10, 12, 24, 40, 48, 64}, {2, 4, 1}, 1)},
+       per_d_band_tunables({32, 16, 8, 10, 12, 24, 40, 48, 64}, {2, 4, 1}, 1, 0)},
       {"fused_wide",
        "RGBA, 2 <= d <= 64: fused_packed for wide windows, each kept as whole 32-bit words plus the sum of "
        "their high lanes, the first one from published block sums (built per d)",
@@ -127,8 +134,9 @@ const std::vector<VariantInfo>& box_blur_variants() {
        // and prefetch 1 at d = 31 and 63, where 112 and 96 rows lost 10-25%: the work-groups then no longer
        // fit one wave. Items 8 at d = 63, where 120 rows are the shortest strips that still fit one wave
        // (ten work-groups per SM at ptxas' 84 registers): 0.266 against 0.277 ms
-       // (bench/results/2026-11-24-nvidia-h200-wave-fit.md).
-       per_d_band_tunables({128, 120, 64, 144, 96, 32, 160, 48, 16, 8}, {1, 2, 4}, 0)},
+       // (bench/results/2026-11-24-nvidia-h200-wave-fit.md). 12 and 24 rows for pair in the H100's short
+       // strips: 12 was its best at d = 31 (bench/results/2026-11-27-nvidia-h100-pair-short.md).
+       per_d_band_tunables({128, 120, 64, 144, 96, 32, 160, 48, 16, 8, 12, 24}, {1, 2, 4}, 0, 0)},
   };
   return all;
 }
@@ -224,8 +232,10 @@ BlocksShape box_packed_shape(const TuningConfig& config, int diameter, const cha
   // Columns up to t * items + a + items + d - 2 are read (see box_fused_packed).
   shape.halo = (a + diameter + shape.items - 2) / shape.items;
   // Two rows' worth (the buffers alternate): items / 2 pairs of column sums per work-item and a pad entry
-  // (fused_wide: the block's sums).
-  shape.entry_bytes = 2 * std::size_t(shape.local_x) * std::size_t(shape.items / 2 + 1) * 16;
+  // (fused_wide: the block's sums); with pair, for each row lane.
+  shape.pair = tunable_value(config, *find_variant(box_blur_variants(), variant), "pair");
+  shape.entry_bytes =
+      2 * std::size_t(shape.local_x) * std::size_t(shape.items / 2 + 1) * 16 * (shape.pair ? 2 : 1);
   shape.block_bytes = 0;
   size_ring(shape, diameter);
   return shape;

@@ -259,7 +259,8 @@ TEST(BoxBlurFusedPrefix, EveryPrefetchDepthMatchesTheReference) {
 // `more(d, items, strip)` adds the tunables that vary with them. Against the reference, poisoned outputs.
 void expect_band_shapes_match(const char* variant, std::initializer_list<int> diameters,
                               std::initializer_list<int> items_list,
-                              const std::function<TuningConfig(int d, int items, int strip)>& more) {
+                              const std::function<TuningConfig(int d, int items, int strip)>& more,
+                              std::initializer_list<int> strips = {3, 64}) {
   Context& ctx = test_context();
   for (int width : {131, 520}) {
     const auto seed = testing::fresh_seed();
@@ -269,7 +270,7 @@ void expect_band_shapes_match(const char* variant, std::initializer_list<int> di
       const BoxBlurParams params{d, kBorders[(d + width) % 4]};
       const Image expected = box_blur_reference(in, params);
       for (int items : items_list)
-        for (int strip : {3, 64}) {
+        for (int strip : strips) {
           TuningConfig config = {{"items", items}, {"local_x", 32}, {"strip", strip}};
           config.merge(more(d, items, strip));
           SCOPED_TRACE(fmt::format("{} {}x37 d={} border={} config={} seed={}", variant, width, d,
@@ -338,6 +339,24 @@ TEST(BoxBlurFusedWide, EveryDiameterAndShapeMatchesTheReference) {
   // Outside its range, or grey, it says so.
   for (int d : {1, 65}) EXPECT_TRUE(box_blur_unsupported(ctx.info(), "fused_wide", {d, {}}, 300, 70, 4));
   EXPECT_TRUE(box_blur_unsupported(ctx.info(), "fused_wide", {31, {}}, 300, 70, 1));
+}
+
+// pair: two row lanes per work-group, mirrored strips 2j - 1 (up) and 2j (down) from one shared start. On 37
+// rows: 3-row strips (13: every pair whole), 5-row strips (8: the last work-group's down lane past the
+// image, its up strip 2 rows), 64 rows (work-group 0 only: its up lane is strip -1); both variants, both
+// ends of each one's d and even and odd d, each d with another prefetch depth.
+TEST(BoxBlurFusedPair, EveryDiameterAndShapeMatchesTheReference) {
+  const auto pair_config = [](int d, int items, int) {
+    return TuningConfig{{"prefetch", 1 + (d + items) % 3}, {"ring", 0}, {"mirror", 1}, {"pair", 1}};
+  };
+  expect_band_shapes_match("fused_packed", {2, 3, 10, 15}, {4, 8}, pair_config, {3, 5, 64});
+  expect_band_shapes_match("fused_wide", {2, 17, 31, 64}, {4, 8}, pair_config, {3, 5, 64});
+  Context& ctx = test_context();
+  // pair needs mirrored strips and no ring.
+  EXPECT_TRUE(
+      box_blur_unsupported(ctx.info(), "fused_wide", {31, {}}, 300, 70, 4, {{"pair", 1}, {"mirror", 0}}));
+  EXPECT_TRUE(
+      box_blur_unsupported(ctx.info(), "fused_packed", {9, {}}, 300, 70, 4, {{"pair", 1}, {"ring", 1}}));
 }
 
 // All 255: every window sum at its largest, where the low channel's whole-word sum X wraps modulo 2^32 most
