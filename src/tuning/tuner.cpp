@@ -142,7 +142,8 @@ std::vector<TuneReport> tune(Context& ctx, const std::vector<const FilterSpec*>&
          known_winners(db.ranked(ctx.info(), unit.spec->name(), unit.param_class, source_hash,
                                  size_class(options.width, options.height), /*other_sources=*/true))) {
       TuningConfig config = k.config;
-      if (auto d = defaults.find(k.variant); d != defaults.end()) config.insert(d->second.begin(), d->second.end());
+      if (auto d = defaults.find(k.variant); d != defaults.end())
+        config.insert(d->second.begin(), d->second.end());
       const auto it = std::find_if(known_end, runnable.end(), [&](const CandidateResult* c) {
         return c->variant == k.variant && c->config == config;
       });

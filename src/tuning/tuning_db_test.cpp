@@ -203,15 +203,17 @@ TEST_F(TuningDbTest, TunerTriesKnownWinnersBeforeTheBudgetStopsIt) {
   // from before the tunable existed.
   std::optional<TunedChoice> known;
   std::string added_since;
-  for (const auto& v : sobel->variants())
-    for (const auto& config : all_configs(v)) {
-      if (config == all_configs(v).front() || instance->unsupported(v.name, config)) continue;
+  for (const auto& v : sobel->variants()) {
+    const auto configs = all_configs(v);
+    for (const auto& config : configs) {
+      if (config == configs.front() || instance->unsupported(v.name, config)) continue;
       for (const auto& t : v.tunables)
         if (config.at(t.name) == t.values.front()) {
           known = {v.name, config, 0.5};
           added_since = t.name;
         }
     }
+  }
   ASSERT_TRUE(known);
   const DeviceInfo& here = ctx.info();
   const std::string hash = kernel_source_key(ctx, sobel->kernel_file());
@@ -223,8 +225,8 @@ TEST_F(TuningDbTest, TunerTriesKnownWinnersBeforeTheBudgetStopsIt) {
                  : source == 1 ? "an earlier kernel source"
                                : "an earlier kernel source without " + added_since);
     TuningDb db = TuningDb::load((dir_ / fmt::format("known-{}.json", source)).string());
-    db.put({here.vendor, here.name + " (a relative)", here.driver_version, "sobel", sobel->param_class(params),
-            entry_hash, ">16MP", stored, std::nullopt, "2026-11-24"});
+    db.put({here.vendor, here.name + " (a relative)", here.driver_version, "sobel",
+            sobel->param_class(params), entry_hash, ">16MP", stored, std::nullopt, "2026-11-24"});
     TuneOptions options;
     options.width = 40;
     options.height = 24;
