@@ -809,10 +809,9 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
       load_step(src, first, dir, i, d, h, mode, cx, w, cval, aligned, xk, p_in[i % PREFETCH], p_out[i % PREFETCH]);
   // The d rows of output step 0's window, START_ROWS loads issued before they are added (64 bytes per
   // work-item in flight; more costs registers at ITEMS=8): with short strips this start-up chain of
-  // dependent loads is most of a work-group's time. Measured with pair on the H100 (bench/NOTES.md, box blur step
-  // 33): 8 rows at ITEMS=4 took d=31 from 0.267 to 0.256 ms, 16 rows and deeper starts at ITEMS=8 lost; not yet
-  // changed here, since it moves this file's code key and needs every box blur class re-tuned.
-#define START_ROWS (ITEMS >= 8 ? 2 : 16 / ITEMS)
+  // dependent loads is most of a work-group's time. With pair at ITEMS=4, 8 rows: on the H100 (bench/NOTES.md, box
+  // blur step 33) they took d=31 from 0.267 to 0.256 ms; 16 rows, and deeper starts at ITEMS=8, lost.
+#define START_ROWS (ITEMS >= 8 ? 2 : PAIR && ITEMS == 4 ? 8 : 16 / ITEMS)
 #if PAIR
   // The edge: strip 2j's first row and one past strip 2j - 1's last. Up's first window is rows ye - 1 - r ..
   // ye - r + d - 2, down's ye - r .. ye - r + d - 1: lane 0 sums shared rows 0 .. hh - 1 (counted from
