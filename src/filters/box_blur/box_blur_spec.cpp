@@ -126,7 +126,7 @@ const std::vector<VariantInfo>& box_blur_variants() {
        // 32-row mirrored strips with the ring were within 3% of the best at d = 3, 9, 11 and 15. Without the
        // ring, 8-16-row strips were fastest; strips between the powers of two: shorter strips re-read more
        // rows to start, longer ones leave a larger last wave of work-groups.
-       per_d_band_tunables({32, 16, 8, 10, 12, 24, 40, 48, 64}, {2, 4, 1}, 1, 0)},
+       per_d_band_tunables({32, 16, 8, 10, 12, 24, 40, 48, 64, 56, 80}, {2, 4, 1}, 1, 0)},
       {"fused_wide",
        "RGBA, 2 <= d <= 64: fused_packed for wide windows, each kept as whole 32-bit words plus the sum of "
        "their high lanes, the first one from published block sums (built per d)",
@@ -136,7 +136,7 @@ const std::vector<VariantInfo>& box_blur_variants() {
        // (ten work-groups per SM at ptxas' 84 registers): 0.266 against 0.277 ms
        // (bench/results/2026-11-24-nvidia-h200-wave-fit.md). 12 and 24 rows for pair in the H100's short
        // strips: 12 was its best at d = 31 (bench/results/2026-11-27-nvidia-h100-pair-short.md).
-       per_d_band_tunables({128, 120, 64, 144, 96, 32, 160, 48, 16, 8, 12, 24}, {1, 2, 4}, 0, 0)},
+       per_d_band_tunables({128, 120, 64, 144, 96, 32, 160, 48, 16, 8, 12, 24, 10, 14, 20}, {1, 2, 4}, 0, 0)},
   };
   return all;
 }
