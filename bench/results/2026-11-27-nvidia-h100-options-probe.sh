@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Box blur steps 35 and 36 (bench/NOTES.md): the H100's tuned pair shapes and their neighbours at d = 31 and 63, each
+# built under several sets of extra build options (CLFILTERS_BUILD_OPTIONS, with -cl-nv-verbose so ptxas' registers
+# and spills land in the program cache), in interleaved rounds, every output checked against the CPU reference.
+# One device-tool call on an H100 (OUT set; ~3 min):
+#   bash bench/results/2026-11-27-nvidia-h100-options-probe.sh NAME ROUNDS LABEL=OPTIONS ...
+# Step 35 (register caps), at cc73cbe (then named ...-h100-regcap.sh, with these sets built in):
+#   bash ... regcap 2 none= 72=-cl-nv-maxrregcount=72 64=-cl-nv-maxrregcount=64 56=-cl-nv-maxrregcount=56
+# Step 36 (the prefetch loads issued after pair's start, a diagnostic -D PREFETCH_LATE):
+#   bash ... prefetch-late 3 early= late=-DPREFETCH_LATE=1
+# D31 and D63 override the variant lists. On a card other than an H100 it runs the shape sweep's H200 sections.
+set -u
+cd "$(dirname "$0")/../.."
+gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
+[[ $gpu == *H100* ]] || exec bash bench/results/2026-11-27-nvidia-shape-sweep.sh
+name=$1 rounds=$2; shift 2
+t0=$(date +%s)
+W=/tmp/$name; rm -rf $W; mkdir -p $W
+[ -f /etc/OpenCL/vendors/nvidia.icd ] ||
+  { mkdir -p /etc/OpenCL/vendors && echo /usr/lib/libnvidia-opencl.so.1 > /etc/OpenCL/vendors/nvidia.icd; }
+echo "$gpu"
+{ cmake --preset release -DCLF_FILTERS= && cmake --build --preset release -j "$(nproc)"; } > "$W/build.log" 2>&1 ||
+  { tail -30 "$W/build.log"; exit 1; }
+echo "build: $(( $(date +%s) - t0 )) s"
+export XDG_CACHE_HOME=/tmp/$name-cache CLFILTERS_DEVICE=nvidia
+rm -rf $XDG_CACHE_HOME && mkdir -p $XDG_CACHE_HOME/clfilters
+cp bench/results/2026-11-24-nvidia-tuning.json $XDG_CACHE_HOME/clfilters/tuning.json
+cli=build/release/tools/clfilters
+p4="fused_wide[items=4,mirror=1,ring=0,pair=1,local_x"
+d31=${D31:-"auto,$p4=64,strip=14,prefetch=2],$p4=64,strip=12,prefetch=2],$p4=64,strip=24,prefetch=2],$p4=96,strip=14,prefetch=2]"}
+d63=${D63:-"auto,$p4=64,strip=24,prefetch=2],$p4=64,strip=32,prefetch=2]"}
+for round in $(seq $rounds); do
+  for set in "$@"; do
+    label=${set%%=*} opts="-cl-nv-verbose ${set#*=}"
+    for d in 31 63; do
+      v=d$d; CLFILTERS_BUILD_OPTIONS="$opts" $cli bench box-blur --sizes 8192x8192 --params channels=4,diameter=$d \
+        --warmup 10 --runs 50 --total-runs 1 --cpu-runs 0 --variants "${!v}" 2>&1 | sed "s/^box-blur/$label box-blur/" \
+        >> "$W/d$d.txt"
+    done
+  done
+done
+echo "benched: $(( $(date +%s) - t0 )) s"
+# ptxas' report per program: the fused_wide builds' options, then each kernel's registers and spills.
+for f in $XDG_CACHE_HOME/clfilters/programs/*.txt; do
+  grep -q "WIDE=1" "$f" || continue
+  echo "$(head -1 "$f" | grep -oE 'ITEMS=[0-9]+|PREFETCH=[0-9]+|PAIR=[0-9]+|DIAMETER=[0-9]+|-D *[A-Z_]+=[0-9]+$|maxrregcount=[0-9]+' |
+    paste -sd' ') | $(grep -oE 'Used [0-9]+ registers|[0-9]+ bytes spill (stores|loads)' "$f" | grep -v ' 0 bytes' | paste -sd' ')"
+done | sort -u > "$W/registers.txt"
+for d in 31 63; do
+  echo "== d = $d (kernel median ms, % of the copy bandwidth, options, variant), fastest first"
+  grep -vE '^(Device|filter)' "$W/d$d.txt" | grep -E ' box-blur ' | awk '{print $7, $13, $1, $6}' | sort -n | head -14
+done
+echo "== registers (ptxas; the first count is the fused kernel's)"; grep -E "PAIR=1" "$W/registers.txt" | cut -c1-150
+cp $W/d31.txt $W/d63.txt $W/registers.txt "$OUT/"
