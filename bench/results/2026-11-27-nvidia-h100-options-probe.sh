@@ -6,7 +6,7 @@
 #   bash bench/results/2026-11-27-nvidia-h100-options-probe.sh NAME ROUNDS LABEL=OPTIONS ...
 # Step 35 (register caps), at cc73cbe (then named ...-h100-regcap.sh, with these sets built in):
 #   bash ... regcap 2 none= 72=-cl-nv-maxrregcount=72 64=-cl-nv-maxrregcount=64 56=-cl-nv-maxrregcount=56
-# Step 36 (the prefetch loads issued after pair's start, a diagnostic -D PREFETCH_LATE):
+# Step 36 (the prefetch loads issued after pair's start: a diagnostic -D PREFETCH_LATE, in box_blur.cl at 698574a only):
 #   bash ... prefetch-late 3 early= late=-DPREFETCH_LATE=1
 # D31 and D63 override the variant lists. On a card other than an H100 it runs the shape sweep's H200 sections.
 set -u

@@ -803,15 +803,10 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
   // by PREFETCH the slots are static (registers) and PREFETCH rows of loads are in flight at once. Issued
   // before the start-up so that their latency overlaps it.
   uint p_in[PREFETCH][ITEMS], p_out[PREFETCH][ITEMS];
-#ifndef PREFETCH_LATE
-#define PREFETCH_LATE 0
-#endif
-#if !PREFETCH_LATE
 #pragma unroll
   for (int i = 1; i <= PREFETCH; ++i)
     if (i < n)
       load_step(src, first, dir, i, d, h, mode, cx, w, cval, aligned, xk, p_in[i % PREFETCH], p_out[i % PREFETCH]);
-#endif
   // The d rows of output step 0's window, START_ROWS loads issued before they are added (64 bytes per
   // work-item in flight; more costs registers at ITEMS=8): with short strips this start-up chain of
   // dependent loads is most of a work-group's time. With pair at ITEMS=4, 8 rows: on the H100 (bench/NOTES.md, box
@@ -853,12 +848,6 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
 #endif
     }
   }
-#if PREFETCH_LATE
-#pragma unroll
-  for (int i = 1; i <= PREFETCH; ++i)
-    if (i < n)
-      load_step(src, first, dir, i, d, h, mode, cx, w, cval, aligned, xk, p_in[i % PREFETCH], p_out[i % PREFETCH]);
-#endif
 #if PAIR
   {
     // The swap, through this lane's second buffer: step 0 writes the first, and step 1 the second only
