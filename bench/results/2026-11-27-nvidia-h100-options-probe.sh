@@ -8,11 +8,14 @@
 #   bash ... regcap 2 none= 72=-cl-nv-maxrregcount=72 64=-cl-nv-maxrregcount=64 56=-cl-nv-maxrregcount=56
 # Step 36 (the prefetch loads issued after pair's start: a diagnostic -D PREFETCH_LATE, in box_blur.cl at 698574a only):
 #   bash ... prefetch-late 3 early= late=-DPREFETCH_LATE=1
-# D31 and D63 override the variant lists. On a card other than an H100 it runs the shape sweep's H200 sections.
+# Step 37 (L2 prefetches of the start's rows and of the rows K steps ahead, diagnostic -D START_L2, LOOP_L2, LOOP_L2_OUT):
+#   bash ... l2-prefetch 2 base= start=-DSTART_L2=1 loop4=-DLOOP_L2=4 loop8=-DLOOP_L2=8 \
+#     loop4o='-DLOOP_L2=4 -DLOOP_L2_OUT=1' both='-DSTART_L2=1 -DLOOP_L2=4'
+# D31 and D63 override the variant lists (on the H200, its own tuned shapes). Until step 36 it ran the shape sweep's
+# H200 sections on a card other than an H100.
 set -u
 cd "$(dirname "$0")/../.."
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
-[[ $gpu == *H100* ]] || exec bash bench/results/2026-11-27-nvidia-shape-sweep.sh
 name=$1 rounds=$2; shift 2
 t0=$(date +%s)
 W=/tmp/$name; rm -rf $W; mkdir -p $W
