@@ -645,23 +645,6 @@ inline int strip_length(int g, int strip, int h) { return g < 0 ? 0 : clamp(h - 
 #error "PAIR is built for fused_packed and fused_wide without the ring"
 #endif
 
-// Diagnostic (-D START_L2=1, -D LOOP_L2=K, -D LOOP_L2_OUT=1): an L2 prefetch of one row's ITEMS pixels, which holds no
-// register while it is in flight (NVIDIA only; elsewhere nothing).
-#ifndef START_L2
-#define START_L2 0
-#endif
-#ifndef LOOP_L2
-#define LOOP_L2 0
-#endif
-#ifndef LOOP_L2_OUT
-#define LOOP_L2_OUT 0
-#endif
-inline void l2_prefetch(__global const uint* src, int yy, int cx, int w, bool aligned) {
-#if NV_PTX_FTZ
-  if (yy >= 0 && aligned) asm volatile("prefetch.global.L2 [%0];" ::"l"(src + yy * w + cx));
-#endif
-}
-
 // Step i's entering row and, without RING, its leaving row.
 inline void load_step(__global const uint* src, int first, int dir, int i, int d, int h, int mode, int cx, int w,
                       uint cval, bool aligned, const int* xk, uint* p_in, uint* p_out) {
@@ -842,9 +825,6 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
   const int count = d;
 #define START_ROW(k) strip_row(first, dir, k, h, mode)
 #endif
-#if START_L2
-  for (int k = START_ROWS; k < count; ++k) l2_prefetch(src, START_ROW(k), cx, w, aligned);
-#endif
   for (int j = 0; j < count; j += START_ROWS) {
     uint t[START_ROWS][ITEMS];
 #pragma unroll
@@ -914,14 +894,6 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
         for (int k = 0; k < ITEMS; ++k) col[k] = col[k] + TO_CSUM(p_in[u][k]) - TO_CSUM(p_out[u][k]);
         if (i + PREFETCH < n)
           load_step(src, first, dir, i + PREFETCH, d, h, mode, cx, w, cval, aligned, xk, p_in[u], p_out[u]);
-#if LOOP_L2
-        if (i + LOOP_L2 < n) {
-          l2_prefetch(src, strip_row(first, dir, i + LOOP_L2 + d - 1, h, mode), cx, w, aligned);
-#if LOOP_L2_OUT
-          l2_prefetch(src, strip_row(first, dir, i + LOOP_L2 - 1, h, mode), cx, w, aligned);
-#endif
-        }
-#endif
       }
       // The buffers alternate between rows; i & 1 is static when PREFETCH is even.
       const int buf = PREFETCH % 2 == 0 ? u & 1 : i & 1;
