@@ -11,6 +11,10 @@
 # Step 37 (L2 prefetches of the start's rows and of the rows K steps ahead, diagnostic -D START_L2, LOOP_L2, LOOP_L2_OUT):
 #   bash ... l2-prefetch 2 base= start=-DSTART_L2=1 loop4=-DLOOP_L2=4 loop8=-DLOOP_L2=8 \
 #     loop4o='-DLOOP_L2=4 -DLOOP_L2_OUT=1' both='-DSTART_L2=1 -DLOOP_L2=4'
+# Step 38 (the start's rows beyond the register rounds by cp.async into the row buffers, diagnostic -D START_ASYNC=A
+# and -D START_REG_ROWS=R in box_blur.cl at the commit that names this step):
+#   bash ... start-async 2 base= a6r9='-DSTART_ASYNC=6 -DSTART_REG_ROWS=9' a6=-DSTART_ASYNC=6 r9=-DSTART_REG_ROWS=9 \
+#     a3r4='-DSTART_ASYNC=3 -DSTART_REG_ROWS=4'
 # D31 and D63 override the variant lists (on the H200, its own tuned shapes). Until step 36 it ran the shape sweep's
 # H200 sections on a card other than an H100.
 set -u
