@@ -645,29 +645,6 @@ inline int strip_length(int g, int strip, int h) { return g < 0 ? 0 : clamp(h - 
 #error "PAIR is built for fused_packed and fused_wide without the ring"
 #endif
 
-#ifndef START_ASYNC
-#define START_ASYNC 0
-#endif
-#if !PAIR || ITEMS != 4 || START_ASYNC > ITEMS + 2
-#undef START_ASYNC
-#define START_ASYNC 0
-#endif
-#if START_ASYNC
-inline void async_copy16(__local uint4* dst, __global const uint* src) {
-#if NV_PTX_FTZ
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"((uint)(size_t)dst), "l"((ulong)(size_t)src)
-               : "memory");
-#else
-  *dst = vload4(0, src);
-#endif
-}
-inline void async_commit_wait_all(void) {
-#if NV_PTX_FTZ
-  asm volatile("cp.async.commit_group;\n\tcp.async.wait_group 0;" ::: "memory");
-#endif
-}
-#endif
-
 // Step i's entering row and, without RING, its leaving row.
 inline void load_step(__global const uint* src, int first, int dir, int i, int d, int h, int mode, int cx, int w,
                       uint cval, bool aligned, const int* xk, uint* p_in, uint* p_out) {
@@ -834,11 +811,7 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
   // work-item in flight; more costs registers at ITEMS=8): with short strips this start-up chain of
   // dependent loads is most of a work-group's time. With pair at ITEMS=4, 8 rows: on the H100 (bench/NOTES.md, box
   // blur step 33) they took d=31 from 0.267 to 0.256 ms; 16 rows, and deeper starts at ITEMS=8, lost.
-#ifdef START_REG_ROWS
-#define START_ROWS START_REG_ROWS
-#else
 #define START_ROWS (ITEMS >= 8 ? 2 : PAIR && ITEMS == 4 ? 8 : 16 / ITEMS)
-#endif
 #if PAIR
   // The edge: strip 2j's first row and one past strip 2j - 1's last. Up's first window is rows ye - 1 - r ..
   // ye - r + d - 2, down's ye - r .. ye - r + d - 1: lane 0 sums shared rows 0 .. hh - 1 (counted from
@@ -852,34 +825,12 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
   const int count = d;
 #define START_ROW(k) strip_row(first, dir, k, h, mode)
 #endif
-#if START_ASYNC
-  // Diagnostic (-D START_ASYNC=A, pair only, A <= ITEMS + 2): the lane's start rows START_ROWS .. START_ROWS + A - 1
-  // go by cp.async into this work-item's slots of the row buffers (not yet in use), so that all the start's rows are
-  // in flight at once without registers; the register rounds take the others.
-  const int nasync = clamp(count - START_ROWS, 0, START_ASYNC), nreg = count - nasync;
-  __local uint4* stage = cbuf + ly * START_ASYNC * L + lx;
-  for (int k = 0; k < nasync; ++k) {
-    const int yy = START_ROW(START_ROWS + k);
-    if (aligned && yy >= 0) {
-      async_copy16(stage + k * L, src + yy * w + cx);
-    } else {
-      uint p[ITEMS];
-      load_items(src, yy, cx, w, cval, aligned, xk, p);
-      stage[k * L] = (uint4)(p[0], p[1], p[2], p[3]);
-    }
-  }
-  async_commit_wait_all();
-#define REG_ROW(q) ((q) < START_ROWS ? (q) : (q) + nasync)
-#else
-  const int nreg = count;
-#define REG_ROW(q) (q)
-#endif
-  for (int j = 0; j < nreg; j += START_ROWS) {
+  for (int j = 0; j < count; j += START_ROWS) {
     uint t[START_ROWS][ITEMS];
 #pragma unroll
     for (int q = 0; q < START_ROWS; ++q) {
-      if (j + q < nreg) {
-        load_items(src, START_ROW(REG_ROW(j + q)), cx, w, cval, aligned, xk, t[q]);
+      if (j + q < count) {
+        load_items(src, START_ROW(j + q), cx, w, cval, aligned, xk, t[q]);
       } else {
         for (int k = 0; k < ITEMS; ++k) t[q][k] = 0;
       }
@@ -897,17 +848,6 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
 #endif
     }
   }
-#if START_ASYNC
-  for (int k = 0; k < nasync; ++k) {
-    const uint4 v = stage[k * L];
-    col[0] += TO_CSUM(v.x);
-    col[1] += TO_CSUM(v.y);
-    col[2] += TO_CSUM(v.z);
-    col[3] += TO_CSUM(v.w);
-  }
-  barrier(CLK_LOCAL_MEM_FENCE);  // every lane's stage read before the swap writes over it
-#endif
-#undef REG_ROW
 #if PAIR
   {
     // The swap, through this lane's second buffer: step 0 writes the first, and step 1 the second only
