@@ -778,7 +778,8 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
   // at long strips (bench/NOTES.md, box blur step 17); this halves the rows each lane loads before its
   // first output. Strips -1 and past the image have no rows; their lane only passes the barriers.
   // Measured (box blur steps 19, 31 and 32): it loses the H200's one-wave fit of 128-row strips, and wins in
-  // the H100's short ones: 8k d=31 0.268 ms (67% of the copy bandwidth) against 0.289 without it.
+  // the H100's short ones: 8k d=31 0.268 ms (67% of the copy bandwidth) against 0.289 without it, 0.256-0.259
+  // with step 33's deeper start below.
   const int ly = get_local_id(1), g = 2 * (int)get_group_id(1) - 1 + ly;
   const int n_up = strip_length(g - ly, strip, h), n_down = strip_length(g - ly + 1, strip, h);
   const int n = ly ? n_down : n_up, steps = max(n_up, n_down);
