@@ -6,17 +6,11 @@
 # One device-tool call:   bash bench/results/2026-11-27-nvidia-call.sh   (OUT set; ~1.5 min)
 set -u
 cd "$(dirname "$0")/../.."
-[ -f /etc/OpenCL/vendors/nvidia.icd ] ||
-  { mkdir -p /etc/OpenCL/vendors && echo /usr/lib/libnvidia-opencl.so.1 > /etc/OpenCL/vendors/nvidia.icd; }
+source bench/nvidia-setup.sh call clfilters_cli launch_cost
 nvidia-smi --query-gpu=name --format=csv,noheader | head -1
-{ cmake --preset release -DCLF_FILTERS= && cmake --build --preset release -j "$(nproc)" --target clfilters_cli launch_cost; } \
-  > /tmp/call-build.log 2>&1 || { tail -30 /tmp/call-build.log; exit 1; }
-export XDG_CACHE_HOME=/tmp/call-cache CLFILTERS_DEVICE=nvidia
-rm -rf $XDG_CACHE_HOME && mkdir -p $XDG_CACHE_HOME/clfilters
-cp bench/results/2026-11-24-nvidia-tuning.json $XDG_CACHE_HOME/clfilters/tuning.json
 build/release/bench/launch_cost NVIDIA 2>&1 | tee "$OUT/launch_cost.txt"
 for k in 1 2 3 4 5; do
-  build/release/tools/clfilters bench box-blur --sizes 1920x1080 --params channels=4,diameter=9 --variants auto \
+  $cli bench box-blur --sizes 1920x1080 --params channels=4,diameter=9 --variants auto \
     --warmup 10 --runs 50 --total-runs 50 --cpu-runs 0 --format json --out "$OUT/call-$k.json" > /dev/null 2>&1
   python3 -c "import json,sys; r=json.load(open(sys.argv[1]))['rows'][0]; print('round', sys.argv[2], 'call', \
 round(r['call_ms']['median'] * 1000, 1), 'us, kernel', round(r['kernel_ms']['median'] * 1000, 1), 'us', r['variant'])" \

@@ -21,18 +21,8 @@ set -u
 cd "$(dirname "$0")/../.."
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
 name=$1 rounds=$2; shift 2
-t0=$(date +%s)
-W=/tmp/$name; rm -rf $W; mkdir -p $W
-[ -f /etc/OpenCL/vendors/nvidia.icd ] ||
-  { mkdir -p /etc/OpenCL/vendors && echo /usr/lib/libnvidia-opencl.so.1 > /etc/OpenCL/vendors/nvidia.icd; }
 echo "$gpu"
-{ cmake --preset release -DCLF_FILTERS= && cmake --build --preset release -j "$(nproc)"; } > "$W/build.log" 2>&1 ||
-  { tail -30 "$W/build.log"; exit 1; }
-echo "build: $(( $(date +%s) - t0 )) s"
-export XDG_CACHE_HOME=/tmp/$name-cache CLFILTERS_DEVICE=nvidia
-rm -rf $XDG_CACHE_HOME && mkdir -p $XDG_CACHE_HOME/clfilters
-cp bench/results/2026-11-24-nvidia-tuning.json $XDG_CACHE_HOME/clfilters/tuning.json
-cli=build/release/tools/clfilters
+source bench/nvidia-setup.sh "$name"
 p4="fused_wide[items=4,mirror=1,ring=0,pair=1,local_x"
 d31=${D31:-"auto,$p4=64,strip=14,prefetch=2],$p4=64,strip=12,prefetch=2],$p4=64,strip=24,prefetch=2],$p4=96,strip=14,prefetch=2]"}
 d63=${D63:-"auto,$p4=64,strip=24,prefetch=2],$p4=64,strip=32,prefetch=2]"}

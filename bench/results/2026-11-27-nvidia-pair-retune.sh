@@ -12,22 +12,11 @@
 set -u
 TESTS=${TESTS:-BoxBlurFused|BoxBlurFullHd} TEST_LIMIT=${TEST_LIMIT:-120} LONG=${LONG:-130}
 cd "$(dirname "$0")/../.."
-t0=$(date +%s)
-W=/tmp/retune; rm -rf $W; mkdir -p $W
-[ -f /etc/OpenCL/vendors/nvidia.icd ] ||
-  { mkdir -p /etc/OpenCL/vendors && echo /usr/lib/libnvidia-opencl.so.1 > /etc/OpenCL/vendors/nvidia.icd; }
+source bench/nvidia-setup.sh retune
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$W/gpu.txt"
-{ cmake --preset release -DCLF_FILTERS= && cmake --build --preset release -j "$(nproc)"; } > "$W/build.log" 2>&1 ||
-  { tail -30 "$W/build.log"; exit 1; }
-echo "build: $(( $(date +%s) - t0 )) s"
-export XDG_CACHE_HOME=/tmp/retune-cache CLFILTERS_DEVICE=nvidia
-rm -rf $XDG_CACHE_HOME && mkdir -p $XDG_CACHE_HOME/clfilters
-db=$XDG_CACHE_HOME/clfilters/tuning.json
-cp bench/results/2026-11-24-nvidia-tuning.json $db
 timeout $TEST_LIMIT ctest --preset release -j 8 --timeout $(( TEST_LIMIT - 10 )) -R "$TESTS" > "$W/ctest.log" 2>&1
 echo "box blur tests on nvidia (rc $?): $(grep -E 'tests passed|tests failed' "$W/ctest.log" | tail -1)"
 grep -E '\(Failed\)|Timeout' "$W/ctest.log" | head
-cli=build/release/tools/clfilters
 tune() {  # SIZE D BUDGET
   timeout $(( $3 + 60 )) $cli tune box-blur --size $1 --params channels=4,diameter=$2 --budget $3 >> "$W/tune.log" 2>&1 ||
     echo "tune $1 d=$2 failed or timed out"

@@ -9,19 +9,8 @@
 # H100's sections (8k d = 31 and 63) or the H200's (8k d = 11 and 31) by the card it finds.
 set -u
 cd "$(dirname "$0")/../.."
-t0=$(date +%s)
-W=/tmp/sweep; rm -rf $W; mkdir -p $W
-[ -f /etc/OpenCL/vendors/nvidia.icd ] ||
-  { mkdir -p /etc/OpenCL/vendors && echo /usr/lib/libnvidia-opencl.so.1 > /etc/OpenCL/vendors/nvidia.icd; }
+source bench/nvidia-setup.sh sweep
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1); echo "$gpu" | tee "$W/gpu.txt"
-{ cmake --preset release -DCLF_FILTERS= && cmake --build --preset release -j "$(nproc)"; } > "$W/build.log" 2>&1 ||
-  { tail -30 "$W/build.log"; exit 1; }
-echo "build: $(( $(date +%s) - t0 )) s"
-export XDG_CACHE_HOME=/tmp/sweep-cache CLFILTERS_DEVICE=nvidia
-rm -rf $XDG_CACHE_HOME && mkdir -p $XDG_CACHE_HOME/clfilters
-db=$XDG_CACHE_HOME/clfilters/tuning.json
-cp bench/results/2026-11-24-nvidia-tuning.json $db
-cli=build/release/tools/clfilters
 sweep() {  # NAME D ROUNDS VARIANTS: interleaved rounds of one bench call each
   for k in $(seq $3); do
     $cli bench box-blur --sizes 8192x8192 --params channels=4,diameter=$2 --warmup 10 --runs 50 --total-runs 1 \
