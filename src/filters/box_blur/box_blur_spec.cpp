@@ -125,7 +125,8 @@ const std::vector<VariantInfo>& box_blur_variants() {
        // Defaults from the H200 at 8k (bench/results/2026-11-24-nvidia-h200-ring-mirror.md): items=4 and
        // 32-row mirrored strips with the ring were within 3% of the best at d = 3, 9, 11 and 15. Without the
        // ring, 8-16-row strips were fastest; strips between the powers of two: shorter strips re-read more
-       // rows to start, longer ones leave a larger last wave of work-groups.
+       // rows to start, longer ones leave a larger last wave of work-groups. 56 and 80 around the H200's d = 11
+       // (48-64 rows): a tie (bench/results/2026-11-27-nvidia-start-rows-retune.md, box blur step 34).
        per_d_band_tunables({32, 16, 8, 10, 12, 24, 40, 48, 64, 56, 80}, {2, 4, 1}, 1, 0)},
       {"fused_wide",
        "RGBA, 2 <= d <= 64: fused_packed for wide windows, each kept as whole 32-bit words plus the sum of "
@@ -135,7 +136,8 @@ const std::vector<VariantInfo>& box_blur_variants() {
        // fit one wave. Items 8 at d = 63, where 120 rows are the shortest strips that still fit one wave
        // (ten work-groups per SM at ptxas' 84 registers): 0.266 against 0.277 ms
        // (bench/results/2026-11-24-nvidia-h200-wave-fit.md). 12 and 24 rows for pair in the H100's short
-       // strips: 12 was its best at d = 31 (bench/results/2026-11-27-nvidia-h100-pair-short.md).
+       // strips: 12 was its best at d = 31 (bench/results/2026-11-27-nvidia-h100-pair-short.md); 10, 14 and 20
+       // around it, where 14 ties 12 (box blur step 34).
        per_d_band_tunables({128, 120, 64, 144, 96, 32, 160, 48, 16, 8, 12, 24, 10, 14, 20}, {1, 2, 4}, 0, 0)},
   };
   return all;
