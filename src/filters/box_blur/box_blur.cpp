@@ -192,9 +192,9 @@ std::vector<cl::Event> box_blur(Context& ctx, const DeviceImage& in, DeviceImage
     const std::size_t tw = std::size_t(shape.local_x - shape.halo) * std::size_t(shape.items);
     const std::size_t groups_x = (W + tw - 1) / tw, strips = (H + shape.strip - 1) / std::size_t(shape.strip);
     // pair: work-group j runs strips 2j - 1 and 2j, one per row lane.
-    const std::size_t lanes = shape.pair ? 2 : 1, groups_y = shape.pair ? strips / 2 + 1 : strips;
-    return launch(ctx, kernel(0), cl::NDRange(groups_x * shape.local_x, groups_y * lanes),
-                  cl::NDRange(std::size_t(shape.local_x), lanes));
+    const std::size_t groups_y = shape.pair ? strips / 2 + 1 : strips;
+    return launch(ctx, kernel(0), cl::NDRange(groups_x * shape.local_x, groups_y * shape.row_lanes()),
+                  cl::NDRange(std::size_t(shape.local_x), shape.row_lanes()));
   };
   if (variant == "fused_blocks") {
     const BlocksShape shape = box_blocks_shape(tunables, d);

@@ -54,9 +54,9 @@ std::vector<Tunable> per_d_band_tunables(std::vector<int> strips, std::vector<in
 // and the leaving-row ring in dynamic local memory and a ring of `prefetch` rows in registers.
 std::optional<std::string> blocks_shape_problem(const DeviceInfo& device, std::string_view variant,
                                                 const BlocksShape& shape, int d) {
-  if (std::size_t(shape.local_x) * (shape.pair ? 2 : 1) > device.max_work_group_size)
+  if (std::size_t(shape.local_x) * shape.row_lanes() > device.max_work_group_size)
     return fmt::format("work-group of {}x{} exceeds the device's {} work-items", shape.local_x,
-                       shape.pair ? 2 : 1, device.max_work_group_size);
+                       shape.row_lanes(), device.max_work_group_size);
   if (shape.local_x <= shape.halo)
     return fmt::format("{} needs more than {} work-items per group for d={}", variant, shape.halo, d);
   // At least one byte to spare: the H200 refused (CL_OUT_OF_RESOURCES) a work-group asking for all
@@ -237,7 +237,7 @@ BlocksShape box_packed_shape(const TuningConfig& config, int diameter, const cha
   // (fused_wide: the block's sums); with pair, for each row lane.
   shape.pair = tunable_value(config, *find_variant(box_blur_variants(), variant), "pair");
   shape.entry_bytes =
-      2 * std::size_t(shape.local_x) * std::size_t(shape.items / 2 + 1) * 16 * (shape.pair ? 2 : 1);
+      2 * std::size_t(shape.local_x) * std::size_t(shape.items / 2 + 1) * 16 * shape.row_lanes();
   shape.block_bytes = 0;
   size_ring(shape, diameter);
   return shape;
