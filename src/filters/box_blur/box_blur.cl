@@ -699,6 +699,17 @@ inline void load_step(__global const uint* src, int first, int dir, int i, int d
 #endif
 #define WINDOW_ARGS uint magic, uint half_n, __local uint4* cbuf
 #define CPAIRS (ITEMS / 2 + 1)                   // uint4 entries per work-item: ITEMS / 2 pairs and a pad
+// fused_wide's published block sums: while a block's lanes cannot carry (ITEMS * 255 * d < 2^16) a block is its
+// packed word sum X alone, H being X >> 16, so it takes 8 bytes in an array of its own after the column pairs (the
+// host's box_wide_packed_blocks), read without bank conflicts, instead of (X, H) in the pad entry; and BLOCK_GROUP
+// blocks whose lanes still cannot carry are added before their high lanes are taken. Why: at d = 31 the 7 block
+// reads were 112 of a work-item's 144 bytes of local reads a row (bench/NOTES.md, box blur step 39).
+#define PACKED_BLOCKS (WIDE && ITEMS * 255 * DIAMETER < 65536)
+#if PACKED_BLOCKS
+#define BLOCK_GROUP (65535 / (ITEMS * 255 * DIAMETER))
+// Row buffer buf's block array (lane ly's, with pair), after all the column pairs.
+#define BLOCK_SUMS ((__local uint2*)(cbuf + 2 * (PAIR + 1) * L * CPAIRS) + (PAIR ? 2 * ly + buf : buf) * L)
+#endif
 #define M0 (WIN_A & ~1)                          // first column read: pairs start at even columns
 #define NPAIRS ((WIN_A + ITEMS + DIAMETER - M0) / 2)  // columns WIN_A .. WIN_A + ITEMS + d - 2, as pairs
 
@@ -904,14 +915,18 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
       for (int k = 0; k < ITEMS; k += 2) e[lx * CPAIRS + k / 2] = (uint4)(col[k], col[k + 1]);
 #if WIDE
       {
-        // The block's (X, H) in the pad entry.
+        // The block's sums: X alone in the block array, or (X, H) in the pad entry.
         uint2 x = 0, hs = 0;
 #pragma unroll
         for (int k = 0; k < ITEMS; ++k) {
           x += col[k];
           hs += col[k] >> 16;
         }
+#if PACKED_BLOCKS
+        BLOCK_SUMS[lx] = x;
+#else
         e[lx * CPAIRS + ITEMS / 2] = (uint4)(x, hs);
+#endif
       }
 #endif
       barrier(CLK_LOCAL_MEM_FENCE);
@@ -946,12 +961,25 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
             x += col[m];
             hs += col[m] >> 16;
           }
+#if PACKED_BLOCKS
+          __local const uint2* bs = BLOCK_SUMS;
+#pragma unroll
+          for (int j = 1; j <= nb; j += BLOCK_GROUP) {
+            uint2 t = bs[lx + j];
+#pragma unroll
+            for (int q = 1; q < BLOCK_GROUP; ++q)
+              if (j + q <= nb) t += bs[lx + j + q];
+            x += t;
+            hs += t >> 16;
+          }
+#else
 #pragma unroll
           for (int j = 1; j <= nb; ++j) {
             const uint4 b = e[(lx + j) * CPAIRS + ITEMS / 2];
             x += b.xy;
             hs += b.zw;
           }
+#endif
 #pragma unroll
           for (int m = tail; m < end; ++m) {
             const uint2 v = wide_column(e, lx, m, col);
@@ -1010,7 +1038,20 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
 #endif
         const int x = gx0 + lx * ITEMS;
         if (w % ITEMS == 0 && x + ITEMS <= w) {
+#if WIDE && NV_PTX_FTZ && ITEMS % 4 == 0
+          // fused_wide on NVIDIA: outputs stored evict-first (st.global.cs), as nothing here reads them again;
+          // the L2 they leave keeps the input rows that neighbouring strips' starts and leaving loads read.
+          // H100, 8k d=31 in pair's short strips: 0.251-0.254 -> 0.246-0.249 ms; no change in long strips
+          // (bench/NOTES.md, box blur step 39).
+          for (int k = 0; k < ITEMS / 4; ++k) {
+            __global uint4* q = (__global uint4*)(dst + y * w + x) + k;
+            asm volatile("st.global.cs.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(q), "r"(o.a[4 * k]), "r"(o.a[4 * k + 1]),
+                         "r"(o.a[4 * k + 2]), "r"(o.a[4 * k + 3])
+                         : "memory");
+          }
+#else
           *(__global pixvec_t*)(dst + y * w + x) = o.v;
+#endif
         } else {
           for (int k = 0; k < ITEMS; ++k)
             if (x + k < w) dst[y * w + x + k] = o.a[k];

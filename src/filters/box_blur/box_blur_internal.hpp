@@ -72,12 +72,16 @@ BlocksShape box_prefix_shape(const TuningConfig& config, int diameter);
 inline constexpr int kMinPackedDiameter = 2;
 inline constexpr int kMaxPackedDiameter = 15;
 
-// fused_packed's shape, and fused_wide's (`variant`): entry_bytes holds the column-sum pairs of two rows;
-// no block buffer.
+// fused_packed's shape, and fused_wide's (`variant`): entry_bytes holds the column-sum pairs of two rows (and
+// fused_wide's packed block sums); no block buffer.
 BlocksShape box_packed_shape(const TuningConfig& config, int diameter, const char* variant);
 
 // fused_wide: mul_hi rounding of 32-bit channel sums is exact while 255.5 d^4 < 2^32 (d <= 64); column sums
 // stay in 16-bit lanes (255 d < 2^16).
 inline constexpr int kMaxWideDiameter = 64;
+
+// fused_wide publishes a block of `items` column sums as one packed word pair (8 bytes, in an array after the
+// column pairs) while its lanes cannot carry; box_blur.cl's PACKED_BLOCKS is the same test.
+constexpr bool box_wide_packed_blocks(int items, int diameter) { return items * 255 * diameter < 65536; }
 
 }  // namespace clf

@@ -238,6 +238,8 @@ BlocksShape box_packed_shape(const TuningConfig& config, int diameter, const cha
   shape.pair = tunable_value(config, *find_variant(box_blur_variants(), variant), "pair");
   shape.entry_bytes =
       2 * std::size_t(shape.local_x) * std::size_t(shape.items / 2 + 1) * 16 * shape.row_lanes();
+  if (std::string_view(variant) == "fused_wide" && box_wide_packed_blocks(shape.items, diameter))
+    shape.entry_bytes += 2 * std::size_t(shape.local_x) * 8 * shape.row_lanes();
   shape.block_bytes = 0;
   size_ring(shape, diameter);
   return shape;

@@ -366,10 +366,12 @@ TEST(BoxBlurFusedWide, SaturatedImageStaysSaturated) {
   Image in(300, 40, 4);
   std::fill(in.data.begin(), in.data.end(), std::uint8_t(255));
   DeviceImage d_in = DeviceImage::upload(ctx, in);
-  for (int d : {16, 40, 64}) {
+  // Items 4 and 8 on both sides of box_wide_packed_blocks' limit (8 columns: d = 32 packs, 33 does not).
+  for (const auto& [d, items] : {std::pair{16, 4}, {40, 4}, {64, 4}, {16, 8}, {32, 8}, {33, 8}}) {
     const BoxBlurParams params{d, {BorderMode::replicate, 0}};
-    SCOPED_TRACE(fmt::format("d={}", d));
-    ASSERT_TRUE(testing::images_equal(in, blur_on_device(ctx, d_in, params, "fused_wide", {{"local_x", 32}})));
+    SCOPED_TRACE(fmt::format("d={} items={}", d, items));
+    ASSERT_TRUE(testing::images_equal(
+        in, blur_on_device(ctx, d_in, params, "fused_wide", {{"local_x", 32}, {"items", items}})));
   }
 }
 
