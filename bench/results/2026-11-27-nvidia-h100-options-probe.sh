@@ -16,7 +16,7 @@
 #   bash ... start-async 2 base= a6r9='-DSTART_ASYNC=6 -DSTART_REG_ROWS=9' a6=-DSTART_ASYNC=6 r9=-DSTART_REG_ROWS=9 \
 #     a3r4='-DSTART_ASYNC=3 -DSTART_REG_ROWS=4'
 # Step 39 (fused_wide's 8-byte block sums, then overridable as -D PACKED_BLOCKS, and evict-first stores under a
-# diagnostic -D STORE_CS; box_blur.cl as at 0af50a9 with those two hooks, which that commit removed), with D31 and D63
+# diagnostic -D STORE_CS: box_blur.cl as committed in 0af50a9 plus those two hooks, which were never committed), with D31 and D63
 # as in bench/results/2026-11-27-nvidia-packed-blocks.md:
 #   bash ... packed 3 packed= xh=-DPACKED_BLOCKS=0 cs=-DSTORE_CS=1
 # D31 and D63 override the variant lists (on the H200, its own tuned shapes). Until step 36 it ran the shape sweep's
