@@ -82,6 +82,8 @@ inline constexpr int kMaxWideDiameter = 64;
 
 // fused_wide publishes a block of `items` column sums as one packed word pair (8 bytes, in an array after the
 // column pairs) while its lanes cannot carry; box_blur.cl's PACKED_BLOCKS is the same test.
-constexpr bool box_wide_packed_blocks(int items, int diameter) { return items * 255 * diameter < 65536; }
+constexpr bool box_wide_packed_blocks(int items, int diameter) {
+  return items * 255 * diameter < 65536;
+}
 
 }  // namespace clf
