@@ -234,7 +234,8 @@ BlocksShape box_packed_shape(const TuningConfig& config, int diameter, const cha
   // Columns up to t * items + a + items + d - 2 are read (see box_fused_packed).
   shape.halo = (a + diameter + shape.items - 2) / shape.items;
   // Two rows' worth (the buffers alternate): items / 2 pairs of column sums per work-item and a pad entry
-  // (fused_wide: the block's sums); with pair, for each row lane.
+  // (fused_wide: the block's (X, H) there, or, while its lanes cannot carry, its 8-byte sum in an array after all
+  // the pairs); with pair, for each row lane.
   shape.pair = tunable_value(config, *find_variant(box_blur_variants(), variant), "pair");
   shape.entry_bytes =
       2 * std::size_t(shape.local_x) * std::size_t(shape.items / 2 + 1) * 16 * shape.row_lanes();
