@@ -19,8 +19,13 @@
 # diagnostic -D STORE_CS: box_blur.cl as committed in 0af50a9 plus those two hooks, which were never committed), with D31 and D63
 # as in bench/results/2026-11-27-nvidia-packed-blocks.md:
 #   bash ... packed 3 packed= xh=-DPACKED_BLOCKS=0 cs=-DSTORE_CS=1
-# D31 and D63 override the variant lists (on the H200, its own tuned shapes). Until step 36 it ran the shape sweep's
-# H200 sections on a card other than an H100.
+# Step 40 (fewer instructions a row: direct row loads, the bytes packed by adds, only the read columns stored, and
+# evict-first stores in fused_packed, under diagnostic -D DIRECT_ROWS, PACK_ADD, STORE_READ and PACKED_CS in
+# box_blur.cl at the commit that names this step), on the H200, with D31, D63, D11 and DS as in
+# bench/results/2026-11-28-nvidia-fewer-instructions.md:
+#   bash ... fewer 2 base= all='-DDIRECT_ROWS=1 -DPACK_ADD=1 -DSTORE_READ=1 -DPACKED_CS=1' direct=-DDIRECT_ROWS=1
+# D31, D63 and D11 override the variant lists (on the H200, its own tuned shapes); DS lists the diameters (31 63 by
+# default). Until step 36 it ran the shape sweep's H200 sections on a card other than an H100.
 set -u
 cd "$(dirname "$0")/../.."
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
@@ -30,10 +35,12 @@ source bench/nvidia-setup.sh "$name"
 p4="fused_wide[items=4,mirror=1,ring=0,pair=1,local_x"
 d31=${D31:-"auto,$p4=64,strip=14,prefetch=2],$p4=64,strip=12,prefetch=2],$p4=64,strip=24,prefetch=2],$p4=96,strip=14,prefetch=2]"}
 d63=${D63:-"auto,$p4=64,strip=24,prefetch=2],$p4=64,strip=32,prefetch=2]"}
+d11=${D11:-auto}
+ds=${DS:-31 63}
 for round in $(seq $rounds); do
   for set in "$@"; do
     label=${set%%=*} opts="-cl-nv-verbose ${set#*=}"
-    for d in 31 63; do
+    for d in $ds; do
       v=d$d; CLFILTERS_BUILD_OPTIONS="$opts" $cli bench box-blur --sizes 8192x8192 --params channels=4,diameter=$d \
         --warmup 10 --runs 50 --total-runs 1 --cpu-runs 0 --variants "${!v}" 2>&1 | sed "s/^box-blur/$label box-blur/" \
         >> "$W/d$d.txt"
@@ -43,13 +50,15 @@ done
 echo "benched: $(( $(date +%s) - t0 )) s"
 # ptxas' report per program: the fused_wide builds' options, then each kernel's registers and spills.
 for f in $XDG_CACHE_HOME/clfilters/programs/*.txt; do
-  grep -q "WIDE=1" "$f" || continue
+  grep -q "DIAMETER=" "$f" || continue
   echo "$(head -1 "$f" | grep -oE 'ITEMS=[0-9]+|PREFETCH=[0-9]+|PAIR=[0-9]+|DIAMETER=[0-9]+|-D *[A-Z_]+=[0-9]+$|maxrregcount=[0-9]+' |
     paste -sd' ') | $(grep -oE 'Used [0-9]+ registers|[0-9]+ bytes spill (stores|loads)' "$f" | grep -v ' 0 bytes' | paste -sd' ')"
 done | sort -u > "$W/registers.txt"
-for d in 31 63; do
-  echo "== d = $d (kernel median ms, % of the copy bandwidth, options, variant), fastest first"
-  grep -vE '^(Device|filter)' "$W/d$d.txt" | grep -E ' box-blur ' | awk '{print $7, $13, $1, $6}' | sort -n | head -14
+for d in $ds; do
+  echo "== d = $d: kernel median ms per round, by variant and option set"
+  grep -E '^[^ ]+ box-blur ' "$W/d$d.txt" | awk '{k = $6 "  " $1; t[k] = t[k] " " $7} END {for (k in t) print k ":" t[k]}' |
+    sort | sed -E 's/fused_(wide|packed)\[//; s/,ring=0|,mirror=1//g'
 done
-echo "== registers (ptxas; the first count is the fused kernel's)"; grep -E "PAIR=1" "$W/registers.txt" | cut -c1-150
-cp $W/d31.txt $W/d63.txt $W/registers.txt "$OUT/"
+echo "== registers (ptxas; the first count is the fused kernel's)"; cut -c1-150 "$W/registers.txt" | head -30
+for d in $ds; do cp "$W/d$d.txt" "$OUT/"; done
+cp "$W/registers.txt" "$OUT/"

@@ -645,12 +645,27 @@ inline int strip_length(int g, int strip, int h) { return g < 0 ? 0 : clamp(h - 
 #error "PAIR is built for fused_packed and fused_wide without the ring"
 #endif
 
+#ifndef DIRECT_ROWS
+#define DIRECT_ROWS 0
+#endif
+// Row y's ITEMS pixels from column cx on (y before the border is applied).
+inline void load_row(__global const uint* src, int y, int h, int mode, int cx, int w, uint cval, bool aligned,
+                     bool direct, const int* xk, uint* p) {
+  if (DIRECT_ROWS && direct) {
+    pix_items u;
+    u.v = *(__global const pixvec_t*)(src + y * w + cx);
+    for (int k = 0; k < ITEMS; ++k) p[k] = u.a[k];
+  } else {
+    load_items(src, border_index(y, h, mode), cx, w, cval, aligned, xk, p);
+  }
+}
+
 // Step i's entering row and, without RING, its leaving row.
 inline void load_step(__global const uint* src, int first, int dir, int i, int d, int h, int mode, int cx, int w,
-                      uint cval, bool aligned, const int* xk, uint* p_in, uint* p_out) {
-  load_items(src, strip_row(first, dir, i + d - 1, h, mode), cx, w, cval, aligned, xk, p_in);
+                      uint cval, bool aligned, bool direct, const int* xk, uint* p_in, uint* p_out) {
+  load_row(src, first + dir * (i + d - 1), h, mode, cx, w, cval, aligned, direct, xk, p_in);
 #if !RING
-  load_items(src, strip_row(first, dir, i - 1, h, mode), cx, w, cval, aligned, xk, p_out);
+  load_row(src, first + dir * (i - 1), h, mode, cx, w, cval, aligned, direct, xk, p_out);
 #endif
 }
 
@@ -710,6 +725,12 @@ inline void load_step(__global const uint* src, int first, int dir, int i, int d
 // Row buffer buf's block array (lane ly's, with pair), after all the column pairs.
 #define BLOCK_SUMS ((__local uint2*)(cbuf + 2 * (PAIR + 1) * L * CPAIRS) + (PAIR ? 2 * ly + buf : buf) * L)
 #endif
+// fused_wide reads other work-items' columns WIDE_LO .. WIN_A + d + ITEMS - 2 of the band (its first window's tail and
+// its entering columns; its leaving columns are within those or its own), WIDE_LO a multiple of ITEMS: so columns
+// 0 .. READ_COLS - 1 of a block.
+#define WIDE_END (WIN_A + DIAMETER)
+#define WIDE_LO (WIDE_END > ITEMS ? WIDE_END / ITEMS * ITEMS : ITEMS)
+#define READ_COLS min(ITEMS, WIN_A + DIAMETER + ITEMS - 1 - WIDE_LO)
 #define M0 (WIN_A & ~1)                          // first column read: pairs start at even columns
 #define NPAIRS ((WIN_A + ITEMS + DIAMETER - M0) / 2)  // columns WIN_A .. WIN_A + ITEMS + d - 2, as pairs
 
@@ -739,7 +760,11 @@ inline uint packed_round(uint2 s, uint magic) {
 inline uint wide_round(uint2 x, uint2 hi, uint magic) {
   const uint r = packed_mul_hi(x.x - (hi.x << 16), magic), b = packed_mul_hi(hi.x, magic);
   const uint g = packed_mul_hi(x.y - (hi.y << 16), magic), a = packed_mul_hi(hi.y, magic);
+#if PACK_ADD
+  return r + (b << 16) + ((g + (a << 16)) << 8);
+#else
   return r | (g << 8) | (b << 16) | (a << 24);
+#endif
 }
 
 // Column m of the band counted from work-item lx's first column: its own from registers, else from the
@@ -805,6 +830,14 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
   const int y0 = g * strip, y1 = y0 + n;
   const bool aligned = w % ITEMS == 0 && gx0 - ra >= 0 && gx0 - ra + L * ITEMS <= w;
   const int dir = up ? -1 : 1, yfirst = up ? y1 - 1 : y0, first = yfirst - r + (up ? d - 1 : 0);
+  // The strip's rows are first + dir * k for k = 0 .. n + d - 2 (pair's start reads the edge's rows as well).
+  const int last = first + dir * (n + d - 2);
+#if PAIR
+  const int ye_ = min(2 * (int)get_group_id(1) * strip, h);
+  const bool direct = aligned && min(min(first, last), ye_ - r - 1) >= 0 && max(max(first, last), ye_ - r + d - 1) < h;
+#else
+  const bool direct = aligned && min(first, last) >= 0 && max(first, last) < h;
+#endif
 
   csum_t col[ITEMS];
   int xk[ITEMS];
@@ -818,7 +851,8 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
 #pragma unroll
   for (int i = 1; i <= PREFETCH; ++i)
     if (i < n)
-      load_step(src, first, dir, i, d, h, mode, cx, w, cval, aligned, xk, p_in[i % PREFETCH], p_out[i % PREFETCH]);
+      load_step(src, first, dir, i, d, h, mode, cx, w, cval, aligned, direct, xk, p_in[i % PREFETCH],
+                p_out[i % PREFETCH]);
   // The d rows of output step 0's window, START_ROWS loads issued before they are added (64 bytes per
   // work-item in flight; more costs registers at ITEMS=8): with short strips this start-up chain of
   // dependent loads is most of a work-group's time. With pair at ITEMS=4, 8 rows: on the H100 (bench/NOTES.md, box
@@ -831,18 +865,18 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
   const int ye = min(2 * (int)get_group_id(1) * strip, h), hh = (d - 1) / 2;
   const int run0 = ye - r + (ly ? hh : 0), count = ly ? d - 1 - hh : hh;
   uint own_row[ITEMS];
-  load_items(src, border_index(ly ? ye - r + d - 1 : ye - 1 - r, h, mode), cx, w, cval, aligned, xk, own_row);
-#define START_ROW(k) border_index(run0 + (k), h, mode)
+  load_row(src, ly ? ye - r + d - 1 : ye - 1 - r, h, mode, cx, w, cval, aligned, direct, xk, own_row);
+#define START_ROW(k) (run0 + (k))
 #else
   const int count = d;
-#define START_ROW(k) strip_row(first, dir, k, h, mode)
+#define START_ROW(k) (first + dir * (k))
 #endif
   for (int j = 0; j < count; j += START_ROWS) {
     uint t[START_ROWS][ITEMS];
 #pragma unroll
     for (int q = 0; q < START_ROWS; ++q) {
       if (j + q < count) {
-        load_items(src, START_ROW(j + q), cx, w, cval, aligned, xk, t[q]);
+        load_row(src, START_ROW(j + q), h, mode, cx, w, cval, aligned, direct, xk, t[q]);
       } else {
         for (int k = 0; k < ITEMS; ++k) t[q][k] = 0;
       }
@@ -905,14 +939,25 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
 #endif
         for (int k = 0; k < ITEMS; ++k) col[k] = col[k] + TO_CSUM(p_in[u][k]) - TO_CSUM(p_out[u][k]);
         if (i + PREFETCH < n)
-          load_step(src, first, dir, i + PREFETCH, d, h, mode, cx, w, cval, aligned, xk, p_in[u], p_out[u]);
+          load_step(src, first, dir, i + PREFETCH, d, h, mode, cx, w, cval, aligned, direct, xk, p_in[u], p_out[u]);
       }
       // The buffers alternate between rows; i & 1 is static when PREFETCH is even.
       const int buf = PREFETCH % 2 == 0 ? u & 1 : i & 1;
 #ifdef DIAMETER
       __local uint4* e = cbuf + (PAIR ? 2 * ly + buf : buf) * L * CPAIRS;
+#if WIDE && STORE_READ
+      // Only the columns other work-items read: 0 .. READ_COLS - 1 of each block.
+#pragma unroll
+      for (int k = 0; k < READ_COLS; k += 2) {
+        if (k + 1 < READ_COLS)
+          e[lx * CPAIRS + k / 2] = (uint4)(col[k], col[k + 1]);
+        else
+          *(__local uint2*)(e + lx * CPAIRS + k / 2) = col[k];
+      }
+#else
 #pragma unroll
       for (int k = 0; k < ITEMS; k += 2) e[lx * CPAIRS + k / 2] = (uint4)(col[k], col[k + 1]);
+#endif
 #if WIDE
       {
         // The block's sums: X alone in the block array, or (X, H) in the pad entry.
@@ -1038,7 +1083,7 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
 #endif
         const int x = gx0 + lx * ITEMS;
         if (w % ITEMS == 0 && x + ITEMS <= w) {
-#if WIDE && NV_PTX_FTZ && ITEMS % 4 == 0
+#if (WIDE || PACKED_CS) && NV_PTX_FTZ && ITEMS % 4 == 0
           // fused_wide on NVIDIA: outputs stored evict-first (st.global.cs), as nothing here reads them again;
           // the L2 they leave keeps the input rows that neighbouring strips' starts and leaving loads read.
           // H100, 8k d=31 in pair's short strips: 0.251-0.254 -> 0.246-0.249 ms; no change in long strips
