@@ -9,8 +9,14 @@
 # blur only), step 31's best pair shape at d = 31, and bench/peers.py for the box blur. A summary last.
 # Box blur step 33 re-ran it with TESTS='BoxBlurFusedPair|BoxBlurFusedTunables' TEST_LIMIT=150 LONG=120 (the tests
 # that build pair at items 4, the only shapes START_ROWS changed; the long budget cut to fit the 600-s call).
+# Box blur step 40 (the `direct` tunable; the tuner's must-try neighbours of the previous two winners, which lengthen
+# every class's tune) re-ran it without the peers, comparing each device's previous winners with direct=1 beside auto:
+#   TESTS='BoxBlurFusedWide|BoxBlurFusedPair|BoxBlurFusedDirect' TEST_LIMIT=120 LONG=100 PEERS=0 \
+#     CMP31=... CMP63=... bash bench/results/2026-11-27-nvidia-pair-retune.sh
+# (CMP31 and CMP63: variant lists benched beside auto at 8k d = 31 and 63; CMP31 defaults to step 31's shape.)
 set -u
-TESTS=${TESTS:-BoxBlurFused|BoxBlurFullHd} TEST_LIMIT=${TEST_LIMIT:-120} LONG=${LONG:-130}
+TESTS=${TESTS:-BoxBlurFused|BoxBlurFullHd} TEST_LIMIT=${TEST_LIMIT:-120} LONG=${LONG:-130} PEERS=${PEERS:-1}
+CMP31=${CMP31:-fused_wide[items=4,local_x=64,mirror=1,pair=1,prefetch=2,ring=0,strip=12]} CMP63=${CMP63:-}
 cd "$(dirname "$0")/../.."
 source bench/nvidia-setup.sh retune
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$W/gpu.txt"
@@ -29,16 +35,18 @@ grep -E "best" "$W/tune.log" | cut -c1-200
 echo "tuned: $(( $(date +%s) - t0 )) s"
 $cli bench box-blur --sizes 8192x8192,1920x1080 --variants auto --warmup 10 --runs 50 --total-runs 2 --cpu-runs 0 \
   --format json --out "$W/auto.json" > "$W/auto.txt" 2>&1 || echo "bench auto failed: $(tail -1 "$W/auto.txt")"
-$cli bench box-blur --sizes 8192x8192 --params channels=4,diameter=31 --warmup 10 --runs 50 --total-runs 1 --cpu-runs 0 \
-  --variants 'auto,fused_wide[items=4,local_x=64,mirror=1,pair=1,prefetch=2,ring=0,strip=12]' > "$W/step31.txt" 2>&1
-python3 bench/peers.py --cli $cli --filters box-blur --sizes 1920x1080,8192x8192 --deadline 120 --out "$W/peers" \
-  > "$W/peers.log" 2>&1 || tail -5 "$W/peers.log"
+for d in 31 63; do
+  v=CMP$d
+  [ -n "${!v}" ] && $cli bench box-blur --sizes 8192x8192 --params channels=4,diameter=$d --warmup 10 --runs 50 \
+    --total-runs 1 --cpu-runs 0 --variants "auto,${!v}" >> "$W/compare.txt" 2>&1
+done
+[ "$PEERS" = 1 ] && { python3 bench/peers.py --cli $cli --filters box-blur --sizes 1920x1080,8192x8192 --deadline 120 \
+  --out "$W/peers" > "$W/peers.log" 2>&1 || tail -5 "$W/peers.log"; }
 echo "benched: $(( $(date +%s) - t0 )) s"
 echo "== tuned auto (kernel median ms; copy bandwidth in the header):"
 grep -E '^(Device|box-blur)|copy' "$W/auto.txt" | tr -s ' ' | cut -c1-200
-echo "== step 31's shape at d = 31:"
-grep -E 'box-blur' "$W/step31.txt" | tr -s ' ' | cut -c1-200
-echo "== peers:"
-grep -E '^\| box' "$W/peers.md" | cut -c1-200
-cp "$W/auto.txt" "$W/auto.json" "$W/peers.md" "$W/peers.json" "$OUT/" 2>/dev/null
+echo "== beside auto (CMP31, CMP63):"
+grep -E 'box-blur' "$W/compare.txt" | tr -s ' ' | cut -c1-200
+[ "$PEERS" = 1 ] && { echo "== peers:"; grep -E '^\| box' "$W/peers.md" | cut -c1-200; }
+cp "$W/auto.txt" "$W/auto.json" "$W/compare.txt" "$W/peers.md" "$W/peers.json" "$OUT/" 2>/dev/null
 tar czf "$OUT/retune.tar.gz" -C /tmp retune

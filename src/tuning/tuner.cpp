@@ -73,6 +73,16 @@ std::vector<TunedChoice> known_winners(const std::vector<const TuningEntry*>& en
   return out;
 }
 
+// Whether two configurations of one variant (the same tunables) differ in exactly one value.
+bool one_tunable_apart(const TuningConfig& a, const TuningConfig& b) {
+  int differ = 0;
+  for (const auto& [name, value] : a) {
+    const auto it = b.find(name);
+    differ += it == b.end() || it->second != value;
+  }
+  return differ == 1;
+}
+
 }  // namespace
 
 std::vector<TuneReport> tune(Context& ctx, const std::vector<const FilterSpec*>& filters, const TuneOptions& options,
@@ -137,17 +147,33 @@ std::vector<TuneReport> tune(Context& ctx, const std::vector<const FilterSpec*>&
     // the winners of earlier versions of the kernel: an edit seldom moves the best shape far, and without
     // them a short re-tune after one lost the grey bilateral's winner (1.226 against 1.209 ms on the H200).
     // A tunable added since a winner was stored takes its default there: that is what the winner ran.
-    auto known_end = first_tunables;
-    for (const TunedChoice& k :
-         known_winners(db.ranked(ctx.info(), unit.spec->name(), unit.param_class, source_hash,
-                                 size_class(options.width, options.height), /*other_sources=*/true))) {
+    auto complete = [&](const TunedChoice& k) {
       TuningConfig config = k.config;
-      if (auto d = defaults.find(k.variant); d != defaults.end())
-        config.insert(d->second.begin(), d->second.end());
+      if (auto d = defaults.find(k.variant); d != defaults.end()) config.insert(d->second.begin(), d->second.end());
+      return config;
+    };
+    const auto entries = db.ranked(ctx.info(), unit.spec->name(), unit.param_class, source_hash,
+                                   size_class(options.width, options.height), /*other_sources=*/true);
+    auto known_end = first_tunables;
+    for (const TunedChoice& k : known_winners(entries)) {
+      const TuningConfig config = complete(k);
       const auto it = std::find_if(known_end, runnable.end(), [&](const CandidateResult* c) {
         return c->variant == k.variant && c->config == config;
       });
       if (it != runnable.end()) std::rotate(known_end, it, it + 1), ++known_end;
+    }
+    // Then every configuration one tunable away from the nearest entry's best or runner-up (on a re-tune, this
+    // device's previous two), which the budget does not stop either: a kernel edit or a new tunable most often moves
+    // the best shape by a step, and a short budget's random subset seldom meets it (bench/NOTES.md, box blur step 40).
+    if (!entries.empty()) {
+      std::vector<TunedChoice> nearest = {entries.front()->best};
+      if (entries.front()->runner_up) nearest.push_back(*entries.front()->runner_up);
+      for (TunedChoice& k : nearest) k.config = complete(k);
+      known_end = std::stable_partition(known_end, runnable.end(), [&](const CandidateResult* c) {
+        return std::any_of(nearest.begin(), nearest.end(), [&](const TunedChoice& k) {
+          return c->variant == k.variant && one_tunable_apart(c->config, k.config);
+        });
+      });
     }
     const std::size_t must_try = std::size_t(known_end - runnable.begin());
     std::optional<double> best_ms;

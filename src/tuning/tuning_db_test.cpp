@@ -244,6 +244,50 @@ TEST_F(TuningDbTest, TunerTriesKnownWinnersBeforeTheBudgetStopsIt) {
   }
 }
 
+// The configurations one tunable away from the first known winner come next, before the budget can stop the
+// search: with a budget that lets nothing else run, a neighbour of the stored winner is timed.
+TEST_F(TuningDbTest, TunerTriesTheNearestWinnersNeighboursBeforeTheBudgetStopsIt) {
+  Context ctx;
+  const FilterSpec* sobel = find_filter_spec("sobel");
+  ASSERT_NE(sobel, nullptr);
+  const ParamMap params = sobel->bench_cases().front();
+  auto instance = sobel->instantiate(ctx, 40, 24, params, 1);
+  // Two supported configurations of one variant, neither its defaults, that differ in one tunable.
+  std::optional<TunedChoice> known;
+  TuningConfig neighbour;
+  for (const auto& v : sobel->variants()) {
+    const auto configs = all_configs(v);
+    std::vector<TuningConfig> candidates;
+    for (const auto& config : configs)
+      if (config != configs.front() && !instance->unsupported(v.name, config)) candidates.push_back(config);
+    for (const auto& a : candidates)
+      for (const auto& b : candidates) {
+        int differ = 0;
+        for (const auto& [name, value] : a) differ += b.at(name) != value;
+        if (differ == 1) known = {v.name, a, 0.5}, neighbour = b;
+      }
+  }
+  ASSERT_TRUE(known);
+  const DeviceInfo& here = ctx.info();
+  TuningDb db = TuningDb::load((dir_ / "neighbours.json").string());
+  db.put({here.vendor, here.name, here.driver_version, "sobel", sobel->param_class(params),
+          kernel_source_key(ctx, sobel->kernel_file()), ">16MP", *known, std::nullopt, "2026-11-27"});
+  TuneOptions options;
+  options.width = 40;
+  options.height = 24;
+  options.budget_seconds = 1e-6;
+  options.cases = {params};
+  const auto reports = tune(ctx, {sobel}, options, db);
+  ASSERT_EQ(reports.size(), 1u);
+  bool neighbour_timed = false, budget_stopped_one = false;
+  for (const auto& c : reports[0].candidates) {
+    if (c.variant == known->variant && c.config == neighbour) neighbour_timed = c.kernel_ms.has_value();
+    if (c.problem == "not tried: budget spent") budget_stopped_one = true;
+  }
+  EXPECT_TRUE(neighbour_timed) << to_string(neighbour);
+  EXPECT_TRUE(budget_stopped_one);
+}
+
 // An entry of another kernel source never answers lookup(), and ranked() gives it only when asked, after
 // every entry of this source, however near its device and size class.
 TEST_F(TuningDbTest, OtherKernelSourcesRankLastAndOnlyWhenAsked) {

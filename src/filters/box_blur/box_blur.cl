@@ -631,10 +631,6 @@ inline float4 csum_to_float(uint2 v) {
   return as_float4(u) - 8388608.0f;
 }
 
-// A strip's input rows in the order its window meets them: row k is first + dir * k (rows 0 .. d - 1 are
-// output step 0's window); step i >= 1 enters row i + d - 1 and leaves row i - 1.
-inline int strip_row(int first, int dir, int k, int h, int mode) { return border_index(first + dir * k, h, mode); }
-
 // Rows of strip g (none for g < 0 or past the image).
 inline int strip_length(int g, int strip, int h) { return g < 0 ? 0 : clamp(h - g * strip, 0, strip); }
 
@@ -645,13 +641,19 @@ inline int strip_length(int g, int strip, int h) { return g < 0 ? 0 : clamp(h - 
 #error "PAIR is built for fused_packed and fused_wide without the ring"
 #endif
 
-#ifndef DIRECT_ROWS
-#define DIRECT_ROWS 0
+#ifndef DIRECT
+#define DIRECT 0
 #endif
 // Row y's ITEMS pixels from column cx on (y before the border is applied).
+// -D DIRECT=1 (fused_packed and fused_wide's `direct`; issue 8; not from a seed): where every row a work-item reads
+// is inside the image and its columns are aligned (`direct`), one vector load with no border index, constant-row
+// fill or aligned test. Why: those took ~15 of the ~190 instructions of fused_wide's row step (d = 31, items 4, two
+// loads a step; bench/sass.py). Measured (bench/NOTES.md, box blur steps 16 and 40): no gain in long strips, where
+// the leaving rows' DRAM re-reads hold the kernel, and 1-2.5% lost there with items 8 at d = 63; 3-5% gained in
+// pair's short strips. So a tunable.
 inline void load_row(__global const uint* src, int y, int h, int mode, int cx, int w, uint cval, bool aligned,
                      bool direct, const int* xk, uint* p) {
-  if (DIRECT_ROWS && direct) {
+  if (DIRECT && direct) {
     pix_items u;
     u.v = *(__global const pixvec_t*)(src + y * w + cx);
     for (int k = 0; k < ITEMS; ++k) p[k] = u.a[k];
@@ -660,7 +662,8 @@ inline void load_row(__global const uint* src, int y, int h, int mode, int cx, i
   }
 }
 
-// Step i's entering row and, without RING, its leaving row.
+// A strip's input rows in the order its window meets them: row k is first + dir * k (rows 0 .. d - 1 are
+// output step 0's window); step i >= 1 enters row i + d - 1 and leaves row i - 1: loaded here, without RING.
 inline void load_step(__global const uint* src, int first, int dir, int i, int d, int h, int mode, int cx, int w,
                       uint cval, bool aligned, bool direct, const int* xk, uint* p_in, uint* p_out) {
   load_row(src, first + dir * (i + d - 1), h, mode, cx, w, cval, aligned, direct, xk, p_in);
@@ -730,7 +733,7 @@ inline void load_step(__global const uint* src, int first, int dir, int i, int d
 // 0 .. READ_COLS - 1 of a block.
 #define WIDE_END (WIN_A + DIAMETER)
 #define WIDE_LO (WIDE_END > ITEMS ? WIDE_END / ITEMS * ITEMS : ITEMS)
-#define READ_COLS min(ITEMS, WIN_A + DIAMETER + ITEMS - 1 - WIDE_LO)
+#define READ_COLS min(ITEMS, WIDE_END + ITEMS - 1 - WIDE_LO)
 #define M0 (WIN_A & ~1)                          // first column read: pairs start at even columns
 #define NPAIRS ((WIN_A + ITEMS + DIAMETER - M0) / 2)  // columns WIN_A .. WIN_A + ITEMS + d - 2, as pairs
 
@@ -760,11 +763,9 @@ inline uint packed_round(uint2 s, uint magic) {
 inline uint wide_round(uint2 x, uint2 hi, uint magic) {
   const uint r = packed_mul_hi(x.x - (hi.x << 16), magic), b = packed_mul_hi(hi.x, magic);
   const uint g = packed_mul_hi(x.y - (hi.y << 16), magic), a = packed_mul_hi(hi.y, magic);
-#if PACK_ADD
+  // Bytes below 256, so adds: three LEA or IMAD where ORs took five instructions with their shifts (bench/NOTES.md,
+  // box blur step 40).
   return r + (b << 16) + ((g + (a << 16)) << 8);
-#else
-  return r | (g << 8) | (b << 16) | (a << 24);
-#endif
 }
 
 // Column m of the band counted from work-item lx's first column: its own from registers, else from the
@@ -830,14 +831,16 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
   const int y0 = g * strip, y1 = y0 + n;
   const bool aligned = w % ITEMS == 0 && gx0 - ra >= 0 && gx0 - ra + L * ITEMS <= w;
   const int dir = up ? -1 : 1, yfirst = up ? y1 - 1 : y0, first = yfirst - r + (up ? d - 1 : 0);
-  // The strip's rows are first + dir * k for k = 0 .. n + d - 2 (pair's start reads the edge's rows as well).
+  // Every row this work-item reads is inside the image (load_row): its strip's rows first + dir * k for
+  // k = 0 .. n + d - 2, and with pair the shared start's ye - r - 1 .. ye - r + d - 1 as well.
   const int last = first + dir * (n + d - 2);
 #if PAIR
-  const int ye_ = min(2 * (int)get_group_id(1) * strip, h);
-  const bool direct = aligned && min(min(first, last), ye_ - r - 1) >= 0 && max(max(first, last), ye_ - r + d - 1) < h;
+  const int ye = min(2 * (int)get_group_id(1) * strip, h);
+  const int row_lo = min(min(first, last), ye - r - 1), row_hi = max(max(first, last), ye - r + d - 1);
 #else
-  const bool direct = aligned && min(first, last) >= 0 && max(first, last) < h;
+  const int row_lo = min(first, last), row_hi = max(first, last);
 #endif
+  const bool direct = aligned && row_lo >= 0 && row_hi < h;
 
   csum_t col[ITEMS];
   int xk[ITEMS];
@@ -862,7 +865,7 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
   // The edge: strip 2j's first row and one past strip 2j - 1's last. Up's first window is rows ye - 1 - r ..
   // ye - r + d - 2, down's ye - r .. ye - r + d - 1: lane 0 sums shared rows 0 .. hh - 1 (counted from
   // ye - r), lane 1 the rest, and each loads its own row, issued here so that it overlaps the sums.
-  const int ye = min(2 * (int)get_group_id(1) * strip, h), hh = (d - 1) / 2;
+  const int hh = (d - 1) / 2;
   const int run0 = ye - r + (ly ? hh : 0), count = ly ? d - 1 - hh : hh;
   uint own_row[ITEMS];
   load_row(src, ly ? ye - r + d - 1 : ye - 1 - r, h, mode, cx, w, cval, aligned, direct, xk, own_row);
@@ -945,8 +948,9 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
       const int buf = PREFETCH % 2 == 0 ? u & 1 : i & 1;
 #ifdef DIAMETER
       __local uint4* e = cbuf + (PAIR ? 2 * ly + buf : buf) * L * CPAIRS;
-#if WIDE && STORE_READ
-      // Only the columns other work-items read: 0 .. READ_COLS - 1 of each block.
+#if WIDE
+      // Only the columns other work-items read: 0 .. READ_COLS - 1 of each block (at d = 31, items 4: 24 bytes
+      // instead of 32; bench/NOTES.md, box blur step 40).
 #pragma unroll
       for (int k = 0; k < READ_COLS; k += 2) {
         if (k + 1 < READ_COLS)
@@ -961,15 +965,15 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
 #if WIDE
       {
         // The block's sums: X alone in the block array, or (X, H) in the pad entry.
-        uint2 x = 0, hs = 0;
+        uint2 x = 0;
 #pragma unroll
-        for (int k = 0; k < ITEMS; ++k) {
-          x += col[k];
-          hs += col[k] >> 16;
-        }
+        for (int k = 0; k < ITEMS; ++k) x += col[k];
 #if PACKED_BLOCKS
         BLOCK_SUMS[lx] = x;
 #else
+        uint2 hs = 0;
+#pragma unroll
+        for (int k = 0; k < ITEMS; ++k) hs += col[k] >> 16;
         e[lx * CPAIRS + ITEMS / 2] = (uint4)(x, hs);
 #endif
       }
@@ -1083,11 +1087,11 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
 #endif
         const int x = gx0 + lx * ITEMS;
         if (w % ITEMS == 0 && x + ITEMS <= w) {
-#if (WIDE || PACKED_CS) && NV_PTX_FTZ && ITEMS % 4 == 0
-          // fused_wide on NVIDIA: outputs stored evict-first (st.global.cs), as nothing here reads them again;
-          // the L2 they leave keeps the input rows that neighbouring strips' starts and leaving loads read.
-          // H100, 8k d=31 in pair's short strips: 0.251-0.254 -> 0.246-0.249 ms; no change in long strips
-          // (bench/NOTES.md, box blur step 39).
+#if defined(DIAMETER) && NV_PTX_FTZ && ITEMS % 4 == 0
+          // fused_packed and fused_wide on NVIDIA: outputs stored evict-first (st.global.cs), as nothing here reads
+          // them again; the L2 they leave keeps the input rows that neighbouring strips' starts and leaving loads
+          // read. H100, 8k d=31 in pair's short strips: 0.251-0.254 -> 0.246-0.249 ms; no change in long strips
+          // (bench/NOTES.md, box blur step 39); fused_packed (step 40) about 1% at d = 11 on both devices.
           for (int k = 0; k < ITEMS / 4; ++k) {
             __global uint4* q = (__global uint4*)(dst + y * w + x) + k;
             asm volatile("st.global.cs.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(q), "r"(o.a[4 * k]), "r"(o.a[4 * k + 1]),

@@ -116,10 +116,11 @@ Plan make_plan(Context& ctx, const BoxBlurParams& params, std::string_view varia
   if (v == "fused_packed" || v == "fused_wide") {
     const bool wide = v == "fused_wide";
     const BlocksShape shape = box_packed_shape(plan.config, params.diameter, v.c_str());
-    plan.options += fmt::format(" -D ITEMS={} -D WIN_A={} -D DIAMETER={} -D PREFETCH={} -D RING={}{}{}{}",
+    plan.options += fmt::format(" -D ITEMS={} -D WIN_A={} -D DIAMETER={} -D PREFETCH={} -D RING={}{}{}{}{}",
                                 shape.items, box_window_offset(shape.items, params.diameter), params.diameter,
                                 shape.prefetch, int(shape.ring), wide ? " -D WIDE=1" : "",
-                                shape.pair ? " -D PAIR=1" : "", device.fast_math_options());
+                                shape.pair ? " -D PAIR=1" : "", shape.direct ? " -D DIRECT=1" : "",
+                                device.fast_math_options());
     plan.kernels = {wide ? "box_fused_wide" : "box_fused_packed"};
   }
   return plan;

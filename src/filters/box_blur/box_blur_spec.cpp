@@ -46,7 +46,10 @@ std::vector<Tunable> per_d_band_tunables(std::vector<int> strips, std::vector<in
           {"pair",
            {pair_default, 1 - pair_default},
            "two mirrored strips per work-group, one per row lane, summing their shared start once (1; needs "
-           "mirror=1, ring=0)"}};
+           "mirror=1, ring=0)"},
+          // A tunable: it gains in pair's short strips and loses a little in long ones (bench/NOTES.md, box blur
+          // step 40).
+          {"direct", {0, 1}, "strips whose rows are all inside the image load them with no border test (1)"}};
 }
 
 // What the band variants ask of the device: fused_blocks, fused_prefix, fused_packed and fused_wide, each
@@ -236,7 +239,9 @@ BlocksShape box_packed_shape(const TuningConfig& config, int diameter, const cha
   // Two rows' worth (the buffers alternate): items / 2 pairs of column sums per work-item and a pad entry
   // (fused_wide: the block's (X, H) there, or, while its lanes cannot carry, its 8-byte sum in an array after all
   // the pairs); with pair, for each row lane.
-  shape.pair = tunable_value(config, *find_variant(box_blur_variants(), variant), "pair");
+  const VariantInfo& v = *find_variant(box_blur_variants(), variant);
+  shape.pair = tunable_value(config, v, "pair");
+  shape.direct = tunable_value(config, v, "direct");
   shape.entry_bytes =
       2 * std::size_t(shape.local_x) * std::size_t(shape.items / 2 + 1) * 16 * shape.row_lanes();
   if (std::string_view(variant) == "fused_wide" && box_wide_packed_blocks(shape.items, diameter))

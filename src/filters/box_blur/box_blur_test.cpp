@@ -283,13 +283,14 @@ void expect_band_shapes_match(const char* variant, std::initializer_list<int> di
 }
 
 // fused_packed is built per d (2..15) and items: both ends of its range and diameters whose window starts
-// at every parity within a block (WIN_A odd and even), each items with a different prefetch depth, the ring
-// and mirrored strips on and off.
+// at every parity within a block (WIN_A odd and even), each items with a different prefetch depth, the ring,
+// mirrored strips and direct row loads on and off.
 TEST(BoxBlurFusedPacked, EveryDiameterAndShapeMatchesTheReference) {
   expect_band_shapes_match("fused_packed", {2, 3, 6, 9, 14, 15}, {2, 4, 8}, [](int d, int items, int strip) {
     return TuningConfig{{"prefetch", items == 2 ? 4 : items == 4 ? 1 : 2},
                         {"ring", items != 4},
-                        {"mirror", (strip + d + items) % 2}};
+                        {"mirror", (strip + d + items) % 2},
+                        {"direct", (d + items / 2) % 2}};
   });
   Context& ctx = test_context();
   // Outside its range, or grey, it says so.
@@ -329,11 +330,14 @@ TEST(BoxBlurFusedPacked, RoundingIsExactForEveryWindowSum) {
 
 // fused_wide is built per d (2..64) and items: diameters whose window starts at every offset within a
 // block for items 4 and 8 (WIN_A 0..3 and 0, 1, 2, 3, 7), with first windows of no whole block (d=2, 3),
-// some, and a tail or none; the ring (where it fits in local memory) and mirrored strips on and off.
+// some, and a tail or none; the ring (where it fits in local memory), mirrored strips and direct row loads on
+// and off.
 TEST(BoxBlurFusedWide, EveryDiameterAndShapeMatchesTheReference) {
   expect_band_shapes_match("fused_wide", {2, 3, 17, 26, 31, 45, 63, 64}, {4, 8}, [](int d, int items, int strip) {
-    return TuningConfig{
-        {"prefetch", items == 4 ? 2 : 1}, {"ring", d <= 31 && items == 4}, {"mirror", (strip + d) % 2}};
+    return TuningConfig{{"prefetch", items == 4 ? 2 : 1},
+                        {"ring", d <= 31 && items == 4},
+                        {"mirror", (strip + d) % 2},
+                        {"direct", (d + items / 4) % 2}};
   });
   Context& ctx = test_context();
   // Outside its range, or grey, it says so.
@@ -346,8 +350,9 @@ TEST(BoxBlurFusedWide, EveryDiameterAndShapeMatchesTheReference) {
 // image, its up strip 2 rows), 64 rows (work-group 0 only: its up lane is strip -1); both variants, both
 // ends of each one's d and even and odd d, each d with another prefetch depth.
 TEST(BoxBlurFusedPair, EveryDiameterAndShapeMatchesTheReference) {
-  const auto pair_config = [](int d, int items, int) {
-    return TuningConfig{{"prefetch", 1 + (d + items) % 3}, {"ring", 0}, {"mirror", 1}, {"pair", 1}};
+  const auto pair_config = [](int d, int items, int strip) {
+    return TuningConfig{
+        {"prefetch", 1 + (d + items) % 3}, {"ring", 0}, {"mirror", 1}, {"pair", 1}, {"direct", strip != 5}};
   };
   expect_band_shapes_match("fused_packed", {2, 3, 10, 15}, {4, 8}, pair_config, {3, 5, 64});
   expect_band_shapes_match("fused_wide", {2, 17, 31, 64}, {4, 8}, pair_config, {3, 5, 64});
@@ -357,6 +362,28 @@ TEST(BoxBlurFusedPair, EveryDiameterAndShapeMatchesTheReference) {
       box_blur_unsupported(ctx.info(), "fused_wide", {31, {}}, 300, 70, 4, {{"pair", 1}, {"mirror", 0}}));
   EXPECT_TRUE(
       box_blur_unsupported(ctx.info(), "fused_packed", {9, {}}, 300, 70, 4, {{"pair", 1}, {"ring", 1}}));
+}
+
+// direct: strips whose rows are all inside the image load them with no border test. The band tests' 37 rows hold
+// such strips only for d <= 33; here 150 rows hold them at d = 45 and 63 too (and for pair's shared start), on a
+// width that also takes the border path at its edges.
+TEST(BoxBlurFusedDirect, InteriorStripsOfWideWindowsMatchTheReference) {
+  Context& ctx = test_context();
+  const auto seed = testing::fresh_seed();
+  const Image in = testing::random_image(520, 150, 4, SampleType::u8, seed);
+  DeviceImage d_in = DeviceImage::upload(ctx, in);
+  for (int d : {45, 63}) {
+    const BoxBlurParams params{d, kBorders[d % 4]};
+    const Image expected = box_blur_reference(in, params);
+    for (int items : {4, 8})
+      for (int pair : {0, 1}) {
+        const TuningConfig config = {{"items", items}, {"local_x", 32}, {"strip", 16}, {"prefetch", 2},
+                                     {"ring", 0},      {"mirror", 1},   {"pair", pair}, {"direct", 1}};
+        SCOPED_TRACE(fmt::format("d={} config={} seed={}", d, to_string(config), seed));
+        ASSERT_FALSE(box_blur_unsupported(ctx.info(), "fused_wide", params, in.width, in.height, 4, config));
+        ASSERT_TRUE(testing::images_equal(expected, blur_on_device(ctx, d_in, params, "fused_wide", config)));
+      }
+  }
 }
 
 // All 255: every window sum at its largest, where the low channel's whole-word sum X wraps modulo 2^32 most
