@@ -21,9 +21,11 @@
 #   bash ... packed 3 packed= xh=-DPACKED_BLOCKS=0 cs=-DSTORE_CS=1
 # Step 40 (fewer instructions a row: direct row loads, the bytes packed by adds, only the read columns stored, and
 # evict-first stores in fused_packed, under diagnostic -D DIRECT_ROWS, PACK_ADD, STORE_READ and PACKED_CS in
-# box_blur.cl at the commit that names this step), on the H200, with D31, D63, D11 and DS as in
-# bench/results/2026-11-28-nvidia-fewer-instructions.md:
+# box_blur.cl at c35b287), on both devices, with D31, D63, D11 and DS as in
+# bench/results/2026-11-27-nvidia-fewer-instructions.md (on the H100 a fourth set, nodirect, all but DIRECT_ROWS):
 #   bash ... fewer 2 base= all='-DDIRECT_ROWS=1 -DPACK_ADD=1 -DSTORE_READ=1 -DPACKED_CS=1' direct=-DDIRECT_ROWS=1
+# and the form of `direct`'s test (a diagnostic -D DIRECT_SC selecting c35b287's form in ecd0f5a's box_blur.cl, never
+# committed): bash ... form 2 final= sc=-DDIRECT_SC=1
 # D31, D63 and D11 override the variant lists (on the H200, its own tuned shapes); DS lists the diameters (31 63 by
 # default). Until step 36 it ran the shape sweep's H200 sections on a card other than an H100.
 set -u

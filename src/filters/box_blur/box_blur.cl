@@ -833,6 +833,9 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
   const int dir = up ? -1 : 1, yfirst = up ? y1 - 1 : y0, first = yfirst - r + (up ? d - 1 : 0);
   // Every row this work-item reads is inside the image (load_row): its strip's rows first + dir * k for
   // k = 0 .. n + d - 2, and with pair the shared start's ye - r - 1 .. ye - r + d - 1 as well.
+  // Not yet in its best form: with the bounds compared inline (aligned && min(...) >= 0 && max(...) < h) the driver
+  // gives fused_wide's pair kernel at d = 31 95 registers with DIRECT, here 114, and direct=1 is 3.5% faster than
+  // direct=0 there, not 5% slower (bench/NOTES.md, box blur step 40). Changing it needs every class re-tuned.
   const int last = first + dir * (n + d - 2);
 #if PAIR
   const int ye = min(2 * (int)get_group_id(1) * strip, h);
