@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -27,6 +28,31 @@ DeviceInfo device(const std::string& vendor, const std::string& name) {
 TuningEntry entry(const DeviceInfo& d, const std::string& size, const std::string& variant, double ms) {
   return {d.vendor, d.name, d.driver_version, "box-blur", "c4 d<=11", "abc", size, {variant, {{"local_x", 16}}, ms},
           std::nullopt, "2026-11-22"};
+}
+
+// Tunes sobel's class of `params` at 40x24 with a budget that lets only the must-try candidates run, and checks that
+// the budget did stop some (so only the ordering ran the must-try ones); the candidates.
+std::vector<CandidateResult> tune_must_try_only(Context& ctx, const FilterSpec* sobel, const ParamMap& params,
+                                                TuningDb& db) {
+  TuneOptions options;
+  options.width = 40;
+  options.height = 24;
+  options.budget_seconds = 1e-6;
+  options.cases = {params};
+  auto reports = tune(ctx, {sobel}, options, db);
+  if (reports.size() != 1) {
+    ADD_FAILURE() << reports.size() << " reports";
+    return {};
+  }
+  EXPECT_TRUE(std::any_of(reports[0].candidates.begin(), reports[0].candidates.end(),
+                          [](const CandidateResult& c) { return c.problem == "not tried: budget spent"; }));
+  return std::move(reports[0].candidates);
+}
+
+bool timed(const std::vector<CandidateResult>& candidates, const std::string& variant, const TuningConfig& config) {
+  return std::any_of(candidates.begin(), candidates.end(), [&](const CandidateResult& c) {
+    return c.variant == variant && c.config == config && c.kernel_ms.has_value();
+  });
 }
 
 class TuningDbTest : public ::testing::Test {
@@ -227,20 +253,7 @@ TEST_F(TuningDbTest, TunerTriesKnownWinnersBeforeTheBudgetStopsIt) {
     TuningDb db = TuningDb::load((dir_ / fmt::format("known-{}.json", source)).string());
     db.put({here.vendor, here.name + " (a relative)", here.driver_version, "sobel",
             sobel->param_class(params), entry_hash, ">16MP", stored, std::nullopt, "2026-11-24"});
-    TuneOptions options;
-    options.width = 40;
-    options.height = 24;
-    options.budget_seconds = 1e-6;
-    options.cases = {params};
-    const auto reports = tune(ctx, {sobel}, options, db);
-    ASSERT_EQ(reports.size(), 1u);
-    bool known_timed = false, budget_stopped_one = false;
-    for (const auto& c : reports[0].candidates) {
-      if (c.variant == known->variant && c.config == known->config) known_timed = c.kernel_ms.has_value();
-      if (c.problem == "not tried: budget spent") budget_stopped_one = true;
-    }
-    EXPECT_TRUE(known_timed);
-    EXPECT_TRUE(budget_stopped_one);  // so the budget did bind, and only the ordering ran the known winner
+    EXPECT_TRUE(timed(tune_must_try_only(ctx, sobel, params, db), known->variant, known->config));
   }
 }
 
@@ -272,20 +285,7 @@ TEST_F(TuningDbTest, TunerTriesTheNearestWinnersNeighboursBeforeTheBudgetStopsIt
   TuningDb db = TuningDb::load((dir_ / "neighbours.json").string());
   db.put({here.vendor, here.name, here.driver_version, "sobel", sobel->param_class(params),
           kernel_source_key(ctx, sobel->kernel_file()), ">16MP", *known, std::nullopt, "2026-11-27"});
-  TuneOptions options;
-  options.width = 40;
-  options.height = 24;
-  options.budget_seconds = 1e-6;
-  options.cases = {params};
-  const auto reports = tune(ctx, {sobel}, options, db);
-  ASSERT_EQ(reports.size(), 1u);
-  bool neighbour_timed = false, budget_stopped_one = false;
-  for (const auto& c : reports[0].candidates) {
-    if (c.variant == known->variant && c.config == neighbour) neighbour_timed = c.kernel_ms.has_value();
-    if (c.problem == "not tried: budget spent") budget_stopped_one = true;
-  }
-  EXPECT_TRUE(neighbour_timed) << to_string(neighbour);
-  EXPECT_TRUE(budget_stopped_one);
+  EXPECT_TRUE(timed(tune_must_try_only(ctx, sobel, params, db), known->variant, neighbour)) << to_string(neighbour);
 }
 
 // An entry of another kernel source never answers lookup(), and ranked() gives it only when asked, after
