@@ -257,8 +257,8 @@ TEST_F(TuningDbTest, TunerTriesKnownWinnersBeforeTheBudgetStopsIt) {
   }
 }
 
-// The configurations one tunable away from the first known winner come next, before the budget can stop the
-// search: with a budget that lets nothing else run, a neighbour of the stored winner is timed.
+// The configurations one tunable away from the nearest entry's best (and runner-up) come next, before the budget can
+// stop the search: with a budget that lets nothing else run, a neighbour of the stored winner is timed.
 TEST_F(TuningDbTest, TunerTriesTheNearestWinnersNeighboursBeforeTheBudgetStopsIt) {
   Context ctx;
   const FilterSpec* sobel = find_filter_spec("sobel");
