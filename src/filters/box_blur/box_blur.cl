@@ -832,18 +832,18 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
   const bool aligned = w % ITEMS == 0 && gx0 - ra >= 0 && gx0 - ra + L * ITEMS <= w;
   const int dir = up ? -1 : 1, yfirst = up ? y1 - 1 : y0, first = yfirst - r + (up ? d - 1 : 0);
   // Every row this work-item reads is inside the image (load_row): its strip's rows first + dir * k for
-  // k = 0 .. n + d - 2, and with pair the shared start's ye - r - 1 .. ye - r + d - 1 as well.
-  // Not yet in its best form: with the bounds compared inline (aligned && min(...) >= 0 && max(...) < h) the driver
-  // gives fused_wide's pair kernel at d = 31 95 registers with DIRECT, here 114, and direct=1 is 3.5% faster than
-  // direct=0 there, not 5% slower (bench/NOTES.md, box blur step 40). Changing it needs every class re-tuned.
+  // k = 0 .. n + d - 2, and with pair the shared start's ye - r - 1 .. ye - r + d - 1 as well. Compared inline:
+  // named row_lo / row_hi locals first, the driver gave fused_wide's pair kernel at d = 31 114 registers with
+  // DIRECT against 95, and direct=1 was 5% slower than direct=0 there instead of 3.5% faster (bench/NOTES.md,
+  // box blur step 40).
   const int last = first + dir * (n + d - 2);
 #if PAIR
   const int ye = min(2 * (int)get_group_id(1) * strip, h);
-  const int row_lo = min(min(first, last), ye - r - 1), row_hi = max(max(first, last), ye - r + d - 1);
+  const bool direct =
+      aligned && min(min(first, last), ye - r - 1) >= 0 && max(max(first, last), ye - r + d - 1) < h;
 #else
-  const int row_lo = min(first, last), row_hi = max(first, last);
+  const bool direct = aligned && min(first, last) >= 0 && max(first, last) < h;
 #endif
-  const bool direct = aligned && row_lo >= 0 && row_hi < h;
 
   csum_t col[ITEMS];
   int xk[ITEMS];
@@ -961,11 +961,6 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
         else
           *(__local uint2*)(e + lx * CPAIRS + k / 2) = col[k];
       }
-#else
-#pragma unroll
-      for (int k = 0; k < ITEMS; k += 2) e[lx * CPAIRS + k / 2] = (uint4)(col[k], col[k + 1]);
-#endif
-#if WIDE
       {
         // The block's sums: X alone in the block array, or (X, H) in the pad entry.
         uint2 x = 0;
@@ -980,6 +975,9 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
         e[lx * CPAIRS + ITEMS / 2] = (uint4)(x, hs);
 #endif
       }
+#else
+#pragma unroll
+      for (int k = 0; k < ITEMS; k += 2) e[lx * CPAIRS + k / 2] = (uint4)(col[k], col[k + 1]);
 #endif
       barrier(CLK_LOCAL_MEM_FENCE);
       if (live && lx < L - halo) {
@@ -1003,13 +1001,12 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
 #if WIDE
         pix_items o;
         {
-          // Output 0's window: columns WIN_A .. end - 1 of the band from this work-item's first: its own
-          // (registers), whole blocks 1 .. nb (published (X, H)), then single columns from local memory.
-          const int end = WIN_A + DIAMETER, nb = end >= 2 * ITEMS ? end / ITEMS - 1 : 0;
-          const int tail = end > ITEMS ? (nb + 1) * ITEMS : end;
+          // Output 0's window: columns WIN_A .. WIDE_END - 1 of the band from this work-item's first: its own
+          // (registers), whole blocks 1 .. nb (published (X, H)), then single columns WIDE_LO .. from local memory.
+          const int nb = WIDE_LO / ITEMS - 1;
           uint2 x = (uint2)half_n, hs = (uint2)(half_n >> 16);
 #pragma unroll
-          for (int m = WIN_A; m < min(ITEMS, end); ++m) {
+          for (int m = WIN_A; m < min(ITEMS, WIDE_END); ++m) {
             x += col[m];
             hs += col[m] >> 16;
           }
@@ -1033,7 +1030,7 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
           }
 #endif
 #pragma unroll
-          for (int m = tail; m < end; ++m) {
+          for (int m = WIDE_LO; m < WIDE_END; ++m) {
             const uint2 v = wide_column(e, lx, m, col);
             x += v;
             hs += v >> 16;
