@@ -26,6 +26,10 @@
 #   bash ... fewer 2 base= all='-DDIRECT_ROWS=1 -DPACK_ADD=1 -DSTORE_READ=1 -DPACKED_CS=1' direct=-DDIRECT_ROWS=1
 # and the form of `direct`'s test (a diagnostic -D DIRECT_SC selecting c35b287's form in ecd0f5a's box_blur.cl, never
 # committed): bash ... form 2 final= sc=-DDIRECT_SC=1
+# Step 42 (wider work-groups, on the H200 at 1818fd9; no option sets, the shapes in D31 and D63):
+#   p="fused_wide[items=4,mirror=1,ring=0,pair=1,direct=1,prefetch=1,strip=16,local_x"; q=${p/strip=16/strip=14}
+#   r="fused_wide[items=8,mirror=1,ring=0,pair=0,direct=0,prefetch=1,strip=120,local_x"
+#   D31="auto,$p=64],$p=128],$p=192]" D63="auto,$r=128],$r=256],$q=128],$q=192]" bash ... localx 2 base=
 # D31, D63 and D11 override the variant lists (on the H200, its own tuned shapes); DS lists the diameters (31 63 by
 # default). Until step 36 it ran the shape sweep's H200 sections on a card other than an H100.
 set -u
