@@ -832,10 +832,10 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
   const bool aligned = w % ITEMS == 0 && gx0 - ra >= 0 && gx0 - ra + L * ITEMS <= w;
   const int dir = up ? -1 : 1, yfirst = up ? y1 - 1 : y0, first = yfirst - r + (up ? d - 1 : 0);
   // Every row this work-item reads is inside the image (load_row): its strip's rows first + dir * k for
-  // k = 0 .. n + d - 2, and with pair the shared start's ye - r - 1 .. ye - r + d - 1 as well. Compared inline:
-  // named row_lo / row_hi locals first, the driver gave fused_wide's pair kernel at d = 31 114 registers with
-  // DIRECT against 95, and direct=1 was 5% slower than direct=0 there instead of 3.5% faster (bench/NOTES.md,
-  // box blur step 40).
+  // k = 0 .. n + d - 2, and with pair the shared start's ye - r - 1 .. ye - r + d - 1 as well. Compared inline, not
+  // through named bounds: with row_lo / row_hi locals the driver gave fused_wide's pair kernel at d = 31 114
+  // registers with DIRECT instead of 95, and direct=1 was 5% slower than direct=0 there instead of 3.5% faster
+  // (bench/NOTES.md, box blur steps 40 and 41).
   const int last = first + dir * (n + d - 2);
 #if PAIR
   const int ye = min(2 * (int)get_group_id(1) * strip, h);
