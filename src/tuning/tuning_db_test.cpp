@@ -55,6 +55,15 @@ bool timed(const std::vector<CandidateResult>& candidates, const std::string& va
   });
 }
 
+// Every configuration of `v` but its defaults that `instance` supports: the stored winners the must-try tests draw.
+std::vector<TuningConfig> supported_non_default_configs(const FilterInstance& instance, const VariantInfo& v) {
+  const auto configs = all_configs(v);
+  std::vector<TuningConfig> out;
+  for (const auto& config : configs)
+    if (config != configs.front() && !instance.unsupported(v.name, config)) out.push_back(config);
+  return out;
+}
+
 class TuningDbTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -229,17 +238,13 @@ TEST_F(TuningDbTest, TunerTriesKnownWinnersBeforeTheBudgetStopsIt) {
   // from before the tunable existed.
   std::optional<TunedChoice> known;
   std::string added_since;
-  for (const auto& v : sobel->variants()) {
-    const auto configs = all_configs(v);
-    for (const auto& config : configs) {
-      if (config == configs.front() || instance->unsupported(v.name, config)) continue;
+  for (const auto& v : sobel->variants())
+    for (const auto& config : supported_non_default_configs(*instance, v))
       for (const auto& t : v.tunables)
         if (config.at(t.name) == t.values.front()) {
           known = {v.name, config, 0.5};
           added_since = t.name;
         }
-    }
-  }
   ASSERT_TRUE(known);
   const DeviceInfo& here = ctx.info();
   const std::string hash = kernel_source_key(ctx, sobel->kernel_file());
@@ -269,10 +274,7 @@ TEST_F(TuningDbTest, TunerTriesTheNearestWinnersNeighboursBeforeTheBudgetStopsIt
   std::optional<TunedChoice> known;
   TuningConfig neighbour;
   for (const auto& v : sobel->variants()) {
-    const auto configs = all_configs(v);
-    std::vector<TuningConfig> candidates;
-    for (const auto& config : configs)
-      if (config != configs.front() && !instance->unsupported(v.name, config)) candidates.push_back(config);
+    const auto candidates = supported_non_default_configs(*instance, v);
     for (const auto& a : candidates)
       for (const auto& b : candidates) {
         int differ = 0;
