@@ -664,13 +664,11 @@ inline void load_row(__global const uint* src, int y, int h, int mode, int cx, i
 
 // A strip's input rows in the order its window meets them: row k is first + dir * k (rows 0 .. d - 1 are
 // output step 0's window); step i >= 1 enters row i + d - 1 and leaves row i - 1: loaded here, without RING.
-// leave_global: the leaving row comes from global memory (not from the ring or, with PAIR_LEAVING, the other lane).
 inline void load_step(__global const uint* src, int first, int dir, int i, int d, int h, int mode, int cx, int w,
-                      uint cval, bool aligned, bool direct, const int* xk, uint* p_in, uint* p_out,
-                      bool leave_global) {
+                      uint cval, bool aligned, bool direct, const int* xk, uint* p_in, uint* p_out) {
   load_row(src, first + dir * (i + d - 1), h, mode, cx, w, cval, aligned, direct, xk, p_in);
 #if !RING
-  if (leave_global) load_row(src, first + dir * (i - 1), h, mode, cx, w, cval, aligned, direct, xk, p_out);
+  load_row(src, first + dir * (i - 1), h, mode, cx, w, cval, aligned, direct, xk, p_out);
 #endif
 }
 
@@ -678,16 +676,8 @@ inline void load_step(__global const uint* src, int first, int dir, int i, int d
 // ring (its own slots: no barrier) and takes the leaving row from there instead of from global memory. Why:
 // a leaving row was read d steps earlier, and by then every resident work-group has read and written
 // d more rows; at d >= 9 that is near the H200's 50 MB L2, so leaving rows come back from DRAM.
-#ifndef PAIR_LEAVING
-#define PAIR_LEAVING 0
-#endif
-#if PAIR_LEAVING && !PAIR
-#error "PAIR_LEAVING needs PAIR"
-#endif
 #if RING
 #define RING_ARG , __local pixvec_t* ring
-#elif PAIR_LEAVING
-#define RING_ARG , __local pixvec_t* partner_rows
 #else
 #define RING_ARG
 #endif
@@ -831,15 +821,6 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
   const int n_up = strip_length(g - ly, strip, h), n_down = strip_length(g - ly + 1, strip, h);
   const int n = ly ? n_down : n_up, steps = max(n_up, n_down);
   const bool up = ly == 0;
-#if PAIR_LEAVING
-  // -D PAIR_LEAVING=1 (tunable `leaving`; issue 8; not from a seed): a lane's leaving rows at steps 1 .. nloc are
-  // rows the other lane loaded for the shared start (down's leaving rows are the start's first rows, up's its last),
-  // so each lane keeps those of its start rows in local memory for the other, slots = min(strip - 1, d / 2) of them,
-  // and global memory serves only the later steps. Why: in pair's short strips each output re-read its leaving row
-  // from L2, a third of the kernel's row loads (bench/NOTES.md, box blur step 43).
-  const int nloc = ly ? (d - 1) / 2 : d - 1 - (d - 1) / 2, slots = max(1, min(strip - 1, d / 2));
-#define LEAVE_GLOBAL(i) ((i) - 1 >= nloc)
-#endif
 #else
   const int ly = 0, g = get_group_id(1), n = strip_length(g, strip, h), steps = n;
   // mirror: odd strips run upwards, so two neighbouring strips read the rows around their shared edge at the
@@ -864,9 +845,6 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
   const bool direct = aligned && min(first, last) >= 0 && max(first, last) < h;
 #endif
 
-#ifndef LEAVE_GLOBAL
-#define LEAVE_GLOBAL(i) true
-#endif
   csum_t col[ITEMS];
   int xk[ITEMS];
   item_columns(cx, w, mode, aligned, xk);
@@ -880,7 +858,7 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
   for (int i = 1; i <= PREFETCH; ++i)
     if (i < n)
       load_step(src, first, dir, i, d, h, mode, cx, w, cval, aligned, direct, xk, p_in[i % PREFETCH],
-                p_out[i % PREFETCH], LEAVE_GLOBAL(i));
+                p_out[i % PREFETCH]);
   // The d rows of output step 0's window, START_ROWS loads issued before they are added (64 bytes per
   // work-item in flight; more costs registers at ITEMS=8): with short strips this start-up chain of
   // dependent loads is most of a work-group's time. With pair at ITEMS=4, 8 rows: on the H100 (bench/NOTES.md, box
@@ -913,18 +891,6 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
 #pragma unroll
     for (int q = 0; q < START_ROWS; ++q) {
       for (int k = 0; k < ITEMS; ++k) col[k] += TO_CSUM(t[q][k]);
-#if PAIR_LEAVING
-      {
-        // Shared start row k = j + q of this lane (offset hh + k from ye - r in lane 1) is the other lane's leaving row
-        // at step s + 1: lane 1's at step k + 1, lane 0's at step d - 1 - (hh + k).
-        const int s = ly ? d - 2 - hh - (j + q) : j + q;
-        if (j + q < count && s < slots) {
-          pix_items v;
-          for (int k = 0; k < ITEMS; ++k) v.a[k] = t[q][k];
-          partner_rows[((1 - ly) * slots + s) * L + lx] = v.v;
-        }
-      }
-#endif
 #if RING
       if (j + q < d) {
         pix_items v;
@@ -977,17 +943,9 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
         slot = slot + 1 == d ? 0 : slot + 1;
         for (int k = 0; k < ITEMS; ++k) p_out[u][k] = leaving.a[k];
 #endif
-#if PAIR_LEAVING
-        if (!LEAVE_GLOBAL(i)) {  // written before the swap's barrier
-          pix_items leaving;
-          leaving.v = partner_rows[(ly * slots + i - 1) * L + lx];
-          for (int k = 0; k < ITEMS; ++k) p_out[u][k] = leaving.a[k];
-        }
-#endif
         for (int k = 0; k < ITEMS; ++k) col[k] = col[k] + TO_CSUM(p_in[u][k]) - TO_CSUM(p_out[u][k]);
         if (i + PREFETCH < n)
-          load_step(src, first, dir, i + PREFETCH, d, h, mode, cx, w, cval, aligned, direct, xk, p_in[u], p_out[u],
-                    LEAVE_GLOBAL(i + PREFETCH));
+          load_step(src, first, dir, i + PREFETCH, d, h, mode, cx, w, cval, aligned, direct, xk, p_in[u], p_out[u]);
       }
       // The buffers alternate between rows; i & 1 is static when PREFETCH is even.
       const int buf = PREFETCH % 2 == 0 ? u & 1 : i & 1;
@@ -1154,7 +1112,6 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
 #undef FUSED_KERNEL
 #undef WINDOW_ARGS
 #undef RING_ARG
-#undef LEAVE_GLOBAL
 #endif  // WIN_A
 
 // Tried and removed: fused_tile, one barrier per 2D tile (each work-item the column sums of ITEMS
@@ -1176,4 +1133,10 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
 // d=31): the row slide with its loads alone 0.245 ms (one row per lane: every load instruction touches 32 lines), the
 // arithmetic and stores alone 0.176, the 70% target's whole budget. bench/NOTES.md, box blur step 30, and
 // bench/results/2026-11-26-nvidia-xslide.md.
+// Tried and removed: pair's leaving rows from the other lane's start rows (tunable `leaving`, -D PAIR_LEAVING; code in
+// commit 784fd1b). In pair's short strips a lane's leaving rows at steps 1 .. d / 2 are rows the other lane loaded for
+// the shared start, so each lane kept those in local memory for the other instead of both re-reading them from L2 (a
+// third of the row loads). On the H200 it lost: d=31 0.232 ms against the tuned 0.213 (16-row strips, 44 KB of local
+// memory a work-group: five per SM instead of six), 0.228 in 12-row strips where six still fit; d=63 0.338 against
+// 0.312 in the same pair shape. bench/NOTES.md, box blur step 43, and bench/results/2026-11-27-nvidia-h200-leaving-*.
 #endif

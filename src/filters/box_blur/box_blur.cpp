@@ -116,11 +116,11 @@ Plan make_plan(Context& ctx, const BoxBlurParams& params, std::string_view varia
   if (v == "fused_packed" || v == "fused_wide") {
     const bool wide = v == "fused_wide";
     const BlocksShape shape = box_packed_shape(plan.config, params.diameter, v.c_str());
-    plan.options += fmt::format(" -D ITEMS={} -D WIN_A={} -D DIAMETER={} -D PREFETCH={} -D RING={}{}{}{}{}{}",
+    plan.options += fmt::format(" -D ITEMS={} -D WIN_A={} -D DIAMETER={} -D PREFETCH={} -D RING={}{}{}{}{}",
                                 shape.items, box_window_offset(shape.items, params.diameter), params.diameter,
                                 shape.prefetch, int(shape.ring), wide ? " -D WIDE=1" : "",
                                 shape.pair ? " -D PAIR=1" : "", shape.direct ? " -D DIRECT=1" : "",
-                                shape.leaving ? " -D PAIR_LEAVING=1" : "", device.fast_math_options());
+                                device.fast_math_options());
     plan.kernels = {wide ? "box_fused_wide" : "box_fused_packed"};
   }
   return plan;
@@ -187,9 +187,9 @@ std::vector<cl::Event> box_blur(Context& ctx, const DeviceImage& in, DeviceImage
   const auto inv_n = float(1.0 / double(n)), bias = float((double(n / 2) + 0.5) / double(n) - 0.5);
   // The fused_blocks family: one work-group per band of (local_x - halo) * items columns and strip rows.
   auto launch_bands = [&](const BlocksShape& shape) {
-    // The ring or pair's leaving rows, where there is one, is the last argument (RING_ARG in box_blur.cl).
-    if (const std::size_t bytes = shape.ring_bytes + shape.leaving_bytes)
-      kernel(0).setArg(kernel(0).getInfo<CL_KERNEL_NUM_ARGS>() - 1, cl::Local(bytes));
+    // The ring, where there is one, is the last argument (RING_ARG in box_blur.cl).
+    if (shape.ring_bytes)
+      kernel(0).setArg(kernel(0).getInfo<CL_KERNEL_NUM_ARGS>() - 1, cl::Local(shape.ring_bytes));
     const std::size_t tw = std::size_t(shape.local_x - shape.halo) * std::size_t(shape.items);
     const std::size_t groups_x = (W + tw - 1) / tw, strips = (H + shape.strip - 1) / std::size_t(shape.strip);
     // pair: work-group j runs strips 2j - 1 and 2j, one per row lane.

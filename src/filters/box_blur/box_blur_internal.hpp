@@ -46,8 +46,6 @@ struct BlocksShape {
   int pair = 0;  // fused_packed, fused_wide: two row lanes run mirrored strips from a shared start (-D PAIR)
   std::size_t row_lanes() const { return pair ? 2 : 1; }  // work-group rows: one per strip it runs
   int direct = 0;  // fused_packed, fused_wide: strips inside the image load rows with no border test (-D DIRECT)
-  int leaving = 0;  // the same two, with pair: leaving rows from the other lane's start rows (-D PAIR_LEAVING)
-  std::size_t leaving_bytes = 0;  // local memory for those rows
   std::size_t entry_bytes;  // local memory for the column sums of two rows
   std::size_t block_bytes;  // local memory for the block sums of two rows
 };

@@ -49,11 +49,7 @@ std::vector<Tunable> per_d_band_tunables(std::vector<int> strips, std::vector<in
            "mirror=1, ring=0)"},
           // A tunable: it gains in pair's short strips and loses a little in long ones (bench/NOTES.md, box blur
           // step 40).
-          {"direct", {0, 1}, "strips whose rows are all inside the image load them with no border test (1)"},
-          {"leaving",
-           {0, 1},
-           "with pair: leaving rows the other lane loaded for the shared start from local memory (1) instead of "
-           "global memory"}};
+          {"direct", {0, 1}, "strips whose rows are all inside the image load them with no border test (1)"}};
 }
 
 // What the band variants ask of the device: fused_blocks, fused_prefix, fused_packed and fused_wide, each
@@ -68,7 +64,7 @@ std::optional<std::string> blocks_shape_problem(const DeviceInfo& device, std::s
     return fmt::format("{} needs more than {} work-items per group for d={}", variant, shape.halo, d);
   // At least one byte to spare: the H200 refused (CL_OUT_OF_RESOURCES) a work-group asking for all
   // 49152 bytes it reports.
-  const std::size_t local_bytes = shape.entry_bytes + shape.block_bytes + shape.ring_bytes + shape.leaving_bytes;
+  const std::size_t local_bytes = shape.entry_bytes + shape.block_bytes + shape.ring_bytes;
   if (local_bytes >= device.local_mem_bytes)
     return fmt::format("{} needs {} bytes of local memory for d={}, the device has {} (some kept back)", variant,
                        local_bytes, d, device.local_mem_bytes);
@@ -78,7 +74,6 @@ std::optional<std::string> blocks_shape_problem(const DeviceInfo& device, std::s
     return fmt::format("{}'s prefetch must be 1..8 rows (got {})", variant, shape.prefetch);
   if (shape.pair && (shape.ring || !shape.mirror))
     return fmt::format("{}'s pair runs mirrored strips without the ring (mirror=1, ring=0)", variant);
-  if (shape.leaving && !shape.pair) return fmt::format("{}'s leaving=1 needs pair=1", variant);
   return std::nullopt;
 }
 }  // namespace
@@ -247,11 +242,6 @@ BlocksShape box_packed_shape(const TuningConfig& config, int diameter, const cha
   const VariantInfo& v = *find_variant(box_blur_variants(), variant);
   shape.pair = tunable_value(config, v, "pair");
   shape.direct = tunable_value(config, v, "direct");
-  shape.leaving = tunable_value(config, v, "leaving");
-  // Both lanes' slots for the other's start rows: min(strip - 1, d / 2) rows of items pixels (box_blur.cl's slots).
-  if (shape.leaving)
-    shape.leaving_bytes = 2 * std::size_t(std::max(1, std::min(shape.strip - 1, diameter / 2))) *
-                          std::size_t(shape.local_x) * std::size_t(shape.items) * 4;
   shape.entry_bytes =
       2 * std::size_t(shape.local_x) * std::size_t(shape.items / 2 + 1) * 16 * shape.row_lanes();
   if (std::string_view(variant) == "fused_wide" && box_wide_packed_blocks(shape.items, diameter))

@@ -348,13 +348,11 @@ TEST(BoxBlurFusedWide, EveryDiameterAndShapeMatchesTheReference) {
 // pair: two row lanes per work-group, mirrored strips 2j - 1 (up) and 2j (down) from one shared start. On 37
 // rows: 3-row strips (13: every pair whole), 5-row strips (8: the last work-group's down lane past the
 // image, its up strip 2 rows), 64 rows (work-group 0 only: its up lane is strip -1); both variants, both
-// ends of each one's d and even and odd d, each d with another prefetch depth, and each d with the leaving rows
-// from the other lane (leaving=1: from local memory for steps 1 .. about d / 2, from global memory after them,
-// which 64-row strips reach at every d here) and from global memory.
+// ends of each one's d and even and odd d, each d with another prefetch depth.
 TEST(BoxBlurFusedPair, EveryDiameterAndShapeMatchesTheReference) {
   const auto pair_config = [](int d, int items, int strip) {
-    return TuningConfig{{"prefetch", 1 + (d + items) % 3}, {"ring", 0},          {"mirror", 1}, {"pair", 1},
-                        {"direct", strip != 5},           {"leaving", (d + items / 4) % 2}};
+    return TuningConfig{
+        {"prefetch", 1 + (d + items) % 3}, {"ring", 0}, {"mirror", 1}, {"pair", 1}, {"direct", strip != 5}};
   };
   expect_band_shapes_match("fused_packed", {2, 3, 10, 15}, {4, 8}, pair_config, {3, 5, 64});
   expect_band_shapes_match("fused_wide", {2, 17, 31, 64}, {4, 8}, pair_config, {3, 5, 64});
@@ -364,8 +362,6 @@ TEST(BoxBlurFusedPair, EveryDiameterAndShapeMatchesTheReference) {
       box_blur_unsupported(ctx.info(), "fused_wide", {31, {}}, 300, 70, 4, {{"pair", 1}, {"mirror", 0}}));
   EXPECT_TRUE(
       box_blur_unsupported(ctx.info(), "fused_packed", {9, {}}, 300, 70, 4, {{"pair", 1}, {"ring", 1}}));
-  // leaving needs pair.
-  EXPECT_TRUE(box_blur_unsupported(ctx.info(), "fused_wide", {31, {}}, 300, 70, 4, {{"leaving", 1}}));
 }
 
 // direct: strips whose rows are all inside the image load them with no border test. The band tests' 37 rows hold
@@ -381,9 +377,8 @@ TEST(BoxBlurFusedDirect, InteriorStripsOfWideWindowsMatchTheReference) {
     const Image expected = box_blur_reference(in, params);
     for (int items : {4, 8})
       for (int pair : {0, 1}) {
-        const TuningConfig config = {{"items", items}, {"local_x", 32},  {"strip", 16},
-                                     {"prefetch", 2},  {"ring", 0},      {"mirror", 1},
-                                     {"pair", pair},   {"direct", 1},    {"leaving", pair && items == 8}};
+        const TuningConfig config = {{"items", items}, {"local_x", 32}, {"strip", 16}, {"prefetch", 2},
+                                     {"ring", 0},      {"mirror", 1},   {"pair", pair}, {"direct", 1}};
         SCOPED_TRACE(fmt::format("d={} config={} seed={}", d, to_string(config), seed));
         ASSERT_FALSE(box_blur_unsupported(ctx.info(), "fused_wide", params, in.width, in.height, 4, config));
         ASSERT_TRUE(testing::images_equal(expected, blur_on_device(ctx, d_in, params, "fused_wide", config)));
