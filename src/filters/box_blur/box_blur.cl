@@ -682,23 +682,6 @@ inline void load_step(__global const uint* src, int first, int dir, int i, int d
 #define RING_ARG
 #endif
 
-#ifndef LOOKBACK
-#define LOOKBACK 0
-#endif
-#if LOOKBACK && (PAIR || RING || !defined(DIAMETER))
-#error "LOOKBACK is built for fused_packed and fused_wide without pair or the ring"
-#endif
-#if LOOKBACK
-#ifndef LOOKBACK_SPINS
-#define LOOKBACK_SPINS (1 << 22)
-#endif
-// lb_state: the ticket counter, then one flag per ticket, 1 once its block sums are in lb_sums; all zero at each
-// launch (the host fills them).
-#define LOOKBACK_ARGS , __global int *lb_state, __global uint2 *lb_sums
-#else
-#define LOOKBACK_ARGS
-#endif
-
 #ifdef DIAMETER
 // ---------------------------------------------------------------------------------------------
 // fused_packed (RGBA, 2 <= d <= 15; not from a seed; issue 8): fused_prefix's vertical pass (the same
@@ -814,7 +797,7 @@ __kernel void box_packed_round_check(__global uint* out, uint magic, uint lo) {
 #endif
 
 __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, int h, int d, int mode, uint cval,
-                           int strip, int mirror, WINDOW_ARGS LOOKBACK_ARGS RING_ARG) {
+                           int strip, int mirror, WINDOW_ARGS RING_ARG) {
 #ifdef DIAMETER
   d = DIAMETER;  // the host passes the same; as a constant it folds the start-up's loop and offsets
   const int reach = ITEMS - 2;  // work-item t's outputs read columns up to t * ITEMS + a + d + ITEMS - 2
@@ -823,26 +806,7 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
 #endif
   const int r = d / 2, ra = (r + ITEMS - 1) / ITEMS * ITEMS, a = ra - r, halo = (a + d + reach) / ITEMS;
   const int lx = get_local_id(0), L = get_local_size(0), tw = (L - halo) * ITEMS;
-#if LOOKBACK
-  // -D LOOKBACK=1 (fused_wide's tunable `lookback`; issue 8; not from a seed): a strip's first window from the block
-  // sums of the strips above instead of its d rows. Strip g's block is its entering rows, g * strip + d - 1 - r and the
-  // strip - 1 after it, so the block sums of strips g - m .. g - 1 (m = ceil((d - 1) / strip)) hold the first window
-  // but its last row, with e = m * strip - (d - 1) rows of block g - m above it to take out. Each strip sums its own
-  // block first and publishes it (the store, a fence, then its flag), then waits for the flags of the m above. Why:
-  // in the short strips that hide the leaving rows' re-reads in L2, a d-row start per strip is most of the loads at
-  // d = 63 (pair halves it: 32 start rows for 14 outputs on the H100); here a strip starts from its own strip rows and
-  // m block sums (bench/NOTES.md, box blur step 44).
-  // Work-groups take their strips in ticket order, so a strip waits only on strips whose work-groups have started,
-  // and those publish before they wait on anything: no work-group waits on one that may not run. Should a wait last
-  // past LOOKBACK_SPINS polls all the same, the strip sums its d rows instead.
-  __local int lb_ticket;
-  if (lx == 0) lb_ticket = atomic_inc(lb_state);
-  barrier(CLK_LOCAL_MEM_FENCE);
-  const int ticket = lb_ticket, groups_x = get_num_groups(0), group_x = ticket % groups_x;
-#else
-  const int group_x = get_group_id(0);
-#endif
-  const int gx0 = group_x * tw, cx = gx0 - ra + lx * ITEMS;
+  const int gx0 = get_group_id(0) * tw, cx = gx0 - ra + lx * ITEMS;
 #if PAIR
   // -D PAIR=1 (fused_packed and fused_wide without the ring; issue 8; not from a seed): a work-group of two
   // row lanes runs the mirrored strips 2j - 1 (lane 0, upwards) and 2j (lane 1, downwards). Their first
@@ -857,9 +821,6 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
   const int n_up = strip_length(g - ly, strip, h), n_down = strip_length(g - ly + 1, strip, h);
   const int n = ly ? n_down : n_up, steps = max(n_up, n_down);
   const bool up = ly == 0;
-#elif LOOKBACK
-  const int ly = 0, g = ticket / groups_x, n = strip_length(g, strip, h), steps = n;
-  const bool up = false;
 #else
   const int ly = 0, g = get_group_id(1), n = strip_length(g, strip, h), steps = n;
   // mirror: odd strips run upwards, so two neighbouring strips read the rows around their shared edge at the
@@ -875,8 +836,7 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
   // through named bounds: with row_lo / row_hi locals the driver gave fused_wide's pair kernel at d = 31 114
   // registers with DIRECT instead of 95, and direct=1 was 5% slower than direct=0 there instead of 3.5% faster
   // (bench/NOTES.md, box blur steps 40 and 41).
-  // With lookback the whole block, past a short last strip's rows too.
-  const int last = first + dir * ((LOOKBACK ? strip : n) + d - 2);
+  const int last = first + dir * (n + d - 2);
 #if PAIR
   const int ye = min(2 * (int)get_group_id(1) * strip, h);
   const bool direct =
@@ -903,7 +863,7 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
   // work-item in flight; more costs registers at ITEMS=8): with short strips this start-up chain of
   // dependent loads is most of a work-group's time. With pair at ITEMS=4, 8 rows: on the H100 (bench/NOTES.md, box
   // blur step 33) they took d=31 from 0.267 to 0.256 ms; 16 rows, and deeper starts at ITEMS=8, lost.
-#define START_ROWS (ITEMS >= 8 ? 2 : (PAIR || LOOKBACK) && ITEMS == 4 ? 8 : 16 / ITEMS)
+#define START_ROWS (ITEMS >= 8 ? 2 : PAIR && ITEMS == 4 ? 8 : 16 / ITEMS)
 #if PAIR
   // The edge: strip 2j's first row and one past strip 2j - 1's last. Up's first window is rows ye - 1 - r ..
   // ye - r + d - 2, down's ye - r .. ye - r + d - 1: lane 0 sums shared rows 0 .. hh - 1 (counted from
@@ -913,49 +873,6 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
   uint own_row[ITEMS];
   load_row(src, ly ? ye - r + d - 1 : ye - 1 - r, h, mode, cx, w, cval, aligned, direct, xk, own_row);
 #define START_ROW(k) (run0 + (k))
-#elif LOOKBACK
-  // The block: the strip's entering rows own0 .. own0 + strip - 1, summed and published before anything waits.
-  const int own0 = first + d - 1, m = (d - 2 + strip) / strip;
-  {
-    csum_t blk[ITEMS];
-    for (int k = 0; k < ITEMS; ++k) blk[k] = 0;
-    for (int j = 0; j < strip; j += START_ROWS) {
-      uint t[START_ROWS][ITEMS];
-#pragma unroll
-      for (int q = 0; q < START_ROWS; ++q) {
-        if (j + q < strip) {
-          load_row(src, own0 + j + q, h, mode, cx, w, cval, aligned, direct, xk, t[q]);
-        } else {
-          for (int k = 0; k < ITEMS; ++k) t[q][k] = 0;
-        }
-      }
-      // Lanes stay below 2^16: at most strip * 255 (the host keeps strip + d under 257).
-#pragma unroll
-      for (int q = 0; q < START_ROWS; ++q)
-        for (int k = 0; k < ITEMS; ++k) blk[k] += TO_CSUM(t[q][k]);
-    }
-    __global uint2* mine = lb_sums + ((size_t)ticket * L + lx) * ITEMS;
-    for (int k = 0; k < ITEMS; ++k) mine[k] = blk[k];
-    mem_fence(CLK_GLOBAL_MEM_FENCE);
-    barrier(CLK_GLOBAL_MEM_FENCE);
-    if (lx == 0) atomic_xchg(lb_state + 1 + ticket, 1);
-  }
-  // The first m strips have no blocks for all of their first window: those sum its d rows.
-  __local int lb_look;
-  if (lx == 0) {
-    bool ready = g >= m;
-    for (int j = g - m; ready && j < g; ++j) {
-      int spins = 0;
-      while (atomic_add(lb_state + 1 + j * groups_x + group_x, 0) != 1 && (ready = ++spins < LOOKBACK_SPINS)) {
-      }
-    }
-    lb_look = ready;
-  }
-  mem_fence(CLK_GLOBAL_MEM_FENCE);
-  barrier(CLK_GLOBAL_MEM_FENCE);
-  const bool look = lb_look;
-  const int count = look ? 0 : d;
-#define START_ROW(k) (first + dir * (k))
 #else
   const int count = d;
 #define START_ROW(k) (first + dir * (k))
@@ -983,26 +900,6 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
 #endif
     }
   }
-#if LOOKBACK
-  if (look) {
-    // Volatile: past L1, which may not see other work-groups' stores.
-    for (int j = g - m; j < g; ++j) {
-      volatile __global const uint2* b = lb_sums + ((size_t)(j * groups_x + group_x) * L + lx) * ITEMS;
-      for (int k = 0; k < ITEMS; ++k) col[k] += b[k];
-    }
-    // Less block g - m's e rows above the window (its sums include them, so no lane goes below zero), and plus the
-    // window's last row, the block's first.
-    const int e = m * strip - (d - 1);
-    for (int t = 0; t < e; ++t) {
-      uint p[ITEMS];
-      load_row(src, first - e + t, h, mode, cx, w, cval, aligned, false, xk, p);
-      for (int k = 0; k < ITEMS; ++k) col[k] -= TO_CSUM(p[k]);
-    }
-    uint p[ITEMS];
-    load_row(src, own0, h, mode, cx, w, cval, aligned, direct, xk, p);
-    for (int k = 0; k < ITEMS; ++k) col[k] += TO_CSUM(p[k]);
-  }
-#endif
 #if PAIR
   {
     // The swap, through this lane's second buffer: step 0 writes the first, and step 1 the second only
@@ -1215,7 +1112,6 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
 #undef FUSED_KERNEL
 #undef WINDOW_ARGS
 #undef RING_ARG
-#undef LOOKBACK_ARGS
 #endif  // WIN_A
 
 // Tried and removed: fused_tile, one barrier per 2D tile (each work-item the column sums of ITEMS
@@ -1243,4 +1139,12 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
 // third of the row loads). On the H200 it lost: d=31 0.232 ms against the tuned 0.213 (16-row strips, 44 KB of local
 // memory a work-group: five per SM instead of six), 0.228 in 12-row strips where six still fit; d=63 0.338 against
 // 0.312 in the same pair shape. bench/NOTES.md, box blur step 43, and bench/results/2026-11-27-nvidia-h200-leaving-*.
+// Tried and removed: lookback (fused_wide's tunable `lookback`, -D LOOKBACK; code in commit f9c9fb3): work-groups took
+// their strips in ticket order (an atomic counter), summed and published their strip's entering rows as block sums
+// with a flag, and started from the m = ceil((d - 1) / strip) blocks above (less e rows of the top one) instead of d
+// rows, falling back to the d rows after a bounded wait. Fewer row loads per output than pair at d = 63 on paper
+// (~3.6 against 4.3 at 16-row strips), but on the H200 it lost or tied: d=63 0.309-0.338 ms against the tuned 0.263
+// (pair's 0.312), d=31 0.252 against 0.216. And at 8k some outputs were wrong: OpenCL's mem_fence did not make one
+// work-group's block sums visible to another on NVIDIA before its flag (the PoCL tests and a 150-row test on the
+// H200 passed). bench/NOTES.md, box blur step 44, and bench/results/2026-11-27-nvidia-h200-lookback-*.
 #endif

@@ -121,7 +121,6 @@ Plan make_plan(Context& ctx, const BoxBlurParams& params, std::string_view varia
                                 shape.prefetch, int(shape.ring), wide ? " -D WIDE=1" : "",
                                 shape.pair ? " -D PAIR=1" : "", shape.direct ? " -D DIRECT=1" : "",
                                 device.fast_math_options());
-    if (shape.lookback) plan.options += " -D LOOKBACK=1";
     plan.kernels = {wide ? "box_fused_wide" : "box_fused_packed"};
   }
   return plan;
@@ -219,22 +218,6 @@ std::vector<cl::Event> box_blur(Context& ctx, const DeviceImage& in, DeviceImage
     const auto half_n = cl_uint(n / 2 * 0x10001u);
     set_kernel_args(kernel(0), in.buffer, out.buffer, w, h, d, mode, cval, shape.strip, shape.mirror, packed_magic, half_n,
                     cl::Local(shape.entry_bytes));
-    if (shape.lookback) {
-      // LOOKBACK_ARGS (box_blur.cl): the ticket counter and a flag per work-group, zeroed before every launch (a
-      // ~40 KB fill at 8k, timed with the kernel), and each work-group's block sums.
-      const std::size_t tw = std::size_t(shape.local_x - shape.halo) * std::size_t(shape.items);
-      const std::size_t groups = (W + tw - 1) / tw * ((H + shape.strip - 1) / std::size_t(shape.strip));
-      const std::size_t state_bytes = (1 + groups) * sizeof(cl_int);
-      cl::Buffer& state = ctx.scratch_buffer("box_blur.lookback_state", state_bytes);
-      cl::Event cleared;
-      check_cl(ctx.queue().enqueueFillBuffer(state, cl_int(0), 0, state_bytes, nullptr, &cleared),
-               "clEnqueueFillBuffer");
-      cl::Buffer& sums = ctx.scratch_buffer(
-          "box_blur.lookback_sums", groups * std::size_t(shape.local_x) * std::size_t(shape.items) * 2 * sizeof(cl_uint));
-      kernel(0).setArg(12, state);
-      kernel(0).setArg(13, sums);
-      return {cleared, launch_bands(shape)};
-    }
     return {launch_bands(shape)};
   }
   if (variant == "fused_sliding") {

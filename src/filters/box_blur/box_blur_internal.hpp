@@ -46,7 +46,6 @@ struct BlocksShape {
   int pair = 0;  // fused_packed, fused_wide: two row lanes run mirrored strips from a shared start (-D PAIR)
   std::size_t row_lanes() const { return pair ? 2 : 1; }  // work-group rows: one per strip it runs
   int direct = 0;  // fused_packed, fused_wide: strips inside the image load rows with no border test (-D DIRECT)
-  int lookback = 0;  // fused_wide: first windows from the block sums of the strips above (-D LOOKBACK)
   std::size_t entry_bytes;  // local memory for the column sums of two rows
   std::size_t block_bytes;  // local memory for the block sums of two rows
 };

@@ -52,15 +52,6 @@ std::vector<Tunable> per_d_band_tunables(std::vector<int> strips, std::vector<in
           {"direct", {0, 1}, "strips whose rows are all inside the image load them with no border test (1)"}};
 }
 
-// fused_wide's lookback (box blur step 44): built for fused_packed too, where its d <= 15 starts are short anyway.
-std::vector<Tunable> with_lookback(std::vector<Tunable> tunables) {
-  tunables.push_back({"lookback",
-                      {0, 1},
-                      "each strip's first window from the published block sums of the strips above (1; needs "
-                      "mirror=0, ring=0, pair=0)"});
-  return tunables;
-}
-
 // What the band variants ask of the device: fused_blocks, fused_prefix, fused_packed and fused_wide, each
 // one work-group row of local_x work-items, halo of them producing no output, with entry and block buffers
 // and the leaving-row ring in dynamic local memory and a ring of `prefetch` rows in registers.
@@ -83,12 +74,6 @@ std::optional<std::string> blocks_shape_problem(const DeviceInfo& device, std::s
     return fmt::format("{}'s prefetch must be 1..8 rows (got {})", variant, shape.prefetch);
   if (shape.pair && (shape.ring || !shape.mirror))
     return fmt::format("{}'s pair runs mirrored strips without the ring (mirror=1, ring=0)", variant);
-  if (shape.lookback && (shape.pair || shape.ring || shape.mirror))
-    return fmt::format("{}'s lookback runs downward strips without pair or the ring (mirror=0, ring=0, pair=0)",
-                       variant);
-  // Block sums of strip rows stay in 16-bit lanes, and so does the first window from them (box_blur.cl's LOOKBACK).
-  if (shape.lookback && (shape.strip + d) * 255 >= 65536)
-    return fmt::format("{}'s lookback needs strip + d below 257 (strip={}, d={})", variant, shape.strip, d);
   return std::nullopt;
 }
 }  // namespace
@@ -156,7 +141,7 @@ const std::vector<VariantInfo>& box_blur_variants() {
        // (bench/results/2026-11-24-nvidia-h200-wave-fit.md). 12 and 24 rows for pair in the H100's short
        // strips: 12 was its best at d = 31 (bench/results/2026-11-27-nvidia-h100-pair-short.md); 10, 14 and 20
        // around it, where 14 ties 12 (box blur step 34).
-       with_lookback(per_d_band_tunables({128, 120, 64, 144, 96, 32, 160, 48, 16, 8, 12, 24, 10, 14, 20}, {1, 2, 4}, 0, 0))},
+       per_d_band_tunables({128, 120, 64, 144, 96, 32, 160, 48, 16, 8, 12, 24, 10, 14, 20}, {1, 2, 4}, 0, 0)},
   };
   return all;
 }
@@ -257,7 +242,6 @@ BlocksShape box_packed_shape(const TuningConfig& config, int diameter, const cha
   const VariantInfo& v = *find_variant(box_blur_variants(), variant);
   shape.pair = tunable_value(config, v, "pair");
   shape.direct = tunable_value(config, v, "direct");
-  shape.lookback = tunable_value(config, v, "lookback", 0);
   shape.entry_bytes =
       2 * std::size_t(shape.local_x) * std::size_t(shape.items / 2 + 1) * 16 * shape.row_lanes();
   if (std::string_view(variant) == "fused_wide" && box_wide_packed_blocks(shape.items, diameter))

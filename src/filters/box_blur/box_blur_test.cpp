@@ -386,41 +386,6 @@ TEST(BoxBlurFusedDirect, InteriorStripsOfWideWindowsMatchTheReference) {
   }
 }
 
-// lookback: each strip's first window from the block sums the strips above publish. On 150 rows: 3-row strips (50, most
-// of them far enough down to look back at d = 63), 8 and 16 (the last one short); d with e (the rows of the top block
-// above the window) of 0 to 2 and block counts of 1 to 21; each shape run twice, so the second call meets the
-// counters the first set back and a new epoch against the flags it left. Poisoned outputs, against the reference.
-TEST(BoxBlurFusedLookback, EveryDiameterAndShapeMatchesTheReference) {
-  Context& ctx = test_context();
-  for (const auto& [width, diameters] : {std::pair{131, std::vector{2, 31, 64}}, {520, {17, 63}}}) {
-    const auto seed = testing::fresh_seed();
-    const Image in = testing::random_image(width, 150, 4, SampleType::u8, seed);
-    DeviceImage d_in = DeviceImage::upload(ctx, in);
-    for (int d : diameters) {
-      const BoxBlurParams params{d, kBorders[(d + width) % 4]};
-      const Image expected = box_blur_reference(in, params);
-      for (int items : {4, 8})
-        for (int strip : {3, 8, 16}) {
-          const TuningConfig config = {{"items", items},  {"local_x", 32},
-                                       {"strip", strip},  {"prefetch", 1 + (d + items) % 3},
-                                       {"ring", 0},       {"mirror", 0},
-                                       {"pair", 0},       {"direct", (d + items / 4) % 2},
-                                       {"lookback", 1}};
-          SCOPED_TRACE(fmt::format("{}x150 d={} border={} config={} seed={}", width, d, to_string(params.border),
-                                   to_string(config), seed));
-          ASSERT_FALSE(box_blur_unsupported(ctx.info(), "fused_wide", params, in.width, in.height, 4, config));
-          for (int call = 0; call < 2; ++call)
-            ASSERT_TRUE(testing::images_equal(expected, blur_on_device(ctx, d_in, params, "fused_wide", config)));
-        }
-    }
-  }
-  // lookback runs downward strips alone, and keeps its block sums in 16-bit lanes.
-  for (const TuningConfig& refused : {TuningConfig{{"lookback", 1}, {"mirror", 1}},
-                                      TuningConfig{{"lookback", 1}, {"mirror", 0}, {"pair", 1}},
-                                      TuningConfig{{"lookback", 1}, {"mirror", 0}, {"strip", 200}}})
-    EXPECT_TRUE(box_blur_unsupported(ctx.info(), "fused_wide", {63, {}}, 300, 300, 4, refused)) << to_string(refused);
-}
-
 // All 255: every window sum at its largest, where the low channel's whole-word sum X wraps modulo 2^32 most
 // often and the rounding meets its largest s.
 TEST(BoxBlurFusedWide, SaturatedImageStaysSaturated) {
