@@ -343,7 +343,7 @@ std::string format_csv(const BenchReport& r) {
   };
   for (const auto& row : r.rows) {
     out += fmt::format("{},{},{},{},{},{},{},{},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{:.4f},{:.3f},{:.4f},{:.1f},{},{},{},{},{},{},{}\n",
-                       quoted(r.device), row.filter, quoted(row.params), row.width, row.height, row.variant,
+                       quoted(r.device), row.filter, quoted(row.params), row.width, row.height, quoted(row.variant),
                        quoted(row.resolved), quoted(row.status), row.kernel_ms.median, row.kernel_ms.min,
                        row.kernel_ms.p90, row.total_ms.median, row.total_ms.min, row.total_ms.p90, row.call_ms.median, row.gpix_per_s,
                        row.gb_per_s, row.bandwidth_fraction, r.copy_gb_per_s, opt(row.speedup_vs_naive, "{:.4f}"),

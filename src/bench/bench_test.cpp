@@ -5,8 +5,10 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <random>
+#include <sstream>
 
 #include "clfilters/image_io.hpp"
 #include "common/synthetic_image.hpp"
@@ -37,7 +39,7 @@ BenchReport sample_report() {
   naive.kernel_ms = {2, 1, 3};
   naive.speedup_vs_naive = 1;
   BenchRow fast = naive;
-  fast.variant = fast.resolved = "block4x4";
+  fast.variant = fast.resolved = "block4x4[local_x=16,local_y=4]";  // a configured variant: commas inside
   fast.kernel_ms = {0.5, 0.4, 0.6};
   fast.speedup_vs_naive = 4;
   BenchRow skipped = naive;
@@ -52,6 +54,19 @@ TEST(BenchFormats, CsvJsonTableAndPlot) {
   const std::string csv = format_csv(r);
   EXPECT_NE(csv.find("\"Dev \"\"X\"\"\""), std::string::npos);  // quotes doubled
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 4);
+  // Every line has the header's number of fields (commas inside quotes do not count).
+  std::istringstream lines(csv);
+  std::vector<int> fields;
+  for (std::string line; std::getline(lines, line);) {
+    bool quoted = false;
+    int n = 1;
+    for (char c : line) {
+      if (c == '"') quoted = !quoted;
+      if (c == ',' && !quoted) ++n;
+    }
+    fields.push_back(n);
+  }
+  EXPECT_EQ(std::count(fields.begin(), fields.end(), fields.front()), 4) << csv;
   EXPECT_NE(format_json(r).find("\"speedup_vs_naive\": 4.0"), std::string::npos);
   EXPECT_NE(format_table(r).find("skipped: two_pass"), std::string::npos);
   const std::string svg = plot_svg(r);
