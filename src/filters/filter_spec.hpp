@@ -38,6 +38,11 @@ class FilterInstance {
   virtual std::uint64_t pixels() const = 0;
   // What "auto" resolves to for this problem on this device (tuned choice or built-in rule).
   virtual std::string auto_variant() const { return "auto"; }
+  // Which program build `variant` with `config` runs: candidates with one key share their builds, so the tuner
+  // builds each program once before it times the rest. By default each candidate its own.
+  virtual std::string build_key(const std::string& variant, const TuningConfig& config) const {
+    return variant + "[" + to_string(config) + "]";
+  }
 };
 
 class FilterSpec {

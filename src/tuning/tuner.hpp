@@ -45,6 +45,12 @@ struct TuneProgress {
   double seconds_left = 0;
 };
 
+// Reorders candidates[from ..] (keeping their order otherwise) so that the first of each build key comes first, keys
+// already met in candidates[.. from] aside: the tuner's order after its must-try candidates, so that every program
+// is built once before the budget goes on candidates whose builds are cached.
+void first_of_each_build_first(std::vector<CandidateResult*>& candidates, std::size_t from,
+                               const std::function<std::string(const CandidateResult&)>& build_key);
+
 // Tunes `filters` (all when empty) on ctx's device and stores the winners in `db` (not saved).
 std::vector<TuneReport> tune(Context& ctx, const std::vector<const FilterSpec*>& filters, const TuneOptions& options,
                              TuningDb& db, const std::function<void(const TuneProgress&)>& progress = {});

@@ -290,6 +290,20 @@ TEST_F(TuningDbTest, TunerTriesTheNearestWinnersNeighboursBeforeTheBudgetStopsIt
   EXPECT_TRUE(timed(tune_must_try_only(ctx, sobel, params, db), known->variant, neighbour)) << to_string(neighbour);
 }
 
+// After the must-try candidates the tuner takes one candidate of each program build, then the rest: builds cost far
+// more than timings, so a short budget meets every program once before it spends time on cached ones.
+TEST(TunerOrder, FirstOfEachBuildFirstKeepsTheOrderOtherwise) {
+  std::vector<CandidateResult> all;
+  for (const char* name : {"a0", "b0", "a1", "b1", "c0", "a2", "c1", "d0"}) all.push_back({name, {}, std::nullopt, ""});
+  std::vector<CandidateResult*> order;
+  for (auto& c : all) order.push_back(&c);
+  // The build key is the variant's letter; a0 is a must-try candidate, so a's build counts as met.
+  first_of_each_build_first(order, 1, [](const CandidateResult& c) { return c.variant.substr(0, 1); });
+  std::vector<std::string> got;
+  for (const CandidateResult* c : order) got.push_back(c->variant);
+  EXPECT_EQ(got, (std::vector<std::string>{"a0", "b0", "c0", "d0", "a1", "b1", "a2", "c1"}));
+}
+
 // An entry of another kernel source never answers lookup(), and ranked() gives it only when asked, after
 // every entry of this source, however near its device and size class.
 TEST_F(TuningDbTest, OtherKernelSourcesRankLastAndOnlyWhenAsked) {

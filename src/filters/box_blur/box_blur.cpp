@@ -128,6 +128,14 @@ Plan make_plan(Context& ctx, const BoxBlurParams& params, std::string_view varia
 
 }  // namespace
 
+std::string box_blur_build_key(Context& ctx, const BoxBlurParams& params, std::string_view variant, int width,
+                               int height, int channels, const TuningConfig& config) {
+  const Plan plan = make_plan(ctx, params, variant, width, height, channels, config);
+  std::string key = plan.options;
+  for (const auto& name : plan.kernels) key += " " + name;
+  return key;
+}
+
 void box_blur_prepare(Context& ctx, const BoxBlurParams& params, std::string_view variant, int width, int height,
                       int channels, const TuningConfig& config) {
   const Plan plan = make_plan(ctx, params, variant, width, height, channels, config);

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "clfilters/box_blur.hpp"
 #include "clfilters/runtime.hpp"
 #include "clfilters/variant.hpp"
 
@@ -80,6 +81,11 @@ BlocksShape box_packed_shape(const TuningConfig& config, int diameter, const cha
 // fused_wide: mul_hi rounding of 32-bit channel sums is exact while 255.5 d^4 < 2^32 (d <= 64); column sums
 // stay in 16-bit lanes (255 d < 2^16).
 inline constexpr int kMaxWideDiameter = 64;
+
+// The build options and kernels a call with these arguments runs (FilterInstance::build_key: the tuner times the
+// candidates that share a build together).
+std::string box_blur_build_key(Context& ctx, const BoxBlurParams& params, std::string_view variant, int width,
+                               int height, int channels, const TuningConfig& config);
 
 // fused_wide publishes a block of `items` column sums as one packed word pair (8 bytes, in an array after the
 // column pairs) while its lanes cannot carry; box_blur.cl's PACKED_BLOCKS is the same test.

@@ -129,8 +129,10 @@ const std::vector<VariantInfo>& box_blur_variants() {
        // 32-row mirrored strips with the ring were within 3% of the best at d = 3, 9, 11 and 15. Without the
        // ring, 8-16-row strips were fastest; strips between the powers of two: shorter strips re-read more
        // rows to start, longer ones leave a larger last wave of work-groups. 56 and 80 around the H200's d = 11
-       // (48-64 rows): a tie (bench/results/2026-11-27-nvidia-start-rows-retune.md, box blur step 34).
-       per_d_band_tunables({32, 16, 8, 10, 12, 24, 40, 48, 64, 56, 80}, {2, 4, 1}, 1, 0)},
+       // (48-64 rows): a tie (bench/results/2026-11-27-nvidia-start-rows-retune.md, box blur step 34). 4 and 6 for
+       // 1080p, whose classes had all picked 8, the shortest then listed: pair in 6-row strips took the H100's d = 9
+       // kernel from 13.2-14.6 to 12.5-12.7 us (bench/results/2026-11-27-nvidia-h100-1080p-strips-d9.csv, step 45).
+       per_d_band_tunables({32, 16, 8, 10, 12, 24, 40, 48, 64, 56, 80, 4, 6}, {2, 4, 1}, 1, 0)},
       {"fused_wide",
        "RGBA, 2 <= d <= 64: fused_packed for wide windows, each kept as whole 32-bit words plus the sum of "
        "their high lanes, the first one from published block sums (built per d)",
@@ -399,6 +401,9 @@ class BoxBlurInstance : public FilterInstance {
   void run_reference(int threads) override { box_blur_reference(input_, params_, threads); }
   std::string auto_variant() const override {
     return describe(box_blur_choose(ctx_, params_, "auto", input_.width, input_.height, input_.channels));
+  }
+  std::string build_key(const std::string& variant, const TuningConfig& config) const override {
+    return box_blur_build_key(ctx_, params_, variant, input_.width, input_.height, input_.channels, config);
   }
   std::uint64_t bytes_moved() const override { return 2 * input_.byte_size(); }
   std::uint64_t pixels() const override { return input_.pixel_count(); }
