@@ -86,14 +86,19 @@ bool one_tunable_apart(const TuningConfig& a, const TuningConfig& b) {
 
 }  // namespace
 
-void first_of_each_build_first(std::vector<CandidateResult*>& candidates, std::size_t from,
-                               const std::function<std::string(const CandidateResult&)>& build_key) {
+void order_untried(std::vector<CandidateResult*>& candidates, std::size_t from, const std::set<std::string>& winning,
+                   const std::function<std::string(const CandidateResult&)>& build_key) {
+  const auto tail = candidates.begin() + std::ptrdiff_t(from);
+  const auto others = std::stable_partition(tail, candidates.end(),
+                                            [&](const CandidateResult* c) { return winning.count(c->variant) > 0; });
   std::set<std::string> built;
-  std::set<const CandidateResult*> first;
-  for (std::size_t i = 0; i < candidates.size(); ++i)
-    if (built.insert(build_key(*candidates[i])).second && i >= from) first.insert(candidates[i]);
-  std::stable_partition(candidates.begin() + std::ptrdiff_t(from), candidates.end(),
-                        [&](const CandidateResult* c) { return first.count(c) > 0; });
+  for (auto it = candidates.begin(); it != tail; ++it) built.insert(build_key(**it));
+  for (const auto& [first, last] : {std::pair{tail, others}, std::pair{others, candidates.end()}}) {
+    std::set<const CandidateResult*> firsts;
+    for (auto it = first; it != last; ++it)
+      if (built.insert(build_key(**it)).second) firsts.insert(*it);
+    std::stable_partition(first, last, [&](const CandidateResult* c) { return firsts.count(c) > 0; });
+  }
 }
 
 std::vector<TuneReport> tune(Context& ctx, const std::vector<const FilterSpec*>& filters, const TuneOptions& options,
@@ -187,12 +192,13 @@ std::vector<TuneReport> tune(Context& ctx, const std::vector<const FilterSpec*>&
       });
     }
     const std::size_t must_try = std::size_t(known_end - runnable.begin());
-    // Then, of the rest (in their random order), first one candidate of each program build, then the others, whose
-    // builds are cached by then: a build costs about a second on NVIDIA's driver and a 1080p candidate's timing a few
-    // ms, so a short budget spent on random candidates went on builds (110 of 12346 box blur candidates in 120 s,
-    // nearly each with a build of its own: bench/NOTES.md, box blur step 45).
-    first_of_each_build_first(runnable, must_try,
-                              [&](const CandidateResult& c) { return instance->build_key(c.variant, c.config); });
+    // Then the rest in random order but for order_untried's: the stored winners' variants first, and one candidate of
+    // each build before those whose builds are cached. In random order alone a 120-s 1080p re-tune on the H100 timed
+    // 110 of 12346 box blur candidates, nearly each paying a build of its own (bench/NOTES.md, box blur step 45).
+    std::set<std::string> winning;
+    for (const TunedChoice& k : known_winners(entries)) winning.insert(k.variant);
+    order_untried(runnable, must_try, winning,
+                  [&](const CandidateResult& c) { return instance->build_key(c.variant, c.config); });
     std::optional<double> best_ms;
     for (std::size_t i = 0; i < runnable.size(); ++i) {
       CandidateResult& c = *runnable[i];

@@ -290,18 +290,22 @@ TEST_F(TuningDbTest, TunerTriesTheNearestWinnersNeighboursBeforeTheBudgetStopsIt
   EXPECT_TRUE(timed(tune_must_try_only(ctx, sobel, params, db), known->variant, neighbour)) << to_string(neighbour);
 }
 
-// After the must-try candidates the tuner takes one candidate of each program build, then the rest: builds cost far
-// more than timings, so a short budget meets every program once before it spends time on cached ones.
-TEST(TunerOrder, FirstOfEachBuildFirstKeepsTheOrderOtherwise) {
+// After the must-try candidates the tuner takes the stored winners' variants first, and within them and the others one
+// candidate of each program build before the rest: builds cost far more than timings, so a short budget meets every
+// likely program once before it spends time on cached ones.
+TEST(TunerOrder, WinnersVariantsThenOneCandidateOfEachBuildFirst) {
   std::vector<CandidateResult> all;
-  for (const char* name : {"a0", "b0", "a1", "b1", "c0", "a2", "c1", "d0"}) all.push_back({name, {}, std::nullopt, ""});
+  for (const char* name : {"a0", "b0", "a1", "b1", "c0", "a2", "c1", "d0", "c2"})
+    all.push_back({std::string(1, name[0]), {{"n", name[1] - '0'}}, std::nullopt, ""});
   std::vector<CandidateResult*> order;
   for (auto& c : all) order.push_back(&c);
-  // The build key is the variant's letter; a0 is a must-try candidate, so a's build counts as met.
-  first_of_each_build_first(order, 1, [](const CandidateResult& c) { return c.variant.substr(0, 1); });
+  // One build per letter but c2's own; a0 is a must-try candidate, so a's build counts as met; c is a winner's variant.
+  order_untried(order, 1, {"c"}, [](const CandidateResult& c) {
+    return c.variant + (c.variant == "c" && c.config.at("n") == 2 ? "'" : "");
+  });
   std::vector<std::string> got;
-  for (const CandidateResult* c : order) got.push_back(c->variant);
-  EXPECT_EQ(got, (std::vector<std::string>{"a0", "b0", "c0", "d0", "a1", "b1", "a2", "c1"}));
+  for (const CandidateResult* c : order) got.push_back(c->variant + std::to_string(c->config.at("n")));
+  EXPECT_EQ(got, (std::vector<std::string>{"a0", "c0", "c2", "c1", "b0", "d0", "a1", "b1", "a2"}));
 }
 
 // An entry of another kernel source never answers lookup(), and ranked() gives it only when asked, after
