@@ -41,7 +41,7 @@ class FilterInstance {
   // Which program build `variant` with `config` runs: candidates with one key share their builds, so the tuner
   // builds each program once before it times the rest. By default each candidate its own.
   virtual std::string build_key(const std::string& variant, const TuningConfig& config) const {
-    return variant + "[" + to_string(config) + "]";
+    return describe({variant, config, ""});
   }
 };
 
