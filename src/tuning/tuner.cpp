@@ -170,8 +170,9 @@ std::vector<TuneReport> tune(Context& ctx, const std::vector<const FilterSpec*>&
     };
     const auto entries = db.ranked(ctx.info(), unit.spec->name(), unit.param_class, source_hash,
                                    size_class(options.width, options.height), /*other_sources=*/true);
+    const std::vector<TunedChoice> winners = known_winners(entries);
     auto known_end = first_tunables;
-    for (const TunedChoice& k : known_winners(entries)) {
+    for (const TunedChoice& k : winners) {
       const TuningConfig config = complete(k);
       const auto it = std::find_if(known_end, runnable.end(), [&](const CandidateResult* c) {
         return c->variant == k.variant && c->config == config;
@@ -196,7 +197,7 @@ std::vector<TuneReport> tune(Context& ctx, const std::vector<const FilterSpec*>&
     // each build before those whose builds are cached. In random order alone a 120-s 1080p re-tune on the H100 timed
     // 110 of 12346 box blur candidates, nearly each paying a build of its own (bench/NOTES.md, box blur step 45).
     std::set<std::string> winning;
-    for (const TunedChoice& k : known_winners(entries)) winning.insert(k.variant);
+    for (const TunedChoice& k : winners) winning.insert(k.variant);
     order_untried(runnable, must_try, winning,
                   [&](const CandidateResult& c) { return instance->build_key(c.variant, c.config); });
     std::optional<double> best_ms;
