@@ -651,14 +651,66 @@ inline int strip_length(int g, int strip, int h) { return g < 0 ? 0 : clamp(h - 
 // loads a step; bench/sass.py). Measured (bench/NOTES.md, box blur steps 16 and 40): no gain in long strips, where
 // the leaving rows' DRAM re-reads hold the kernel, and 1-2.5% lost there with items 8 at d = 63; 3-5% gained in
 // pair's short strips. So a tunable.
+// -D L2_KEEP=F (diagnostic for box blur step 46; NVIDIA, ITEMS 4 or 8): a row's first read (entering or start) under
+// a fractional L2 policy, evict_last for a fraction F of the lines and evict_first (-D L2_SECOND=1: unchanged) for the
+// rest, so that the history of a fraction of the columns fits L2 and their leaving reads hit it. -D L2_LEAVE: 1 loads
+// leaving rows with ld.global.cs, 2 gives their line back its normal priority after the load (applypriority).
+#if defined(L2_KEEP) && NV_PTX_FTZ && ITEMS % 4 == 0
+#define KEEP_HINTS 1
+#ifndef L2_LEAVE
+#define L2_LEAVE 0
+#endif
+#define KEEP_STR2(x) #x
+#define KEEP_STR(x) KEEP_STR2(x)
+#if L2_SECOND
+#define KEEP_SECOND ".L2::evict_unchanged"
+#else
+#define KEEP_SECOND ".L2::evict_first"
+#endif
+inline void load_row_hinted(__global const uint* row, bool leaving, uint* p) {
+  for (int k = 0; k < ITEMS / 4; ++k) {
+    __global const uint4* q = (__global const uint4*)row + k;
+    uint4 v;
+    if (!leaving) {
+      ulong pol;
+      asm("createpolicy.fractional.L2::evict_last" KEEP_SECOND ".b64 %0, " KEEP_STR(L2_KEEP) ";" : "=l"(pol));
+      asm volatile("ld.global.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+                   : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+                   : "l"(q), "l"(pol));
+    } else if (L2_LEAVE == 1) {
+      asm volatile("ld.global.cs.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(q));
+    } else {
+      v = *q;
+      if (L2_LEAVE == 2) asm volatile("applypriority.global.L2::evict_normal [%0], 128;" ::"l"((ulong)q & ~(ulong)127));
+    }
+    p[4 * k] = v.x;
+    p[4 * k + 1] = v.y;
+    p[4 * k + 2] = v.z;
+    p[4 * k + 3] = v.w;
+  }
+}
+#else
+#define KEEP_HINTS 0
+#endif
 inline void load_row(__global const uint* src, int y, int h, int mode, int cx, int w, uint cval, bool aligned,
-                     bool direct, const int* xk, uint* p) {
+                     bool direct, const int* xk, uint* p, bool leaving) {
   if (DIRECT && direct) {
+#if KEEP_HINTS
+    load_row_hinted(src + y * w + cx, leaving, p);
+#else
     pix_items u;
     u.v = *(__global const pixvec_t*)(src + y * w + cx);
     for (int k = 0; k < ITEMS; ++k) p[k] = u.a[k];
+#endif
   } else {
-    load_items(src, border_index(y, h, mode), cx, w, cval, aligned, xk, p);
+    const int yy = border_index(y, h, mode);
+#if KEEP_HINTS
+    if (aligned && yy >= 0) {
+      load_row_hinted(src + yy * w + cx, leaving, p);
+      return;
+    }
+#endif
+    load_items(src, yy, cx, w, cval, aligned, xk, p);
   }
 }
 
@@ -666,9 +718,9 @@ inline void load_row(__global const uint* src, int y, int h, int mode, int cx, i
 // output step 0's window); step i >= 1 enters row i + d - 1 and leaves row i - 1: loaded here, without RING.
 inline void load_step(__global const uint* src, int first, int dir, int i, int d, int h, int mode, int cx, int w,
                       uint cval, bool aligned, bool direct, const int* xk, uint* p_in, uint* p_out) {
-  load_row(src, first + dir * (i + d - 1), h, mode, cx, w, cval, aligned, direct, xk, p_in);
+  load_row(src, first + dir * (i + d - 1), h, mode, cx, w, cval, aligned, direct, xk, p_in, false);
 #if !RING
-  load_row(src, first + dir * (i - 1), h, mode, cx, w, cval, aligned, direct, xk, p_out);
+  load_row(src, first + dir * (i - 1), h, mode, cx, w, cval, aligned, direct, xk, p_out, true);
 #endif
 }
 
@@ -871,7 +923,7 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
   const int hh = (d - 1) / 2;
   const int run0 = ye - r + (ly ? hh : 0), count = ly ? d - 1 - hh : hh;
   uint own_row[ITEMS];
-  load_row(src, ly ? ye - r + d - 1 : ye - 1 - r, h, mode, cx, w, cval, aligned, direct, xk, own_row);
+  load_row(src, ly ? ye - r + d - 1 : ye - 1 - r, h, mode, cx, w, cval, aligned, direct, xk, own_row, false);
 #define START_ROW(k) (run0 + (k))
 #else
   const int count = d;
@@ -882,7 +934,7 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
 #pragma unroll
     for (int q = 0; q < START_ROWS; ++q) {
       if (j + q < count) {
-        load_row(src, START_ROW(j + q), h, mode, cx, w, cval, aligned, direct, xk, t[q]);
+        load_row(src, START_ROW(j + q), h, mode, cx, w, cval, aligned, direct, xk, t[q], false);
       } else {
         for (int k = 0; k < ITEMS; ++k) t[q][k] = 0;
       }
