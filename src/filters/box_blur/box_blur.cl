@@ -637,6 +637,15 @@ inline int strip_length(int g, int strip, int h) { return g < 0 ? 0 : clamp(h - 
 #ifndef PAIR
 #define PAIR 0
 #endif
+#ifndef PERSIST
+#define PERSIST 0
+#endif
+#if PERSIST && !PAIR
+#error "PERSIST is built for pair"
+#endif
+#ifndef NEXT_PER
+#define NEXT_PER 2
+#endif
 #if PAIR && (RING || !defined(DIAMETER))
 #error "PAIR is built for fused_packed and fused_wide without the ring"
 #endif
@@ -651,66 +660,14 @@ inline int strip_length(int g, int strip, int h) { return g < 0 ? 0 : clamp(h - 
 // loads a step; bench/sass.py). Measured (bench/NOTES.md, box blur steps 16 and 40): no gain in long strips, where
 // the leaving rows' DRAM re-reads hold the kernel, and 1-2.5% lost there with items 8 at d = 63; 3-5% gained in
 // pair's short strips. So a tunable.
-// -D L2_KEEP=F (diagnostic for box blur step 46; NVIDIA, ITEMS 4 or 8): a row's first read (entering or start) under
-// a fractional L2 policy, evict_last for a fraction F of the lines and evict_first (-D L2_SECOND=1: unchanged) for the
-// rest, so that the history of a fraction of the columns fits L2 and their leaving reads hit it. -D L2_LEAVE: 1 loads
-// leaving rows with ld.global.cs, 2 gives their line back its normal priority after the load (applypriority).
-#if defined(L2_KEEP) && NV_PTX_FTZ && ITEMS % 4 == 0
-#define KEEP_HINTS 1
-#ifndef L2_LEAVE
-#define L2_LEAVE 0
-#endif
-#define KEEP_STR2(x) #x
-#define KEEP_STR(x) KEEP_STR2(x)
-#if L2_SECOND
-#define KEEP_SECOND ".L2::evict_unchanged"
-#else
-#define KEEP_SECOND ".L2::evict_first"
-#endif
-inline void load_row_hinted(__global const uint* row, bool leaving, uint* p) {
-  for (int k = 0; k < ITEMS / 4; ++k) {
-    __global const uint4* q = (__global const uint4*)row + k;
-    uint4 v;
-    if (!leaving) {
-      ulong pol;
-      asm("createpolicy.fractional.L2::evict_last" KEEP_SECOND ".b64 %0, " KEEP_STR(L2_KEEP) ";" : "=l"(pol));
-      asm volatile("ld.global.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
-                   : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-                   : "l"(q), "l"(pol));
-    } else if (L2_LEAVE == 1) {
-      asm volatile("ld.global.cs.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(q));
-    } else {
-      v = *q;
-      if (L2_LEAVE == 2) asm volatile("applypriority.global.L2::evict_normal [%0], 128;" ::"l"((ulong)q & ~(ulong)127));
-    }
-    p[4 * k] = v.x;
-    p[4 * k + 1] = v.y;
-    p[4 * k + 2] = v.z;
-    p[4 * k + 3] = v.w;
-  }
-}
-#else
-#define KEEP_HINTS 0
-#endif
 inline void load_row(__global const uint* src, int y, int h, int mode, int cx, int w, uint cval, bool aligned,
-                     bool direct, const int* xk, uint* p, bool leaving) {
+                     bool direct, const int* xk, uint* p) {
   if (DIRECT && direct) {
-#if KEEP_HINTS
-    load_row_hinted(src + y * w + cx, leaving, p);
-#else
     pix_items u;
     u.v = *(__global const pixvec_t*)(src + y * w + cx);
     for (int k = 0; k < ITEMS; ++k) p[k] = u.a[k];
-#endif
   } else {
-    const int yy = border_index(y, h, mode);
-#if KEEP_HINTS
-    if (aligned && yy >= 0) {
-      load_row_hinted(src + yy * w + cx, leaving, p);
-      return;
-    }
-#endif
-    load_items(src, yy, cx, w, cval, aligned, xk, p);
+    load_items(src, border_index(y, h, mode), cx, w, cval, aligned, xk, p);
   }
 }
 
@@ -718,9 +675,9 @@ inline void load_row(__global const uint* src, int y, int h, int mode, int cx, i
 // output step 0's window); step i >= 1 enters row i + d - 1 and leaves row i - 1: loaded here, without RING.
 inline void load_step(__global const uint* src, int first, int dir, int i, int d, int h, int mode, int cx, int w,
                       uint cval, bool aligned, bool direct, const int* xk, uint* p_in, uint* p_out) {
-  load_row(src, first + dir * (i + d - 1), h, mode, cx, w, cval, aligned, direct, xk, p_in, false);
+  load_row(src, first + dir * (i + d - 1), h, mode, cx, w, cval, aligned, direct, xk, p_in);
 #if !RING
-  load_row(src, first + dir * (i - 1), h, mode, cx, w, cval, aligned, direct, xk, p_out, true);
+  load_row(src, first + dir * (i - 1), h, mode, cx, w, cval, aligned, direct, xk, p_out);
 #endif
 }
 
@@ -859,6 +816,22 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
   const int r = d / 2, ra = (r + ITEMS - 1) / ITEMS * ITEMS, a = ra - r, halo = (a + d + reach) / ITEMS;
   const int lx = get_local_id(0), L = get_local_size(0), tw = (L - halo) * ITEMS;
   const int gx0 = get_group_id(0) * tw, cx = gx0 - ra + lx * ITEMS;
+#if PERSIST
+  // -D PERSIST=1 (pair only; issue 8, box blur step 47; not from a seed): a work-group runs pairs pj, pj + G, ...
+  // (G work-group rows launched), and while it slides one pair it sums the next pair's start rows in the
+  // background, NEXT_PER rows a step, each batch added one step after it is loaded. Why: in pair's short strips the
+  // start's d / 2 dependent row loads are a latency chain before the first output (bench/NOTES.md, box blur
+  // steps 17, 18 and 33); here only a work-group's first pair waits for it.
+  const int nstrips = (h + strip - 1) / strip, npairs = nstrips / 2 + 1;
+  csum_t next[ITEMS];
+  int next_rows = 0;  // rows of the next pair's start already in next[]
+  bool carried = false;
+  for (int pj = get_group_id(1); pj < npairs; pj += get_num_groups(1)) {
+    if (carried) barrier(CLK_LOCAL_MEM_FENCE);  // the last pair's row buffers are read no more
+#else
+  {
+    const int pj = get_group_id(1);
+#endif
 #if PAIR
   // -D PAIR=1 (fused_packed and fused_wide without the ring; issue 8; not from a seed): a work-group of two
   // row lanes runs the mirrored strips 2j - 1 (lane 0, upwards) and 2j (lane 1, downwards). Their first
@@ -869,7 +842,7 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
   // Measured (box blur steps 19, 31 and 32): it loses the H200's one-wave fit of 128-row strips, and wins in
   // the H100's short ones: 8k d=31 0.268 ms (67% of the copy bandwidth) against 0.289 without it, 0.256-0.259
   // with step 33's deeper start below.
-  const int ly = get_local_id(1), g = 2 * (int)get_group_id(1) - 1 + ly;
+  const int ly = get_local_id(1), g = 2 * pj - 1 + ly;
   const int n_up = strip_length(g - ly, strip, h), n_down = strip_length(g - ly + 1, strip, h);
   const int n = ly ? n_down : n_up, steps = max(n_up, n_down);
   const bool up = ly == 0;
@@ -890,7 +863,7 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
   // (bench/NOTES.md, box blur steps 40 and 41).
   const int last = first + dir * (n + d - 2);
 #if PAIR
-  const int ye = min(2 * (int)get_group_id(1) * strip, h);
+  const int ye = min(2 * pj * strip, h);
   const bool direct =
       aligned && min(min(first, last), ye - r - 1) >= 0 && max(max(first, last), ye - r + d - 1) < h;
 #else
@@ -923,18 +896,33 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
   const int hh = (d - 1) / 2;
   const int run0 = ye - r + (ly ? hh : 0), count = ly ? d - 1 - hh : hh;
   uint own_row[ITEMS];
-  load_row(src, ly ? ye - r + d - 1 : ye - 1 - r, h, mode, cx, w, cval, aligned, direct, xk, own_row, false);
+  load_row(src, ly ? ye - r + d - 1 : ye - 1 - r, h, mode, cx, w, cval, aligned, direct, xk, own_row);
 #define START_ROW(k) (run0 + (k))
 #else
   const int count = d;
 #define START_ROW(k) (first + dir * (k))
 #endif
-  for (int j = 0; j < count; j += START_ROWS) {
+  int j_begin = 0;
+#if PERSIST
+  // The next pair's start, as far as the last pair's steps summed it (PERSIST's background sums, below).
+  if (carried) {
+    for (int k = 0; k < ITEMS; ++k) col[k] = next[k];
+    j_begin = next_rows;
+  }
+  const int pn = pj + (int)get_num_groups(1), ye_n = min(2 * pn * strip, h);
+  const int run0_n = ye_n - r + (ly ? hh : 0), count_n = pn < npairs ? count : 0;
+  const bool direct_n = aligned && ye_n - r - 1 >= 0 && ye_n - r + d - 1 < h;
+  uint batch[NEXT_PER][ITEMS];
+  for (int k = 0; k < ITEMS; ++k) next[k] = 0;
+  next_rows = 0;
+  int issued = 0;  // rows of the next pair's start loaded (the last batch perhaps not yet added)
+#endif
+  for (int j = j_begin; j < count; j += START_ROWS) {
     uint t[START_ROWS][ITEMS];
 #pragma unroll
     for (int q = 0; q < START_ROWS; ++q) {
       if (j + q < count) {
-        load_row(src, START_ROW(j + q), h, mode, cx, w, cval, aligned, direct, xk, t[q], false);
+        load_row(src, START_ROW(j + q), h, mode, cx, w, cval, aligned, direct, xk, t[q]);
       } else {
         for (int k = 0; k < ITEMS; ++k) t[q][k] = 0;
       }
@@ -999,6 +987,23 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
         if (i + PREFETCH < n)
           load_step(src, first, dir, i + PREFETCH, d, h, mode, cx, w, cval, aligned, direct, xk, p_in[u], p_out[u]);
       }
+#if PERSIST
+      // The next pair's start: the batch loaded a step ago added, and the next batch issued.
+      if (issued > next_rows) {
+#pragma unroll
+        for (int q = 0; q < NEXT_PER; ++q)
+          if (next_rows + q < count_n)
+            for (int k = 0; k < ITEMS; ++k) next[k] += TO_CSUM(batch[q][k]);
+        next_rows = min(issued, count_n);
+      }
+      if (issued < count_n) {
+#pragma unroll
+        for (int q = 0; q < NEXT_PER; ++q)
+          if (issued + q < count_n)
+            load_row(src, run0_n + issued + q, h, mode, cx, w, cval, aligned, direct_n, xk, batch[q]);
+        issued += NEXT_PER;
+      }
+#endif
       // The buffers alternate between rows; i & 1 is static when PREFETCH is even.
       const int buf = PREFETCH % 2 == 0 ? u & 1 : i & 1;
 #ifdef DIAMETER
@@ -1160,6 +1165,17 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
       }
     }
   }
+#if PERSIST
+  if (issued > next_rows) {
+#pragma unroll
+    for (int q = 0; q < NEXT_PER; ++q)
+      if (next_rows + q < count_n)
+        for (int k = 0; k < ITEMS; ++k) next[k] += TO_CSUM(batch[q][k]);
+    next_rows = min(issued, count_n);
+  }
+  carried = true;
+#endif
+  }  // the pair (PERSIST: the work-group's pairs)
 }
 #undef FUSED_KERNEL
 #undef WINDOW_ARGS
