@@ -637,15 +637,6 @@ inline int strip_length(int g, int strip, int h) { return g < 0 ? 0 : clamp(h - 
 #ifndef PAIR
 #define PAIR 0
 #endif
-#ifndef PERSIST
-#define PERSIST 0
-#endif
-#if PERSIST && !PAIR
-#error "PERSIST is built for pair"
-#endif
-#ifndef NEXT_PER
-#define NEXT_PER 2
-#endif
 #if PAIR && (RING || !defined(DIAMETER))
 #error "PAIR is built for fused_packed and fused_wide without the ring"
 #endif
@@ -816,22 +807,6 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
   const int r = d / 2, ra = (r + ITEMS - 1) / ITEMS * ITEMS, a = ra - r, halo = (a + d + reach) / ITEMS;
   const int lx = get_local_id(0), L = get_local_size(0), tw = (L - halo) * ITEMS;
   const int gx0 = get_group_id(0) * tw, cx = gx0 - ra + lx * ITEMS;
-#if PERSIST
-  // -D PERSIST=1 (pair only; issue 8, box blur step 47; not from a seed): a work-group runs pairs pj, pj + G, ...
-  // (G work-group rows launched), and while it slides one pair it sums the next pair's start rows in the
-  // background, NEXT_PER rows a step, each batch added one step after it is loaded. Why: in pair's short strips the
-  // start's d / 2 dependent row loads are a latency chain before the first output (bench/NOTES.md, box blur
-  // steps 17, 18 and 33); here only a work-group's first pair waits for it.
-  const int nstrips = (h + strip - 1) / strip, npairs = nstrips / 2 + 1;
-  csum_t next[ITEMS];
-  int next_rows = 0;  // rows of the next pair's start already in next[]
-  bool carried = false;
-  for (int pj = get_group_id(1); pj < npairs; pj += get_num_groups(1)) {
-    if (carried) barrier(CLK_LOCAL_MEM_FENCE);  // the last pair's row buffers are read no more
-#else
-  {
-    const int pj = get_group_id(1);
-#endif
 #if PAIR
   // -D PAIR=1 (fused_packed and fused_wide without the ring; issue 8; not from a seed): a work-group of two
   // row lanes runs the mirrored strips 2j - 1 (lane 0, upwards) and 2j (lane 1, downwards). Their first
@@ -842,7 +817,7 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
   // Measured (box blur steps 19, 31 and 32): it loses the H200's one-wave fit of 128-row strips, and wins in
   // the H100's short ones: 8k d=31 0.268 ms (67% of the copy bandwidth) against 0.289 without it, 0.256-0.259
   // with step 33's deeper start below.
-  const int ly = get_local_id(1), g = 2 * pj - 1 + ly;
+  const int ly = get_local_id(1), g = 2 * (int)get_group_id(1) - 1 + ly;
   const int n_up = strip_length(g - ly, strip, h), n_down = strip_length(g - ly + 1, strip, h);
   const int n = ly ? n_down : n_up, steps = max(n_up, n_down);
   const bool up = ly == 0;
@@ -863,7 +838,7 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
   // (bench/NOTES.md, box blur steps 40 and 41).
   const int last = first + dir * (n + d - 2);
 #if PAIR
-  const int ye = min(2 * pj * strip, h);
+  const int ye = min(2 * (int)get_group_id(1) * strip, h);
   const bool direct =
       aligned && min(min(first, last), ye - r - 1) >= 0 && max(max(first, last), ye - r + d - 1) < h;
 #else
@@ -902,22 +877,7 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
   const int count = d;
 #define START_ROW(k) (first + dir * (k))
 #endif
-  int j_begin = 0;
-#if PERSIST
-  // The next pair's start, as far as the last pair's steps summed it (PERSIST's background sums, below).
-  if (carried) {
-    for (int k = 0; k < ITEMS; ++k) col[k] = next[k];
-    j_begin = next_rows;
-  }
-  const int pn = pj + (int)get_num_groups(1), ye_n = min(2 * pn * strip, h);
-  const int run0_n = ye_n - r + (ly ? hh : 0), count_n = pn < npairs ? count : 0;
-  const bool direct_n = aligned && ye_n - r - 1 >= 0 && ye_n - r + d - 1 < h;
-  uint batch[NEXT_PER][ITEMS];
-  for (int k = 0; k < ITEMS; ++k) next[k] = 0;
-  next_rows = 0;
-  int issued = 0;  // rows of the next pair's start loaded (the last batch perhaps not yet added)
-#endif
-  for (int j = j_begin; j < count; j += START_ROWS) {
+  for (int j = 0; j < count; j += START_ROWS) {
     uint t[START_ROWS][ITEMS];
 #pragma unroll
     for (int q = 0; q < START_ROWS; ++q) {
@@ -987,23 +947,6 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
         if (i + PREFETCH < n)
           load_step(src, first, dir, i + PREFETCH, d, h, mode, cx, w, cval, aligned, direct, xk, p_in[u], p_out[u]);
       }
-#if PERSIST
-      // The next pair's start: the batch loaded a step ago added, and the next batch issued.
-      if (issued > next_rows) {
-#pragma unroll
-        for (int q = 0; q < NEXT_PER; ++q)
-          if (next_rows + q < count_n)
-            for (int k = 0; k < ITEMS; ++k) next[k] += TO_CSUM(batch[q][k]);
-        next_rows = min(issued, count_n);
-      }
-      if (issued < count_n) {
-#pragma unroll
-        for (int q = 0; q < NEXT_PER; ++q)
-          if (issued + q < count_n)
-            load_row(src, run0_n + issued + q, h, mode, cx, w, cval, aligned, direct_n, xk, batch[q]);
-        issued += NEXT_PER;
-      }
-#endif
       // The buffers alternate between rows; i & 1 is static when PREFETCH is even.
       const int buf = PREFETCH % 2 == 0 ? u & 1 : i & 1;
 #ifdef DIAMETER
@@ -1165,17 +1108,6 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
       }
     }
   }
-#if PERSIST
-  if (issued > next_rows) {
-#pragma unroll
-    for (int q = 0; q < NEXT_PER; ++q)
-      if (next_rows + q < count_n)
-        for (int k = 0; k < ITEMS; ++k) next[k] += TO_CSUM(batch[q][k]);
-    next_rows = min(issued, count_n);
-  }
-  carried = true;
-#endif
-  }  // the pair (PERSIST: the work-group's pairs)
 }
 #undef FUSED_KERNEL
 #undef WINDOW_ARGS
@@ -1215,4 +1147,15 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
 // (pair's 0.312), d=31 0.252 against 0.216. And at 8k some outputs were wrong: OpenCL's mem_fence did not make one
 // work-group's block sums visible to another on NVIDIA before its flag (the PoCL tests and a 150-row test on the
 // H200 passed). bench/NOTES.md, box blur step 44, and bench/results/2026-11-27-nvidia-h200-lookback-*.
+// Tried and removed: a fraction of the rows kept in L2 (diagnostic -D L2_KEEP=F; code in commit 52d1758): each row's
+// first read under a createpolicy.fractional evict_last policy for a fraction F of its lines, so that the leaving
+// rows of that fraction of the columns, whose history then fits the 50 MB, hit L2. On the H200 it lost at every F:
+// d=63 in the tuned 120-row strips 0.267-0.275 ms against 0.262; d=31 in 128-row strips within 2% (5% slower with the
+// leaving rows loaded .cs), in pair's 16-row strips 2-13% slower. bench/NOTES.md, box blur step 46, and bench/results/2026-11-27-nvidia-h200-l2-keep-*.
+// Tried and removed: persist (fused_packed and fused_wide's tunable with pair, -D PERSIST; code in commit ef3966a): a
+// work-group ran pairs j, j + G, ... and summed the next pair's start rows while it slid the last pair, a few a step,
+// so that only its first pair waited on the start's chain of loads. On the H100 it lost at every depth: d=31 0.309 /
+// 0.351 / 0.436 ms at 4 / 8 / 16 pairs a work-group against 0.235, d=63 0.402 / 0.440 / 0.578 against 0.307, and
+// 0.382 at 4 with the registers held at the one-pair kernel's 80. bench/NOTES.md, box blur step 47, and
+// bench/results/2026-11-27-nvidia-h100-persist-*.
 #endif

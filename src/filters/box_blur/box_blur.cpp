@@ -121,8 +121,6 @@ Plan make_plan(Context& ctx, const BoxBlurParams& params, std::string_view varia
                                 shape.prefetch, int(shape.ring), wide ? " -D WIDE=1" : "",
                                 shape.pair ? " -D PAIR=1" : "", shape.direct ? " -D DIRECT=1" : "",
                                 device.fast_math_options());
-    if (shape.persist > 1)
-      plan.options += fmt::format(" -D PERSIST=1 -D NEXT_PER={}", shape.next_per(params.diameter));
     plan.kernels = {wide ? "box_fused_wide" : "box_fused_packed"};
   }
   return plan;
@@ -203,9 +201,7 @@ std::vector<cl::Event> box_blur(Context& ctx, const DeviceImage& in, DeviceImage
     const std::size_t tw = std::size_t(shape.local_x - shape.halo) * std::size_t(shape.items);
     const std::size_t groups_x = (W + tw - 1) / tw, strips = (H + shape.strip - 1) / std::size_t(shape.strip);
     // pair: work-group j runs strips 2j - 1 and 2j, one per row lane.
-    // persist: pairs j, j + G, ... for G = ceil(pairs / persist) work-group rows.
-    const std::size_t pairs = strips / 2 + 1, persist = std::size_t(std::max(shape.persist, 1));
-    const std::size_t groups_y = shape.pair ? (pairs + persist - 1) / persist : strips;
+    const std::size_t groups_y = shape.pair ? strips / 2 + 1 : strips;
     return launch(ctx, kernel(0), cl::NDRange(groups_x * shape.local_x, groups_y * shape.row_lanes()),
                   cl::NDRange(std::size_t(shape.local_x), shape.row_lanes()));
   };

@@ -1,7 +1,5 @@
 #pragma once
 
-#include <algorithm>
-
 #include "clfilters/box_blur.hpp"
 #include "clfilters/runtime.hpp"
 #include "clfilters/variant.hpp"
@@ -49,12 +47,6 @@ struct BlocksShape {
   int pair = 0;  // fused_packed, fused_wide: two row lanes run mirrored strips from a shared start (-D PAIR)
   std::size_t row_lanes() const { return pair ? 2 : 1; }  // work-group rows: one per strip it runs
   int direct = 0;  // fused_packed, fused_wide: strips inside the image load rows with no border test (-D DIRECT)
-  int persist = 1;  // fused_packed, fused_wide with pair: pairs per work-group, the next one's start summed meanwhile
-  // PERSIST's start rows summed per step: enough for the larger lane's share of the d - 1 shared rows in a strip.
-  int next_per(int diameter) const {
-    const int rows = diameter - 1 - (diameter - 1) / 2;
-    return std::clamp((rows + strip - 1) / std::max(strip, 1), 1, 4);
-  }
   std::size_t entry_bytes;  // local memory for the column sums of two rows
   std::size_t block_bytes;  // local memory for the block sums of two rows
 };

@@ -49,10 +49,7 @@ std::vector<Tunable> per_d_band_tunables(std::vector<int> strips, std::vector<in
            "mirror=1, ring=0)"},
           // A tunable: it gains in pair's short strips and loses a little in long ones (bench/NOTES.md, box blur
           // step 40).
-          {"direct", {0, 1}, "strips whose rows are all inside the image load them with no border test (1)"},
-          {"persist",
-           {1, 4, 8, 16},
-           "pairs per work-group, the next pair's start summed while the last one slides (> 1 needs pair=1)"}};
+          {"direct", {0, 1}, "strips whose rows are all inside the image load them with no border test (1)"}};
 }
 
 // What the band variants ask of the device: fused_blocks, fused_prefix, fused_packed and fused_wide, each
@@ -77,9 +74,6 @@ std::optional<std::string> blocks_shape_problem(const DeviceInfo& device, std::s
     return fmt::format("{}'s prefetch must be 1..8 rows (got {})", variant, shape.prefetch);
   if (shape.pair && (shape.ring || !shape.mirror))
     return fmt::format("{}'s pair runs mirrored strips without the ring (mirror=1, ring=0)", variant);
-  if (shape.persist < 1 || (shape.persist > 1 && !shape.pair))
-    return fmt::format("{}'s persist runs several pairs per work-group: it needs pair=1 (got persist={})", variant,
-                       shape.persist);
   return std::nullopt;
 }
 }  // namespace
@@ -250,7 +244,6 @@ BlocksShape box_packed_shape(const TuningConfig& config, int diameter, const cha
   const VariantInfo& v = *find_variant(box_blur_variants(), variant);
   shape.pair = tunable_value(config, v, "pair");
   shape.direct = tunable_value(config, v, "direct");
-  shape.persist = tunable_value(config, v, "persist");
   shape.entry_bytes =
       2 * std::size_t(shape.local_x) * std::size_t(shape.items / 2 + 1) * 16 * shape.row_lanes();
   if (std::string_view(variant) == "fused_wide" && box_wide_packed_blocks(shape.items, diameter))

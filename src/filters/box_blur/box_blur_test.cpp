@@ -364,25 +364,6 @@ TEST(BoxBlurFusedPair, EveryDiameterAndShapeMatchesTheReference) {
       box_blur_unsupported(ctx.info(), "fused_packed", {9, {}}, 300, 70, 4, {{"pair", 1}, {"ring", 1}}));
 }
 
-// persist: a work-group runs pairs j, j + G, ..., each next pair's start summed while the last one slides. On the
-// band tests' 37 rows: 3-row strips (7 pairs: work-group rows of 4 and 3 pairs at persist 4, one of all 7 at 16, and
-// at d >= 15 more start rows than the steps' batches bring, so a tail summed at the next pair's start), 5-row strips
-// (5 pairs, the last one's down lane past the image) and 64 rows (one pair: nothing carried).
-TEST(BoxBlurFusedPersist, EveryDiameterAndShapeMatchesTheReference) {
-  const auto persist_config = [](int d, int items, int strip) {
-    return TuningConfig{{"prefetch", 1 + (d + strip) % 3}, {"ring", 0},
-                        {"mirror", 1},
-                        {"pair", 1},
-                        {"direct", (d + items / 4) % 2},
-                        {"persist", (d + strip) % 2 ? 4 : 16}};
-  };
-  expect_band_shapes_match("fused_packed", {3, 10, 15}, {4, 8}, persist_config, {3, 5, 64});
-  expect_band_shapes_match("fused_wide", {17, 31, 64}, {4, 8}, persist_config, {3, 5, 64});
-  // persist needs pair.
-  EXPECT_TRUE(box_blur_unsupported(test_context().info(), "fused_wide", {31, {}}, 300, 70, 4,
-                                   {{"pair", 0}, {"persist", 4}}));
-}
-
 // direct: strips whose rows are all inside the image load them with no border test. The band tests' 37 rows hold
 // such strips only for d <= 33; here 150 rows hold them at d = 45 and 63 too (and for pair's shared start), on a
 // width that also takes the border path at its edges.
