@@ -30,7 +30,10 @@
 #   p="fused_wide[items=4,mirror=1,ring=0,pair=1,direct=1,prefetch=1,strip=16,local_x"; q=${p/strip=16/strip=14}
 #   r="fused_wide[items=8,mirror=1,ring=0,pair=0,direct=0,prefetch=1,strip=120,local_x"
 #   D31="auto,$p=64],$p=128],$p=192]" D63="auto,$r=128],$r=256],$q=128],$q=192]" bash ... localx 2 base=
-# D31, D63 and D11 override the variant lists (on the H200, its own tuned shapes); DS lists the diameters (31 63 by
+# Step 48 (what the H200's tuned shapes spend their time on: diagnostic builds -D DIAG_NO_START, DIAG_NO_LEAVE and
+# DIAG_NO_WINDOW in box_blur.cl at the commit that names this step, whose outputs are wrong, so BENCH_FLAGS=--unchecked):
+#   bash bench/results/2026-11-27-nvidia-diagnosis.sh
+# BENCH_FLAGS adds flags to every bench call. D31, D63 and D11 override the variant lists (on the H200, its own tuned shapes); DS lists the diameters (31 63 by
 # default). Until step 36 it ran the shape sweep's H200 sections on a card other than an H100.
 set -u
 cd "$(dirname "$0")/../.."
@@ -48,7 +51,7 @@ for round in $(seq $rounds); do
     label=${set%%=*} opts="-cl-nv-verbose ${set#*=}"
     for d in $ds; do
       v=d$d; CLFILTERS_BUILD_OPTIONS="$opts" $cli bench box-blur --sizes 8192x8192 --params channels=4,diameter=$d \
-        --warmup 10 --runs 50 --total-runs 1 --cpu-runs 0 --variants "${!v}" 2>&1 | sed "s/^box-blur/$label box-blur/" \
+        --warmup 10 --runs 50 --total-runs 1 --cpu-runs 0 ${BENCH_FLAGS:-} --variants "${!v}" 2>&1 | sed "s/^box-blur/$label box-blur/" \
         >> "$W/d$d.txt"
     done
   done
