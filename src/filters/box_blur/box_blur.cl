@@ -644,9 +644,6 @@ inline int strip_length(int g, int strip, int h) { return g < 0 ? 0 : clamp(h - 
 #ifndef DIRECT
 #define DIRECT 0
 #endif
-#ifndef DIAG_NO_START
-#define DIAG_NO_START 0
-#endif
 // Row y's ITEMS pixels from column cx on (y before the border is applied).
 // -D DIRECT=1 (fused_packed and fused_wide's `direct`; issue 8; not from a seed): where every row a work-item reads
 // is inside the image and its columns are aligned (`direct`), one vector load with no border index, constant-row
@@ -670,7 +667,7 @@ inline void load_row(__global const uint* src, int y, int h, int mode, int cx, i
 inline void load_step(__global const uint* src, int first, int dir, int i, int d, int h, int mode, int cx, int w,
                       uint cval, bool aligned, bool direct, const int* xk, uint* p_in, uint* p_out) {
   load_row(src, first + dir * (i + d - 1), h, mode, cx, w, cval, aligned, direct, xk, p_in);
-#if !RING && !DIAG_NO_LEAVE
+#if !RING
   load_row(src, first + dir * (i - 1), h, mode, cx, w, cval, aligned, direct, xk, p_out);
 #endif
 }
@@ -857,10 +854,6 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
   // by PREFETCH the slots are static (registers) and PREFETCH rows of loads are in flight at once. Issued
   // before the start-up so that their latency overlaps it.
   uint p_in[PREFETCH][ITEMS], p_out[PREFETCH][ITEMS];
-#if DIAG_NO_LEAVE
-  for (int q = 0; q < PREFETCH; ++q)
-    for (int k = 0; k < ITEMS; ++k) p_out[q][k] = 0;
-#endif
 #pragma unroll
   for (int i = 1; i <= PREFETCH; ++i)
     if (i < n)
@@ -884,9 +877,7 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
   const int count = d;
 #define START_ROW(k) (first + dir * (k))
 #endif
-  // Diagnostics for box blur step 48 (wrong outputs: timed with bench --unchecked): -D DIAG_NO_START (no start rows),
-  // DIAG_NO_LEAVE (no leaving rows), DIAG_NO_WINDOW (no row window: one local read and the column sums as outputs).
-  for (int j = 0; j < (DIAG_NO_START ? 0 : count); j += START_ROWS) {
+  for (int j = 0; j < count; j += START_ROWS) {
     uint t[START_ROWS][ITEMS];
 #pragma unroll
     for (int q = 0; q < START_ROWS; ++q) {
@@ -1009,9 +1000,6 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
 #endif
 #if WIDE
         pix_items o;
-#if DIAG_NO_WINDOW
-        for (int k = 0; k < ITEMS; ++k) o.a[k] = col[k].x + col[k].y + (k == 0 ? e[(lx + 1) * CPAIRS].x : 0u);
-#else
         {
           // Output 0's window: columns WIN_A .. WIDE_END - 1 of the band from this work-item's first: its own
           // (registers), whole blocks 1 .. nb (published (X, H)), then single columns WIDE_LO .. from local memory.
@@ -1057,7 +1045,6 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
             }
           }
         }
-#endif
 #else
         uint2 s = (uint2)half_n;
 #pragma unroll
