@@ -33,8 +33,8 @@
 # Step 48 (what the H200's tuned shapes spend their time on: diagnostic builds -D DIAG_NO_START, DIAG_NO_LEAVE and
 # DIAG_NO_WINDOW in box_blur.cl at the commit that names this step, whose outputs are wrong, so BENCH_FLAGS=--unchecked):
 #   bash bench/results/2026-11-27-nvidia-diagnosis.sh
-# BENCH_FLAGS adds flags to every bench call. D31, D63 and D11 override the variant lists (on the H200, its own tuned shapes); DS lists the diameters (31 63 by
-# default). Until step 36 it ran the shape sweep's H200 sections on a card other than an H100.
+# BENCH_FLAGS adds flags to every bench call. D31, D63 and D11 override the variant lists (on the H200, its own tuned
+# shapes); DS lists the diameters (31 63 by default). Until step 36 it ran the shape sweep's H200 sections on a card other than an H100.
 set -u
 cd "$(dirname "$0")/../.."
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)

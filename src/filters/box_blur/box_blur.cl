@@ -1151,7 +1151,8 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
 // first read under a createpolicy.fractional evict_last policy for a fraction F of its lines, so that the leaving
 // rows of that fraction of the columns, whose history then fits the 50 MB, hit L2. On the H200 it lost at every F:
 // d=63 in the tuned 120-row strips 0.267-0.275 ms against 0.262; d=31 in 128-row strips within 2% (5% slower with the
-// leaving rows loaded .cs), in pair's 16-row strips 2-13% slower. bench/NOTES.md, box blur step 46, and bench/results/2026-11-27-nvidia-h200-l2-keep-*.
+// leaving rows loaded .cs), in pair's 16-row strips 2-13% slower. bench/NOTES.md, box blur step 46, and
+// bench/results/2026-11-27-nvidia-h200-l2-keep-*.
 // Tried and removed: persist (fused_packed and fused_wide's tunable with pair, -D PERSIST; code in commit ef3966a): a
 // work-group ran pairs j, j + G, ... and summed the next pair's start rows while it slid the last pair, a few a step,
 // so that only its first pair waited on the start's chain of loads. On the H100 it lost at every depth: d=31 0.309 /
