@@ -357,14 +357,21 @@ inline uint ga_lanes(uint p) {
   asm("prmt.b32 %0, %1, %2, 0x7371;" : "=r"(r) : "r"(p), "r"(0u));  // bytes 1, 7, 3, 7 of (p, 0)
   return r;
 }
-#define TO_CSUM(p) ((uint2)((p)&0x00FF00FFu, ga_lanes(p)))
 #else
-#define TO_CSUM(p) ((uint2)((p)&0x00FF00FFu, ((p) >> 8) & 0x00FF00FFu))
+#define ga_lanes(p) (((p) >> 8) & 0x00FF00FFu)
 #endif
+#define TO_CSUM(p) ((uint2)((p)&0x00FF00FFu, ga_lanes(p)))
+// A pixel as its whole word and its G, A lanes, for sums: the sum of the words less 256 times the G, A sum is the
+// R, B sum (modulo 2^32, so exactly, each lane's sum being below 2^16). Why: one byte permute a pixel instead of a
+// permute and a mask, and one add for both R, B lanes and any carries, in the start's d-row sums and the deltas.
+#define TO_WORD_GA(p) ((uint2)((p), ga_lanes(p)))
+#define WORD_GA_TO_CSUM(v) ((uint2)((v).x - ((v).y << 8), (v).y))
 #define CSUM_CHANNELS(v) ((uint4)((v).x & 0xFFFFu, (v).y & 0xFFFFu, (v).x >> 16, (v).y >> 16))
 #else
 typedef acc_t csum_t;
 #define TO_CSUM(p) UNPACK(p)
+#define TO_WORD_GA(p) UNPACK(p)
+#define WORD_GA_TO_CSUM(v) (v)
 #define CSUM_CHANNELS(v) (v)
 #endif
 // One padding slot per 16 entries: work-items reading entries `items` apart (items a power of two
@@ -644,6 +651,19 @@ inline int strip_length(int g, int strip, int h) { return g < 0 ? 0 : clamp(h - 
 #ifndef DIRECT
 #define DIRECT 0
 #endif
+// -D DELTA=1 (fused_wide; on at items 4; issue 8; not from a seed): from step 1 on, each output keeps its window sum
+// (X, H) and adds the row window of the step's deltas (entering - leaving pixel of each column) instead of taking the
+// row window of the column sums. Why: a delta's lanes stay within +-255 d, so its row window is 16-bit lanes in one
+// word (one IADD3 adds two terms of two channels) where the column sums' window needs X and H for every term; each
+// output then pays an add and a LEA.HI.SX32 per word. bench/sass.py, d = 63, items 4: the window and rounding ~70
+// instructions a row step instead of ~130. Measured (bench/NOTES.md, box blur step 49): the H100's tuned d = 63 pair
+// shape 0.306 -> 0.288 ms, d = 31 2-3%; at items 8 the 32 registers of the sums cost more than it saves.
+#if !defined(WIDE) || !WIDE
+#undef DELTA
+#define DELTA 0
+#elif !defined(DELTA)
+#define DELTA (ITEMS == 4)
+#endif
 // Row y's ITEMS pixels from column cx on (y before the border is applied).
 // -D DIRECT=1 (fused_packed and fused_wide's `direct`; issue 8; not from a seed): where every row a work-item reads
 // is inside the image and its columns are aligned (`direct`), one vector load with no border index, constant-row
@@ -845,7 +865,10 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
   const bool direct = aligned && min(first, last) >= 0 && max(first, last) < h;
 #endif
 
-  csum_t col[ITEMS];
+  csum_t col[ITEMS];  // column sums; with DELTA, from step 1 on, the step's deltas
+#if DELTA
+  uint2 ox[ITEMS], oh[ITEMS];  // each output's window sum (X, H), n/2 included
+#endif
   int xk[ITEMS];
   item_columns(cx, w, mode, aligned, xk);
   for (int k = 0; k < ITEMS; ++k) col[k] = 0;
@@ -890,7 +913,11 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
     // Lanes stay below 2^16: at most d * 255 in all.
 #pragma unroll
     for (int q = 0; q < START_ROWS; ++q) {
+#if OLD_START
       for (int k = 0; k < ITEMS; ++k) col[k] += TO_CSUM(t[q][k]);
+#else
+      for (int k = 0; k < ITEMS; ++k) col[k] += TO_WORD_GA(t[q][k]);
+#endif
 #if RING
       if (j + q < d) {
         pix_items v;
@@ -900,6 +927,9 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
 #endif
     }
   }
+#if !OLD_START
+  for (int k = 0; k < ITEMS; ++k) col[k] = WORD_GA_TO_CSUM(col[k]);
+#endif
 #if PAIR
   {
     // The swap, through this lane's second buffer: step 0 writes the first, and step 1 the second only
@@ -943,7 +973,11 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
         slot = slot + 1 == d ? 0 : slot + 1;
         for (int k = 0; k < ITEMS; ++k) p_out[u][k] = leaving.a[k];
 #endif
+#if DELTA
+        for (int k = 0; k < ITEMS; ++k) col[k] = WORD_GA_TO_CSUM(TO_WORD_GA(p_in[u][k]) - TO_WORD_GA(p_out[u][k]));
+#else
         for (int k = 0; k < ITEMS; ++k) col[k] = col[k] + TO_CSUM(p_in[u][k]) - TO_CSUM(p_out[u][k]);
+#endif
         if (i + PREFETCH < n)
           load_step(src, first, dir, i + PREFETCH, d, h, mode, cx, w, cval, aligned, direct, xk, p_in[u], p_out[u]);
       }
@@ -970,8 +1004,10 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
         BLOCK_SUMS[lx] = x;
 #else
         uint2 hs = 0;
+        if (!DELTA || i == 0) {
 #pragma unroll
-        for (int k = 0; k < ITEMS; ++k) hs += col[k] >> 16;
+          for (int k = 0; k < ITEMS; ++k) hs += col[k] >> 16;
+        }
         e[lx * CPAIRS + ITEMS / 2] = (uint4)(x, hs);
 #endif
       }
@@ -1000,6 +1036,34 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
 #endif
 #if WIDE
         pix_items o;
+#if DELTA
+        if (i > 0) {
+          // The window of this row's deltas in 16-bit lanes (0x8000 rides in the low one so that the high lane is
+          // the word's arithmetic shift), added to each output's (X, H).
+          const int nb = WIDE_LO / ITEMS - 1;
+          uint2 v = (uint2)0x8000u;
+#pragma unroll
+          for (int m = WIN_A; m < min(ITEMS, WIDE_END); ++m) v += col[m];
+#pragma unroll
+          for (int j = 1; j <= nb; ++j) {
+#if PACKED_BLOCKS
+            v += BLOCK_SUMS[lx + j];
+#else
+            v += e[(lx + j) * CPAIRS + ITEMS / 2].xy;
+#endif
+          }
+#pragma unroll
+          for (int m = WIDE_LO; m < WIDE_END; ++m) v += wide_column(e, lx, m, col);
+#pragma unroll
+          for (int k = 0; k < ITEMS; ++k) {
+            ox[k] += v - 0x8000u;
+            oh[k] += as_uint2(as_int2(v) >> 16);
+            o.a[k] = wide_round(ox[k], oh[k], magic);
+            if (k + 1 < ITEMS)
+              v += wide_column(e, lx, WIN_A + k + DIAMETER, col) - wide_column(e, lx, WIN_A + k, col);
+          }
+        } else
+#endif
         {
           // Output 0's window: columns WIN_A .. WIDE_END - 1 of the band from this work-item's first: its own
           // (registers), whole blocks 1 .. nb (published (X, H)), then single columns WIDE_LO .. from local memory.
@@ -1038,6 +1102,10 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
 #pragma unroll
           for (int k = 0; k < ITEMS; ++k) {
             o.a[k] = wide_round(x, hs, magic);
+#if DELTA
+            ox[k] = x;
+            oh[k] = hs;
+#endif
             if (k + 1 < ITEMS) {
               const uint2 in = wide_column(e, lx, WIN_A + k + DIAMETER, col), out = wide_column(e, lx, WIN_A + k, col);
               x = x + in - out;
@@ -1153,6 +1221,10 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
 // d=63 in the tuned 120-row strips 0.267-0.275 ms against 0.262; d=31 in 128-row strips within 2% (5% slower with the
 // leaving rows loaded .cs), in pair's 16-row strips 2-13% slower. bench/NOTES.md, box blur step 46, and
 // bench/results/2026-11-27-nvidia-h200-l2-keep-*.
+// Tried and removed: pair's lanes on barriers of their own (-D LANE_BARRIER, never committed): from
+// step 1 on, when each lane reads only its own buffers, `bar.sync 1 + ly, local_x` in place of the work-group barrier.
+// On the H200 it was no faster: d=31 in the tuned pair strips 0.217-0.220 ms against 0.215, d=63 0.295-0.297 against
+// 0.299 (bench/NOTES.md, box blur step 50).
 // Tried and removed: persist (fused_packed and fused_wide's tunable with pair, -D PERSIST; code in commit ef3966a): a
 // work-group ran pairs j, j + G, ... and summed the next pair's start rows while it slid the last pair, a few a step,
 // so that only its first pair waited on the start's chain of loads. On the H100 it lost at every depth: d=31 0.309 /
