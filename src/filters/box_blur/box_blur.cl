@@ -364,6 +364,7 @@ inline uint ga_lanes(uint p) {
 // A pixel as its whole word and its G, A lanes, for sums: the sum of the words less 256 times the G, A sum is the
 // R, B sum (modulo 2^32, so exactly, each lane's sum being below 2^16). Why: one byte permute a pixel instead of a
 // permute and a mask, and one add for both R, B lanes and any carries, in the start's d-row sums and the deltas.
+// Measured (bench/NOTES.md, box blur step 51): ~1% at d = 63 in the H100's pair strips, within the noise at d = 31.
 #define TO_WORD_GA(p) ((uint2)((p), ga_lanes(p)))
 #define WORD_GA_TO_CSUM(v) ((uint2)((v).x - ((v).y << 8), (v).y))
 #define CSUM_CHANNELS(v) ((uint4)((v).x & 0xFFFFu, (v).y & 0xFFFFu, (v).x >> 16, (v).y >> 16))
@@ -913,11 +914,7 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
     // Lanes stay below 2^16: at most d * 255 in all.
 #pragma unroll
     for (int q = 0; q < START_ROWS; ++q) {
-#if OLD_START
-      for (int k = 0; k < ITEMS; ++k) col[k] += TO_CSUM(t[q][k]);
-#else
       for (int k = 0; k < ITEMS; ++k) col[k] += TO_WORD_GA(t[q][k]);
-#endif
 #if RING
       if (j + q < d) {
         pix_items v;
@@ -927,9 +924,7 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
 #endif
     }
   }
-#if !OLD_START
   for (int k = 0; k < ITEMS; ++k) col[k] = WORD_GA_TO_CSUM(col[k]);
-#endif
 #if PAIR
   {
     // The swap, through this lane's second buffer: step 0 writes the first, and step 1 the second only
