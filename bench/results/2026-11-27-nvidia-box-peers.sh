@@ -4,7 +4,7 @@
 #   bash bench/results/2026-11-27-nvidia-box-peers.sh
 set -u
 cd "$(dirname "$0")/../.."
-source bench/nvidia-setup.sh box-peers clfilters
+source bench/nvidia-setup.sh box-peers clfilters_cli
 python3 bench/peers.py --cli $cli --filters box-blur --sizes 1920x1080,8192x8192 --out "$W/peers" > "$W/peers.log" 2>&1 ||
   tail -5 "$W/peers.log"
 echo "peers: $(( $(date +%s) - t0 )) s"
