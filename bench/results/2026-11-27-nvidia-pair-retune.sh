@@ -14,6 +14,7 @@
 #   TESTS='BoxBlurFusedWide|BoxBlurFusedPair|BoxBlurFusedDirect' TEST_LIMIT=120 LONG=100 PEERS=0 \
 #     CMP31=... CMP63=... bash bench/results/2026-11-27-nvidia-pair-retune.sh
 # (CMP31 and CMP63: variant lists benched beside auto at 8k d = 31 and 63; CMP31 defaults to step 31's shape.)
+# Box blur step 49 (DELTA) re-ran it the same way, CMP31 and CMP63 each device's previous winners.
 set -u
 TESTS=${TESTS:-BoxBlurFused|BoxBlurFullHd} TEST_LIMIT=${TEST_LIMIT:-120} LONG=${LONG:-130} PEERS=${PEERS:-1}
 CMP31=${CMP31:-fused_wide[items=4,local_x=64,mirror=1,pair=1,prefetch=2,ring=0,strip=12]} CMP63=${CMP63:-}
