@@ -869,9 +869,6 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
   csum_t col[ITEMS];  // column sums; with DELTA, from step 1 on, the step's deltas
 #if DELTA
   uint2 ox[ITEMS], oh[ITEMS];  // each output's window sum (X, H), n/2 included
-#if WARP_SCAN
-  uint2 wscan = 0, wtotal = 0;
-#endif
 #endif
   int xk[ITEMS];
   item_columns(cx, w, mode, aligned, xk);
@@ -999,23 +996,6 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
 #pragma unroll
         for (int k = 0; k < ITEMS; ++k) x += col[k];
 #if PACKED_BLOCKS
-#if WARP_SCAN && DELTA
-        if (i > 0) {
-          // Probe (box blur step 52): the warp's inclusive prefix of the delta blocks, so that a first window's blocks
-          // are one local read. Needs NVIDIA's PTX.
-          uint2 t;
-          wscan = x;
-#pragma unroll
-          for (int o = 1; o < 32; o <<= 1) {
-            asm volatile("shfl.sync.up.b32 %0, %1, %2, 0, 0xffffffff;" : "=r"(t.x) : "r"(wscan.x), "r"(o));
-            asm volatile("shfl.sync.up.b32 %0, %1, %2, 0, 0xffffffff;" : "=r"(t.y) : "r"(wscan.y), "r"(o));
-            if ((lx & 31) >= o) wscan += t;
-          }
-          asm volatile("shfl.sync.idx.b32 %0, %1, 31, 0x1f, 0xffffffff;" : "=r"(wtotal.x) : "r"(wscan.x));
-          asm volatile("shfl.sync.idx.b32 %0, %1, 31, 0x1f, 0xffffffff;" : "=r"(wtotal.y) : "r"(wscan.y));
-          BLOCK_SUMS[lx] = wscan;
-        } else
-#endif
         BLOCK_SUMS[lx] = x;
 #else
         uint2 hs = 0;
@@ -1059,9 +1039,6 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
           uint2 v = (uint2)0x8000u;
 #pragma unroll
           for (int m = WIN_A; m < min(ITEMS, WIDE_END); ++m) v += col[m];
-#if WARP_SCAN && PACKED_BLOCKS
-          v += BLOCK_SUMS[lx + nb] - wscan + ((lx & 31) + nb > 31 ? wtotal : (uint2)0);
-#else
 #pragma unroll
           for (int j = 1; j <= nb; ++j) {
 #if PACKED_BLOCKS
@@ -1070,7 +1047,6 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
             v += e[(lx + j) * CPAIRS + ITEMS / 2].xy;
 #endif
           }
-#endif
 #pragma unroll
           for (int m = WIDE_LO; m < WIDE_END; ++m) v += wide_column(e, lx, m, col);
 #pragma unroll
