@@ -1220,6 +1220,9 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
 // step 1 on, when each lane reads only its own buffers, `bar.sync 1 + ly, local_x` in place of the work-group barrier.
 // On the H200 it was no faster: d=31 in the tuned pair strips 0.217-0.220 ms against 0.215, d=63 0.295-0.297 against
 // 0.299 (bench/NOTES.md, box blur step 50).
+// Tried and removed: a delta window's blocks from the warp's prefix of them (-D WARP_SCAN, shfl.sync; code in commit
+// 9efffb5): one local read instead of 15 at d = 63, items 4, for ~19 more instructions. On the H100 no gain in the pair
+// strips (0.283-0.289 ms against 0.283-0.289) and 26% lost in 144-row strips (bench/NOTES.md, box blur step 52).
 // Tried and removed: persist (fused_packed and fused_wide's tunable with pair, -D PERSIST; code in commit ef3966a): a
 // work-group ran pairs j, j + G, ... and summed the next pair's start rows while it slid the last pair, a few a step,
 // so that only its first pair waited on the start's chain of loads. On the H100 it lost at every depth: d=31 0.309 /
