@@ -911,7 +911,7 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
         for (int k = 0; k < ITEMS; ++k) t[q][k] = 0;
       }
     }
-    // Lanes stay below 2^16: at most d * 255 in all.
+    // The G, A lanes stay below 2^16 (at most d * 255 in all); the word sums wrap, exactly (TO_WORD_GA).
 #pragma unroll
     for (int q = 0; q < START_ROWS; ++q) {
       for (int k = 0; k < ITEMS; ++k) col[k] += TO_WORD_GA(t[q][k]);

@@ -402,6 +402,31 @@ TEST(BoxBlurFusedWide, SaturatedImageStaysSaturated) {
   }
 }
 
+// Rows alternately near 255 and near 0: at odd d the entering and leaving rows of every step lie an odd distance
+// apart, so each column's delta is near +-255 and a delta row window (DELTA, items 4) meets its widest lanes, at both
+// signs, where random images keep it near 0.
+TEST(BoxBlurFusedWide, AlternatingRowsGiveTheWidestDeltas) {
+  Context& ctx = test_context();
+  const auto seed = testing::fresh_seed();
+  Image in = testing::random_image(300, 48, 4, SampleType::u8, seed);
+  for (int y = 0; y < in.height; ++y)
+    for (int i = 0; i < in.width * 4; ++i) {
+      std::uint8_t& v = in.data[static_cast<std::size_t>(y) * in.width * 4 + i];
+      v = y % 2 ? std::uint8_t(v % 6) : std::uint8_t(255 - v % 6);
+    }
+  DeviceImage d_in = DeviceImage::upload(ctx, in);
+  for (int d : {31, 63}) {
+    const BoxBlurParams params{d, kBorders[d % 4]};
+    const Image expected = box_blur_reference(in, params);
+    for (int pair : {0, 1}) {
+      const TuningConfig config = {{"items", 4}, {"local_x", 32}, {"strip", 16}, {"prefetch", 1},
+                                   {"ring", 0},  {"mirror", 1},   {"pair", pair}, {"direct", 1}};
+      SCOPED_TRACE(fmt::format("d={} config={} seed={}", d, to_string(config), seed));
+      ASSERT_TRUE(testing::images_equal(expected, blur_on_device(ctx, d_in, params, "fused_wide", config)));
+    }
+  }
+}
+
 // fused_wide's rounding on the device: wide_round's mul_hi for every channel sum s <= 255 n of every d,
 // in each of the four channels, against (s + n/2) / n.
 TEST(BoxBlurFusedWide, RoundingIsExactForEveryWindowSum) {
