@@ -648,13 +648,9 @@ inline int strip_length(int g, int strip, int h) { return g < 0 ? 0 : clamp(h - 
 #if PAIR && (RING || !defined(DIAMETER))
 #error "PAIR is built for fused_packed and fused_wide without the ring"
 #endif
-#define LANES (PAIR ? 2 * PAIR : 1)  // row lanes of a work-group: one per strip it runs
 
 #ifndef DIRECT
 #define DIRECT 0
-#endif
-#ifndef BLOCK_PAIRS
-#define BLOCK_PAIRS 0
 #endif
 // -D DELTA=1 (fused_wide; on at items 4; issue 8; not from a seed): from step 1 on, each output keeps its window sum
 // (X, H) and adds the row window of the step's deltas (entering - leaving pixel of each column) instead of taking the
@@ -662,7 +658,8 @@ inline int strip_length(int g, int strip, int h) { return g < 0 ? 0 : clamp(h - 
 // word (one IADD3 adds two terms of two channels) where the column sums' window needs X and H for every term; each
 // output then pays an add and a LEA.HI.SX32 per word. bench/sass.py, d = 63, items 4: the window and rounding ~70
 // instructions a row step instead of ~130. Measured (bench/NOTES.md, box blur step 49): the H100's tuned d = 63 pair
-// shape 0.306 -> 0.288 ms, d = 31 2-3%; at items 8 the 32 registers of the sums cost more than it saves.
+// shape 0.306 -> 0.288 ms, d = 31 2-3%; at items 8 the 32 registers of the sums cost more than it saves. Its blocks
+// come from the packed block sums (PACKED_BLOCKS), which every items-4 window up to d = 64 has.
 #if !defined(WIDE) || !WIDE
 #undef DELTA
 #define DELTA 0
@@ -750,8 +747,12 @@ inline void load_step(__global const uint* src, int first, int dir, int i, int d
 #define PACKED_BLOCKS (WIDE && ITEMS * 255 * DIAMETER < 65536)
 #if PACKED_BLOCKS
 #define BLOCK_GROUP (65535 / (ITEMS * 255 * DIAMETER))
+#elif DELTA
+#error "DELTA reads its blocks from the packed block sums (ITEMS * 255 * DIAMETER < 65536)"
+#endif
+#if PACKED_BLOCKS
 // Row buffer buf's block array (lane ly's, with pair), after all the column pairs.
-#define BLOCK_SUMS ((__local uint2*)(cbuf + 2 * LANES * L * CPAIRS) + (PAIR ? 2 * ly + buf : buf) * L)
+#define BLOCK_SUMS ((__local uint2*)(cbuf + 2 * (PAIR + 1) * L * CPAIRS) + (PAIR ? 2 * ly + buf : buf) * L)
 #endif
 // fused_wide reads other work-items' columns WIDE_LO .. WIN_A + d + ITEMS - 2 of the band (its first window's tail and
 // its entering columns; its leaving columns are within those or its own), WIDE_LO a multiple of ITEMS: so columns
@@ -842,21 +843,10 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
   // Measured (box blur steps 19, 31 and 32): it loses the H200's one-wave fit of 128-row strips, and wins in
   // the H100's short ones: 8k d=31 0.268 ms (67% of the copy bandwidth) against 0.289 without it, 0.256-0.259
   // with step 33's deeper start below.
-#if PAIR == 2
-  // -D PAIR=2 (fused_wide; issue 8; not from a seed): two pairs per work-group, lanes 0 and 1 pair 2j, lanes 2 and 3
-  // pair 2j + 1, whose shared starts overlap by d - 1 - 2 strip rows: those are summed once (see the start below).
-  // Why: at d = 63 in 14-row pair strips the start was 16% of the H100's time and each lane's share of it ~0.5% a
-  // row (bench/NOTES.md, box blur step 53); here a lane sums (2 strip + d - 1) / 4 rows instead of (d - 1) / 2.
-  const int ly = get_local_id(1), pj = 2 * (int)get_group_id(1) + (ly >> 1), g = 2 * pj - 1 + (ly & 1);
-  const int n_up = strip_length(2 * pj - 1, strip, h), n_down = strip_length(2 * pj, strip, h);
-  const int n = (ly & 1) ? n_down : n_up, steps = strip_length(max(4 * (int)get_group_id(1) - 1, 0), strip, h);
-  const bool up = (ly & 1) == 0;
-#else
   const int ly = get_local_id(1), g = 2 * (int)get_group_id(1) - 1 + ly;
   const int n_up = strip_length(g - ly, strip, h), n_down = strip_length(g - ly + 1, strip, h);
   const int n = ly ? n_down : n_up, steps = max(n_up, n_down);
   const bool up = ly == 0;
-#endif
 #else
   const int ly = 0, g = get_group_id(1), n = strip_length(g, strip, h), steps = n;
   // mirror: odd strips run upwards, so two neighbouring strips read the rows around their shared edge at the
@@ -873,11 +863,7 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
   // registers with DIRECT instead of 95, and direct=1 was 5% slower than direct=0 there instead of 3.5% faster
   // (bench/NOTES.md, box blur steps 40 and 41).
   const int last = first + dir * (n + d - 2);
-#if PAIR == 2
-  const int ye = min(2 * pj * strip, h), ye0 = min(4 * (int)get_group_id(1) * strip, h), ye1 = min(ye0 + 2 * strip, h);
-  const bool direct =
-      aligned && min(min(first, last), ye0 - r - 1) >= 0 && max(max(first, last), ye1 - r + d - 1) < h;
-#elif PAIR
+#if PAIR
   const int ye = min(2 * (int)get_group_id(1) * strip, h);
   const bool direct =
       aligned && min(min(first, last), ye - r - 1) >= 0 && max(max(first, last), ye - r + d - 1) < h;
@@ -906,22 +892,8 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
   // work-item in flight; more costs registers at ITEMS=8): with short strips this start-up chain of
   // dependent loads is most of a work-group's time. With pair at ITEMS=4, 8 rows: on the H100 (bench/NOTES.md, box
   // blur step 33) they took d=31 from 0.267 to 0.256 ms; 16 rows, and deeper starts at ITEMS=8, lost.
-#ifndef START_ROWS
 #define START_ROWS (ITEMS >= 8 ? 2 : PAIR && ITEMS == 4 ? 8 : 16 / ITEMS)
-#endif
-#if PAIR == 2
-  // Both pairs' shared starts: pair 2j's rows u0 .. b2 - 1, pair 2j + 1's b1 .. u1 - 1, with b1 <= b2 (the host runs
-  // pair=2 only where 2 strip < d - 1). Lane ly sums rows lo .. hi - 1, a quarter of u0 .. u1 - 1, in three runs split
-  // at b1 and b2, and loads its own row as with pair=1.
-  const int u0 = ye0 - r, b1 = ye1 - r, b2 = ye0 - r + d - 1, u1 = ye1 - r + d - 1;
-  const int lo = u0 + ly * (u1 - u0) / 4, hi = u0 + (ly + 1) * (u1 - u0) / 4;
-  uint own_row[ITEMS];
-  load_row(src, (ly & 1) ? ye - r + d - 1 : ye - 1 - r, h, mode, cx, w, cval, aligned, direct, xk, own_row);
-  __local uint4* shared_part = cbuf + (2 * ly + 1) * L * CPAIRS + lx * CPAIRS;  // read by the other lanes
-  __local uint4* run0_part = cbuf + 2 * ly * L * CPAIRS + lx * CPAIRS;          // this work-item's only
-#define START_RUNS 3
-#define START_ROW(k) (run0 + (k))
-#elif PAIR
+#if PAIR
   // The edge: strip 2j's first row and one past strip 2j - 1's last. Up's first window is rows ye - 1 - r ..
   // ye - r + d - 2, down's ye - r .. ye - r + d - 1: lane 0 sums shared rows 0 .. hh - 1 (counted from
   // ye - r), lane 1 the rest, and each loads its own row, issued here so that it overlaps the sums.
@@ -929,18 +901,10 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
   const int run0 = ye - r + (ly ? hh : 0), count = ly ? d - 1 - hh : hh;
   uint own_row[ITEMS];
   load_row(src, ly ? ye - r + d - 1 : ye - 1 - r, h, mode, cx, w, cval, aligned, direct, xk, own_row);
-#define START_RUNS 1
 #define START_ROW(k) (run0 + (k))
 #else
   const int count = d;
-#define START_RUNS 1
 #define START_ROW(k) (first + dir * (k))
-#endif
-#pragma unroll 1
-  for (int run = 0; run < START_RUNS; ++run) {
-#if PAIR == 2
-  const int run0 = run == 0 ? lo : max(lo, run == 1 ? b1 : b2);
-  const int count = max(0, min(hi, run == 0 ? b1 : run == 1 ? b2 : hi) - run0);
 #endif
   for (int j = 0; j < count; j += START_ROWS) {
     uint t[START_ROWS][ITEMS];
@@ -965,58 +929,8 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
 #endif
     }
   }
-#if PAIR == 2
-  // After run 0 (rows below b1, pair 2j's alone) its sum is kept aside; after run 1 (rows below b2) the sum is this
-  // lane's share of pair 2j's start, and less run 0's it is the first part of its share of pair 2j + 1's.
-  if (run < 2) {
-#pragma unroll
-    for (int k = 0; k < ITEMS; k += 2) {
-      if (run == 0) {
-        run0_part[k / 2] = (uint4)(col[k], col[k + 1]);
-      } else {
-        shared_part[k / 2] = (uint4)(col[k], col[k + 1]);
-        const uint4 v = run0_part[k / 2];
-        col[k] -= v.xy;
-        col[k + 1] -= v.zw;
-      }
-    }
-  }
-#endif
-  }
-#if PAIR == 2
-  {
-    // The shares, pair 2j's then pair 2j + 1's, through each lane's second buffer: step 0 writes the first buffers,
-    // and step 1 the second only after step 0's barrier.
-    csum_t s[ITEMS];
-#pragma unroll
-    for (int phase = 0; phase < 2; ++phase) {
-      if (phase == 1) {
-        barrier(CLK_LOCAL_MEM_FENCE);
-#pragma unroll
-        for (int k = 0; k < ITEMS; k += 2) shared_part[k / 2] = (uint4)(col[k], col[k + 1]);
-      }
-      barrier(CLK_LOCAL_MEM_FENCE);
-      if ((ly >> 1) == phase) {
-#pragma unroll
-        for (int k = 0; k < ITEMS; ++k) s[k] = 0;
-        for (int l = 0; l < 4; ++l) {
-          __local const uint4* part = cbuf + (2 * l + 1) * L * CPAIRS + lx * CPAIRS;
-#pragma unroll
-          for (int k = 0; k < ITEMS; k += 2) {
-            const uint4 v = part[k / 2];
-            s[k] += v.xy;
-            s[k + 1] += v.zw;
-          }
-        }
-      }
-    }
-#pragma unroll
-    for (int k = 0; k < ITEMS; ++k) col[k] = WORD_GA_TO_CSUM(s[k]) + TO_CSUM(own_row[k]);
-  }
-#else
   for (int k = 0; k < ITEMS; ++k) col[k] = WORD_GA_TO_CSUM(col[k]);
-#endif
-#if PAIR == 1
+#if PAIR
   {
     // The swap, through this lane's second buffer: step 0 writes the first, and step 1 the second only
     // after step 0's barrier, when both lanes have read here.
@@ -1038,13 +952,13 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
 #endif
 #undef START_ROWS
 #undef START_ROW
-#undef START_RUNS
 #ifndef DIAMETER
   const int nb = (a + d) / ITEMS;  // output 0's window: whole blocks t .. t + nb - 1, then e % ITEMS == WIN_AM
   const int sbase = QIDX(lx * ITEMS + a), ebase = QIDX(lx * ITEMS + a + d);
 #endif
-#if PACKED_BLOCKS && BLOCK_PAIRS
-  const int block_par = ((PAIR ? 2 * ly : 0) * L + lx + 1) & 1;  // block lx + 1's parity in buffer 0's array
+#if DELTA
+  // Whether block lx + 1 sits at an odd 8-byte slot of buffer 0's block array (buffer 1's is L slots on).
+  const int block_odd = ((PAIR ? 2 * ly : 0) * L + lx + 1) & 1;
 #endif
   for (int ib = 0; ib < steps; ib += PREFETCH) {
 #pragma unroll
@@ -1094,10 +1008,8 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
         BLOCK_SUMS[lx] = x;
 #else
         uint2 hs = 0;
-        if (!DELTA || i == 0) {
 #pragma unroll
-          for (int k = 0; k < ITEMS; ++k) hs += col[k] >> 16;
-        }
+        for (int k = 0; k < ITEMS; ++k) hs += col[k] >> 16;
         e[lx * CPAIRS + ITEMS / 2] = (uint4)(x, hs);
 #endif
       }
@@ -1134,27 +1046,26 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
           uint2 v = (uint2)0x8000u;
 #pragma unroll
           for (int m = WIN_A; m < min(ITEMS, WIDE_END); ++m) v += col[m];
-#if PACKED_BLOCKS && BLOCK_PAIRS && (WIDE_LO / ITEMS - 1) % 2 == 1
+          __local const uint2* bs = BLOCK_SUMS;
+#if (WIDE_LO / ITEMS - 1) % 2
           {
-            __local const uint2* bs = BLOCK_SUMS;
-            const int par = block_par ^ (buf & L & 1);
-            v += bs[par ? lx + 1 : lx + nb];
-            __local const uint4* bq = (__local const uint4*)(bs + lx + 1 + par);
+            // Blocks lx + 1 .. lx + nb, nb odd: one alone, then nb / 2 pairs of them by 16-byte loads (the blocks
+            // of two neighbouring work-items are one load for both: a broadcast). The lone one is the first where
+            // block lx + 1 is not 16-byte aligned, the last where it is. Why: at d = 63 the 15 single reads were 15
+            // of a row step's ~20 local loads; 8 took the H100's tuned d = 63 shape from 0.283 to 0.274 ms
+            // (bench/NOTES.md, box blur step 55).
+            const int odd = block_odd ^ (buf & L & 1);
+            v += bs[odd ? lx + 1 : lx + nb];
+            __local const uint4* pairs = (__local const uint4*)(bs + lx + 1 + odd);
 #pragma unroll
             for (int j = 0; j < nb / 2; ++j) {
-              const uint4 t = bq[j];
+              const uint4 t = pairs[j];
               v += t.xy + t.zw;
             }
           }
 #else
 #pragma unroll
-          for (int j = 1; j <= nb; ++j) {
-#if PACKED_BLOCKS
-            v += BLOCK_SUMS[lx + j];
-#else
-            v += e[(lx + j) * CPAIRS + ITEMS / 2].xy;
-#endif
-          }
+          for (int j = 1; j <= nb; ++j) v += bs[lx + j];
 #endif
 #pragma unroll
           for (int m = WIDE_LO; m < WIDE_END; ++m) v += wide_column(e, lx, m, col);

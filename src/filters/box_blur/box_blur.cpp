@@ -119,7 +119,7 @@ Plan make_plan(Context& ctx, const BoxBlurParams& params, std::string_view varia
     plan.options += fmt::format(" -D ITEMS={} -D WIN_A={} -D DIAMETER={} -D PREFETCH={} -D RING={}{}{}{}{}",
                                 shape.items, box_window_offset(shape.items, params.diameter), params.diameter,
                                 shape.prefetch, int(shape.ring), wide ? " -D WIDE=1" : "",
-                                shape.pair ? fmt::format(" -D PAIR={}", shape.pair) : "", shape.direct ? " -D DIRECT=1" : "",
+                                shape.pair ? " -D PAIR=1" : "", shape.direct ? " -D DIRECT=1" : "",
                                 device.fast_math_options());
     plan.kernels = {wide ? "box_fused_wide" : "box_fused_packed"};
   }
@@ -200,8 +200,8 @@ std::vector<cl::Event> box_blur(Context& ctx, const DeviceImage& in, DeviceImage
       kernel(0).setArg(kernel(0).getInfo<CL_KERNEL_NUM_ARGS>() - 1, cl::Local(shape.ring_bytes));
     const std::size_t tw = std::size_t(shape.local_x - shape.halo) * std::size_t(shape.items);
     const std::size_t groups_x = (W + tw - 1) / tw, strips = (H + shape.strip - 1) / std::size_t(shape.strip);
-    // pair: pair j runs strips 2j - 1 and 2j, one per row lane; a work-group runs `pair` pairs.
-    const std::size_t groups_y = shape.pair ? (strips / 2 + shape.pair) / std::size_t(shape.pair) : strips;
+    // pair: work-group j runs strips 2j - 1 and 2j, one per row lane.
+    const std::size_t groups_y = shape.pair ? strips / 2 + 1 : strips;
     return launch(ctx, kernel(0), cl::NDRange(groups_x * shape.local_x, groups_y * shape.row_lanes()),
                   cl::NDRange(std::size_t(shape.local_x), shape.row_lanes()));
   };

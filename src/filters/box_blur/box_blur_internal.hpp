@@ -44,10 +44,8 @@ struct BlocksShape {
   int mirror = 0;      // the same three: odd strips run upwards
   bool ring = false;   // the same three: leaving rows from a local-memory ring (-D RING)
   std::size_t ring_bytes = 0;  // local memory for the ring: d rows of each work-item's pixels
-  // fused_packed, fused_wide: two row lanes run mirrored strips from a shared start (-D PAIR=1); fused_wide's 2: two
-  // such pairs, sharing their starts' overlap.
-  int pair = 0;
-  std::size_t row_lanes() const { return pair ? 2 * std::size_t(pair) : 1; }  // work-group rows: one per strip it runs
+  int pair = 0;  // fused_packed, fused_wide: two row lanes run mirrored strips from a shared start (-D PAIR)
+  std::size_t row_lanes() const { return pair ? 2 : 1; }  // work-group rows: one per strip it runs
   int direct = 0;  // fused_packed, fused_wide: strips inside the image load rows with no border test (-D DIRECT)
   std::size_t entry_bytes;  // local memory for the column sums of two rows
   std::size_t block_bytes;  // local memory for the block sums of two rows

@@ -36,16 +36,17 @@ Tunable ring_tunable(int default_value) {
 // fused_packed's and fused_wide's tunables: one kernel body, so the same work-group shapes; the strips,
 // prefetch depths and the ring's default are each one's own measurements.
 std::vector<Tunable> per_d_band_tunables(std::vector<int> strips, std::vector<int> prefetch, int ring_default,
-                                         std::vector<int> pairs) {
+                                         int pair_default) {
   return {{"local_x", {64, 128, 32, 96}, "work-items per work-group"},
           {"items", {4, 8}, "consecutive columns per work-item"},
           {"strip", std::move(strips), "rows per strip"},
           {"prefetch", std::move(prefetch), "rows loaded ahead per work-item (1: the next row only)"},
           kMirrorTunable,
           ring_tunable(ring_default),
-          {"pair", std::move(pairs),
+          {"pair",
+           {pair_default, 1 - pair_default},
            "two mirrored strips per work-group, one per row lane, summing their shared start once (1; needs "
-           "mirror=1, ring=0); fused_wide's 2: two such pairs, their starts' overlap summed once (needs 2 strip < d - 1)"},
+           "mirror=1, ring=0)"},
           // A tunable: it gains in pair's short strips and loses a little in long ones (bench/NOTES.md, box blur
           // step 40).
           {"direct", {0, 1}, "strips whose rows are all inside the image load them with no border test (1)"}};
@@ -73,11 +74,6 @@ std::optional<std::string> blocks_shape_problem(const DeviceInfo& device, std::s
     return fmt::format("{}'s prefetch must be 1..8 rows (got {})", variant, shape.prefetch);
   if (shape.pair && (shape.ring || !shape.mirror))
     return fmt::format("{}'s pair runs mirrored strips without the ring (mirror=1, ring=0)", variant);
-  if (shape.pair < 0 || shape.pair > 2) return fmt::format("{}'s pair must be 0, 1 or 2 (got {})", variant, shape.pair);
-  // Two pairs share their starts' overlap (box_blur.cl's PAIR=2): there is one only while 2 strip < d - 1.
-  if (shape.pair == 2 && (variant != "fused_wide" || 2 * shape.strip >= d - 1))
-    return fmt::format("{}'s pair=2 is fused_wide's, for strips shorter than (d - 1) / 2 rows (strip={}, d={})",
-                       variant, shape.strip, d);
   return std::nullopt;
 }
 }  // namespace
@@ -136,7 +132,7 @@ const std::vector<VariantInfo>& box_blur_variants() {
        // (48-64 rows): a tie (bench/results/2026-11-27-nvidia-start-rows-retune.md, box blur step 34). 4 and 6 for
        // 1080p, whose classes had all picked 8, the shortest then listed: pair in 6-row strips took the H100's d = 9
        // kernel from 13.2-14.6 to 12.5-12.7 us (bench/results/2026-11-27-nvidia-h100-1080p-strips-d9.csv, step 45).
-       per_d_band_tunables({32, 16, 8, 10, 12, 24, 40, 48, 64, 56, 80, 4, 6}, {2, 4, 1}, 1, {0, 1})},
+       per_d_band_tunables({32, 16, 8, 10, 12, 24, 40, 48, 64, 56, 80, 4, 6}, {2, 4, 1}, 1, 0)},
       {"fused_wide",
        "RGBA, 2 <= d <= 64: fused_packed for wide windows, each kept as whole 32-bit words plus the sum of "
        "their high lanes, the first one from published block sums (built per d)",
@@ -147,7 +143,7 @@ const std::vector<VariantInfo>& box_blur_variants() {
        // (bench/results/2026-11-24-nvidia-h200-wave-fit.md). 12 and 24 rows for pair in the H100's short
        // strips: 12 was its best at d = 31 (bench/results/2026-11-27-nvidia-h100-pair-short.md); 10, 14 and 20
        // around it, where 14 ties 12 (box blur step 34).
-       per_d_band_tunables({128, 120, 64, 144, 96, 32, 160, 48, 16, 8, 12, 24, 10, 14, 20}, {1, 2, 4}, 0, {0, 1, 2})},
+       per_d_band_tunables({128, 120, 64, 144, 96, 32, 160, 48, 16, 8, 12, 24, 10, 14, 20}, {1, 2, 4}, 0, 0)},
   };
   return all;
 }
