@@ -1249,4 +1249,10 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
 // 0.351 / 0.436 ms at 4 / 8 / 16 pairs a work-group against 0.235, d=63 0.402 / 0.440 / 0.578 against 0.307, and
 // 0.382 at 4 with the registers held at the one-pair kernel's 80. bench/NOTES.md, box blur step 47, and
 // bench/results/2026-11-27-nvidia-h100-persist-*.
+// Tried and removed: two pairs per work-group (fused_wide's pair=2, -D PAIR=2; code in commit 7e94ab4): four row lanes
+// ran pairs 2j and 2j + 1, whose shared starts overlap by d - 1 - 2 strip rows, summed once, each lane a quarter of both
+// starts' rows, the shares swapped through local memory. At d = 63 in 14-row strips a lane sums 23 rows instead of 31,
+// which a diagnostic start of 23 rows measured at 5% on the H100. It lost: 0.294-0.297 ms at 80 registers against
+// pair's 0.273-0.275, 0.34 uncapped (95 registers). bench/NOTES.md, box blur step 54, and
+// bench/results/2026-11-28-nvidia-h100-quad*.
 #endif
