@@ -402,6 +402,30 @@ TEST(BoxBlurFusedWide, SaturatedImageStaysSaturated) {
   }
 }
 
+// The delta window reads its block sums two per 16-byte load, from an alignment that depends on the work-group's width
+// and the row buffer: odd widths put the second buffer's blocks at the other parity. Both buffers (prefetch 1 and 2,
+// with and without pair's second lane) at odd local_x, where the band tests run 32 only. Any parity sums the same
+// blocks, so on PoCL, whose local loads tolerate misalignment, this checks those sums; a wrong parity fails it on
+// devices whose misaligned 16-byte local loads fault, as NVIDIA's do.
+TEST(BoxBlurFusedWide, OddWorkGroupWidthsMatchTheReference) {
+  Context& ctx = test_context();
+  const auto seed = testing::fresh_seed();
+  const Image in = testing::random_image(300, 37, 4, SampleType::u8, seed);
+  DeviceImage d_in = DeviceImage::upload(ctx, in);
+  for (int d : {31, 63}) {
+    const BoxBlurParams params{d, kBorders[d % 4]};
+    const Image expected = box_blur_reference(in, params);
+    for (int local_x : {33, 45})
+      for (int pair : {0, 1}) {
+        const TuningConfig config = {{"items", 4}, {"local_x", local_x}, {"strip", 8},   {"prefetch", 1 + pair},
+                                     {"ring", 0},  {"mirror", 1},        {"pair", pair}, {"direct", 0}};
+        SCOPED_TRACE(fmt::format("d={} config={} seed={}", d, to_string(config), seed));
+        ASSERT_FALSE(box_blur_unsupported(ctx.info(), "fused_wide", params, in.width, in.height, 4, config));
+        ASSERT_TRUE(testing::images_equal(expected, blur_on_device(ctx, d_in, params, "fused_wide", config)));
+      }
+  }
+}
+
 // Rows alternately near 255 and near 0: at odd d the entering and leaving rows of every step lie an odd distance
 // apart, so each column's delta is near +-255 and a delta row window (DELTA, items 4) meets its widest lanes, at both
 // signs, where random images keep it near 0.
