@@ -136,23 +136,6 @@ std::string sha256_hex(const void* bytes, std::size_t size) {
   return hex;
 }
 
-namespace {
-// Profiling off for a scope (the call column), back on when it ends, exceptions included.
-struct PlainQueue {
-  explicit PlainQueue(Context& c) : ctx(c) { ctx.set_profiling(false); }
-  ~PlainQueue() {
-    try {
-      ctx.set_profiling(true);
-    } catch (const std::exception&) {
-      // The device failed while finishing; the row already reports the failure that got us here.
-    }
-  }
-  PlainQueue(const PlainQueue&) = delete;
-  PlainQueue& operator=(const PlainQueue&) = delete;
-  Context& ctx;
-};
-}  // namespace
-
 Stats stats_of(std::vector<double> v) {
   if (v.empty()) return {};
   std::sort(v.begin(), v.end());
@@ -262,7 +245,7 @@ BenchReport run_bench(Context& ctx, const BenchOptions& options,
             // the same row cap as the kernel's.
             std::vector<double> call;
             {
-              const PlainQueue plain(ctx);
+              const ProfilingOff plain(ctx);
               for (int i = 0; i < options.warmup && ms_since(row_start) < cap_ms / 4; ++i)
                 wait_for(ctx, instance->enqueue(variant, config), options.call_wait);
               for (int i = 0; i < options.runs && (i < 3 || ms_since(row_start) < cap_ms); ++i) {

@@ -50,6 +50,16 @@ void wait_for(Context& ctx, const std::vector<cl::Event>& events, WaitMode mode)
   if (status < 0) throw ClError(status, "a command of the call failed");
 }
 
+ProfilingOff::ProfilingOff(Context& ctx) : ctx_(ctx) { ctx_.set_profiling(false); }
+
+ProfilingOff::~ProfilingOff() {
+  try {
+    ctx_.set_profiling(true);
+  } catch (const std::exception&) {
+    // The device failed while finishing; whatever got us here reports that failure.
+  }
+}
+
 double kernel_milliseconds(const std::vector<cl::Event>& events) {
   double ms = 0;
   for (const auto& e : events) {

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <ctime>
 #include <map>
 #include <random>
@@ -63,6 +64,32 @@ void run_candidate(FilterInstance& check, FilterInstance& timed, CandidateResult
   }
 }
 
+// The host wall time of one call of each candidate, profiling off, enqueue to completion (the bench's call column): the
+// median of two rounds of `runs` calls after a few warm-ups, the candidates taken in turn and the second round in
+// reverse order, so that a drift of the host's speed reaches them alike. A candidate whose call fails keeps no time.
+void time_calls(Context& ctx, FilterInstance& timed, const std::vector<CandidateResult*>& candidates, int runs) {
+  std::map<CandidateResult*, std::vector<double>> samples;
+  std::set<CandidateResult*> failed;
+  const ProfilingOff plain(ctx);
+  for (int round = 0; round < 2; ++round)
+    for (std::size_t k = 0; k < candidates.size(); ++k) {
+      CandidateResult* c = candidates[round ? candidates.size() - 1 - k : k];
+      if (failed.count(c)) continue;
+      try {
+        for (int i = 0; i < 3; ++i) wait_for(ctx, timed.enqueue(c->variant, c->config), WaitMode::spin);
+        for (int i = 0; i < runs; ++i) {
+          const auto t = Clock::now();
+          wait_for(ctx, timed.enqueue(c->variant, c->config), WaitMode::spin);
+          samples[c].push_back(seconds_since(t) * 1e3);
+        }
+      } catch (const std::exception&) {
+        failed.insert(c);
+      }
+    }
+  for (auto& [c, times] : samples)
+    if (!failed.count(c)) c->call_ms = median(times);
+}
+
 // The configurations that won this filter and class before (TuningDb::ranked's entries, nearest
 // first): each entry's best and runner-up.
 std::vector<TunedChoice> known_winners(const std::vector<const TuningEntry*>& entries) {
@@ -99,6 +126,21 @@ void order_untried(std::vector<CandidateResult*>& candidates, std::size_t from, 
       if (built.insert(build_key(**it)).second) firsts.insert(*it);
     std::stable_partition(first, last, [&](const CandidateResult* c) { return firsts.count(c) > 0; });
   }
+}
+
+void rank_near_ties_by_call(std::vector<CandidateResult*>& timed, const TuneOptions& options,
+                            const std::function<void(const std::vector<CandidateResult*>&)>& time_calls) {
+  if (timed.size() < 2 || double(options.width) * double(options.height) > options.call_tie_pixels) return;
+  std::size_t ties = 1;
+  while (ties < std::min(timed.size(), options.call_ranked) &&
+         *timed[ties]->kernel_ms <= *timed[0]->kernel_ms * (1 + options.call_tie))
+    ++ties;
+  if (ties < 2) return;
+  const auto end = timed.begin() + std::ptrdiff_t(ties);
+  time_calls(std::vector<CandidateResult*>(timed.begin(), end));
+  std::stable_sort(timed.begin(), end, [](const CandidateResult* a, const CandidateResult* b) {
+    return a->call_ms.value_or(INFINITY) < b->call_ms.value_or(INFINITY);
+  });
 }
 
 std::vector<TuneReport> tune(Context& ctx, const std::vector<const FilterSpec*>& filters, const TuneOptions& options,
@@ -138,7 +180,7 @@ std::vector<TuneReport> tune(Context& ctx, const std::vector<const FilterSpec*>&
     for (const auto& v : unit.spec->variants()) {
       const auto configs = all_configs(v);
       defaults[v.name] = configs.front();
-      for (const auto& config : configs) candidates.push_back({v.name, config, std::nullopt, ""});
+      for (const auto& config : configs) candidates.push_back({v.name, config, std::nullopt, "", std::nullopt});
     }
     std::vector<CandidateResult*> runnable;
     for (auto& c : candidates) {
@@ -214,10 +256,13 @@ std::vector<TuneReport> tune(Context& ctx, const std::vector<const FilterSpec*>&
       if (c.kernel_ms && (!best_ms || *c.kernel_ms < *best_ms)) best_ms = c.kernel_ms;
     }
 
-    std::vector<const CandidateResult*> timed;
-    for (const auto& c : candidates)
+    std::vector<CandidateResult*> timed;
+    for (auto& c : candidates)
       if (c.kernel_ms) timed.push_back(&c);
     std::sort(timed.begin(), timed.end(), [](auto* a, auto* b) { return *a->kernel_ms < *b->kernel_ms; });
+    rank_near_ties_by_call(timed, options, [&](const std::vector<CandidateResult*>& near) {
+      time_calls(ctx, *instance, near, options.call_runs);
+    });
     if (!timed.empty()) {
       const DeviceInfo& d = ctx.info();
       TuningEntry entry{d.vendor,

@@ -22,6 +22,13 @@ struct TuneOptions {
   int timed_runs = 5;          // the time of a candidate is the median of these
   std::size_t exhaustive_limit = 64;  // search every candidate when there are at most this many
   std::vector<ParamMap> cases;        // empty: the first bench case of each parameter class of each filter
+  // At sizes up to call_tie_pixels the fastest kernels within call_tie of the best (at most call_ranked of them) are
+  // ranked by the host wall time of a call instead (rank_near_ties_by_call; profiling off, median of 2 x call_runs, the
+  // candidates interleaved): at 1080p the call is what a user waits on, and kernels that tie can differ by several us.
+  double call_tie = 0.05;
+  std::size_t call_ranked = 6;
+  int call_runs = 41;
+  double call_tie_pixels = 4e6;
 };
 
 struct CandidateResult {
@@ -29,6 +36,7 @@ struct CandidateResult {
   TuningConfig config;
   std::optional<double> kernel_ms;  // set when it ran, was correct and was timed
   std::string problem;              // why not: unsupported, build/launch failure, wrong result, budget
+  std::optional<double> call_ms;    // set for the near-ties ranked by their call (TuneOptions::call_tie)
 };
 
 struct TuneReport {
@@ -53,6 +61,13 @@ struct TuneProgress {
 // every program of the likely variants once, then their shapes with cached builds.
 void order_untried(std::vector<CandidateResult*>& candidates, std::size_t from, const std::set<std::string>& winning,
                    const std::function<std::string(const CandidateResult&)>& build_key);
+
+// The tuner's order for storing, from `timed` sorted by kernel time: at sizes up to options.call_tie_pixels the first
+// candidates (at most call_ranked) whose kernels are within call_tie of the fastest are timed by `time_calls`, which sets
+// their call_ms, and reordered by it (stably; one with no call time last among them). On the H200 two 1080p box blur
+// shapes whose kernels tied at 0.0135 ms took 23.1-27.0 and 27.7-30.2 us a call (bench/NOTES.md, box blur step 49).
+void rank_near_ties_by_call(std::vector<CandidateResult*>& timed, const TuneOptions& options,
+                            const std::function<void(const std::vector<CandidateResult*>&)>& time_calls);
 
 // Tunes `filters` (all when empty) on ctx's device and stores the winners in `db` (not saved).
 std::vector<TuneReport> tune(Context& ctx, const std::vector<const FilterSpec*>& filters, const TuneOptions& options,

@@ -187,11 +187,35 @@ TEST_F(TuningDbTest, TunerStoresTheFastestCorrectCandidateAndAutoUsesIt) {
   ASSERT_FALSE(reports.empty());
   for (const auto& r : reports) {
     ASSERT_TRUE(r.entry) << r.param_class;
-    // The stored winner is the fastest of the timed candidates, and every timed one was checked.
+    // At this size the stored winner is, of the timed (so checked) candidates whose kernels are within call_tie of the
+    // fastest, the one with the fastest call; every candidate with a call time is such a near-tie, and the winner and
+    // runner-up are two of them when there are two.
+    double fastest = INFINITY;
     for (const auto& c : r.candidates)
-      if (c.kernel_ms) {
-        EXPECT_LE(r.entry->best.kernel_ms, *c.kernel_ms);
+      if (c.kernel_ms) fastest = std::min(fastest, *c.kernel_ms);
+    EXPECT_LE(r.entry->best.kernel_ms, fastest * (1 + options.call_tie)) << r.param_class;
+    std::vector<const CandidateResult*> ranked;
+    for (const auto& c : r.candidates)
+      if (c.call_ms) {
+        ASSERT_TRUE(c.kernel_ms);
+        EXPECT_LE(*c.kernel_ms, fastest * (1 + options.call_tie));
+        ranked.push_back(&c);
       }
+    if (ranked.size() < 2) {
+      EXPECT_EQ(r.entry->best.kernel_ms, fastest) << r.param_class;
+      continue;
+    }
+    EXPECT_LE(ranked.size(), options.call_ranked);
+    std::sort(ranked.begin(), ranked.end(), [](auto* a, auto* b) { return *a->call_ms < *b->call_ms; });
+    const auto call_of = [&](const TunedChoice& k) {
+      for (const auto* c : ranked)
+        if (c->variant == k.variant && c->config == k.config) return *c->call_ms;
+      ADD_FAILURE() << describe({k.variant, k.config, ""}) << " is not among the near-ties";
+      return -1.0;
+    };
+    EXPECT_EQ(call_of(r.entry->best), *ranked[0]->call_ms) << r.param_class;
+    ASSERT_TRUE(r.entry->runner_up);
+    EXPECT_EQ(call_of(*r.entry->runner_up), *ranked[1]->call_ms) << r.param_class;
   }
   db.save();
   reload_tuning_db();
@@ -290,13 +314,46 @@ TEST_F(TuningDbTest, TunerTriesTheNearestWinnersNeighboursBeforeTheBudgetStopsIt
   EXPECT_TRUE(timed(tune_must_try_only(ctx, sobel, params, db), known->variant, neighbour)) << to_string(neighbour);
 }
 
+// Near-ties at small sizes are stored in the order of their calls; kernels further off, large sizes and ties whose
+// calls failed keep the kernel order. The call times here are made up, the slowest kernel's call the fastest.
+TEST(TunerOrder, NearTiesAtSmallSizesByTheirCall) {
+  std::vector<CandidateResult> all;
+  for (double ms : {1.00, 1.02, 1.04, 1.20, 1.30}) all.push_back({"v", {{"k", int(ms * 100)}}, ms, "", std::nullopt});
+  const auto order = [&](const TuneOptions& options, std::optional<double> failed_call) {
+    for (auto& c : all) c.call_ms.reset();
+    std::vector<CandidateResult*> timed;
+    for (auto& c : all) timed.push_back(&c);
+    std::vector<int> asked;
+    rank_near_ties_by_call(timed, options, [&](const std::vector<CandidateResult*>& near) {
+      for (CandidateResult* c : near) {
+        asked.push_back(c->config.at("k"));
+        if (!failed_call || *c->kernel_ms != *failed_call) c->call_ms = 10.0 - *c->kernel_ms;
+      }
+    });
+    std::vector<int> keys;
+    for (const CandidateResult* c : timed) keys.push_back(c->config.at("k"));
+    return std::pair{asked, keys};
+  };
+  TuneOptions small;  // 1920x1080 by default; call_tie 5%
+  EXPECT_EQ(order(small, std::nullopt), (std::pair{std::vector{100, 102, 104}, std::vector{104, 102, 100, 120, 130}}));
+  small.call_ranked = 2;
+  EXPECT_EQ(order(small, std::nullopt), (std::pair{std::vector{100, 102}, std::vector{102, 100, 104, 120, 130}}));
+  small.call_ranked = 6;
+  EXPECT_EQ(order(small, 1.02), (std::pair{std::vector{100, 102, 104}, std::vector{104, 100, 102, 120, 130}}));
+  TuneOptions large = small;
+  large.width = large.height = 8192;
+  EXPECT_EQ(order(large, std::nullopt), (std::pair{std::vector<int>{}, std::vector{100, 102, 104, 120, 130}}));
+  small.call_tie = 0.01;
+  EXPECT_EQ(order(small, std::nullopt), (std::pair{std::vector<int>{}, std::vector{100, 102, 104, 120, 130}}));
+}
+
 // After the must-try candidates the tuner takes the stored winners' variants first, and within them and the others one
 // candidate of each program build before the rest: builds cost far more than timings, so a short budget meets every
 // likely program once before it spends time on cached ones.
 TEST(TunerOrder, WinnersVariantsThenOneCandidateOfEachBuildFirst) {
   std::vector<CandidateResult> all;
   for (const char* name : {"a0", "b0", "a1", "b1", "c0", "a2", "c1", "d0", "c2"})
-    all.push_back({std::string(1, name[0]), {{"n", name[1] - '0'}}, std::nullopt, ""});
+    all.push_back({std::string(1, name[0]), {{"n", name[1] - '0'}}, std::nullopt, "", std::nullopt});
   std::vector<CandidateResult*> order;
   for (auto& c : all) order.push_back(&c);
   // One build per letter but c2's own; a0 is a must-try candidate, so a's build counts as met; c is a winner's variant.

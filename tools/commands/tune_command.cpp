@@ -82,9 +82,18 @@ class TuneCommand : public Command {
     for (const auto& r : reports) {
       std::size_t timed = 0, rejected = 0;
       for (const auto& c : r.candidates) (c.kernel_ms ? timed : rejected)++;
-      fmt::print("{:<12} {:<14} {}: {} timed, {} skipped{}\n", r.filter, r.param_class,
-                 r.entry ? "best " + choice_text(r.entry->best) : "no correct candidate", timed, rejected,
-                 r.exhaustive ? "" : " (budget reached: random subset)");
+      std::size_t call_ranked = 0;
+      std::optional<double> best_call;
+      for (const auto& c : r.candidates)
+        if (c.call_ms) {
+          ++call_ranked;
+          if (r.entry && c.variant == r.entry->best.variant && c.config == r.entry->best.config) best_call = c.call_ms;
+        }
+      fmt::print("{:<12} {:<14} {}{}: {} timed, {} skipped{}\n", r.filter, r.param_class,
+                 r.entry ? "best " + choice_text(r.entry->best) : "no correct candidate",
+                 best_call ? fmt::format(", call {:.1f} us, first of {} near-ties by call", *best_call * 1e3, call_ranked)
+                           : "",
+                 timed, rejected, r.exhaustive ? "" : " (budget reached: random subset)");
       for (const auto& c : r.candidates) {
         const bool failure = c.problem.starts_with("wrong") || c.problem.starts_with("failed");
         if (!c.kernel_ms && (verbose_ || failure))
