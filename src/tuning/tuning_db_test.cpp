@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 
@@ -318,7 +319,8 @@ TEST_F(TuningDbTest, TunerTriesTheNearestWinnersNeighboursBeforeTheBudgetStopsIt
 // calls failed keep the kernel order. The call times here are made up, the slowest kernel's call the fastest.
 TEST(TunerOrder, NearTiesAtSmallSizesByTheirCall) {
   std::vector<CandidateResult> all;
-  for (double ms : {1.00, 1.02, 1.04, 1.20, 1.30}) all.push_back({"v", {{"k", int(ms * 100)}}, ms, "", std::nullopt});
+  for (double ms : {1.00, 1.02, 1.04, 1.20, 1.30})
+    all.push_back({"v", {{"k", int(std::lround(ms * 100))}}, ms, "", std::nullopt});
   const auto order = [&](const TuneOptions& options, std::optional<double> failed_call) {
     for (auto& c : all) c.call_ms.reset();
     std::vector<CandidateResult*> timed;
