@@ -906,6 +906,26 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
   const int count = d;
 #define START_ROW(k) (first + dir * (k))
 #endif
+#if PAIR && DIRECT
+  // With pair and DIRECT (issue 8; not from a seed): a `direct` start walks one vector pointer down its rows
+  // instead of computing each row's address through load_row. Why: bench/sass.py (H100, d = 63) counts 12
+  // instructions a row instead of ~17. Measured (bench/NOTES.md, box blur step 56, H200): pair's d = 63 shapes
+  // 0.260-0.270 -> 0.247-0.252 ms, d = 31's best unchanged (0.200); without pair, where the start is d rows,
+  // direct=1 at d = 63 went 0.253 -> 0.324 ms, so only here.
+  if (direct) {
+    const int step = w / ITEMS;
+    __global const pixvec_t* sp = (__global const pixvec_t*)(src + START_ROW(0) * w + cx);
+    for (int j = 0; j < count; j += START_ROWS) {
+      pix_items t[START_ROWS];
+#pragma unroll
+      for (int q = 0; q < START_ROWS; ++q) t[q].v = j + q < count ? sp[q * step] : (pixvec_t)0;
+      sp += START_ROWS * step;
+#pragma unroll
+      for (int q = 0; q < START_ROWS; ++q)
+        for (int k = 0; k < ITEMS; ++k) col[k] += TO_WORD_GA(t[q].a[k]);
+    }
+  } else
+#endif
   for (int j = 0; j < count; j += START_ROWS) {
     uint t[START_ROWS][ITEMS];
 #pragma unroll
@@ -958,7 +978,7 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
 #endif
 #if DELTA
   // Whether block lx + 1 sits at an odd 8-byte slot of buffer 0's block array (buffer 1's is L slots on).
-  const int block_odd = ((PAIR ? 2 * ly : 0) * L + lx + 1) & 1;
+  const int block_odd = (lx + 1) & 1;  // with pair, lane ly's blocks start 2 * ly * L words on: even
 #endif
   for (int ib = 0; ib < steps; ib += PREFETCH) {
 #pragma unroll
