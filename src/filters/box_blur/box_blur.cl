@@ -910,7 +910,7 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
   // With pair and DIRECT (issue 8; not from a seed): a `direct` start walks one vector pointer down its rows
   // instead of computing each row's address through load_row. Why: bench/sass.py (H100, d = 63) counts 12
   // instructions a row instead of ~17. Measured (bench/NOTES.md, box blur step 56, H200): pair's d = 63 shapes
-  // 0.260-0.270 -> 0.247-0.252 ms, d = 31's best unchanged (0.200); without pair, where the start is d rows,
+  // 0.260-0.270 -> 0.247-0.254 ms, d = 31's best unchanged (0.200); without pair, where the start is d rows,
   // direct=1 at d = 63 went 0.253 -> 0.324 ms, so only here.
   if (direct) {
     const int step = w / ITEMS;
