@@ -33,8 +33,8 @@
 # Step 48 (what the H200's tuned shapes spend their time on: diagnostic builds -D DIAG_NO_START, DIAG_NO_LEAVE and
 # DIAG_NO_WINDOW in box_blur.cl at the commit that names this step, whose outputs are wrong, so BENCH_FLAGS=--unchecked):
 #   bash bench/results/2026-11-27-nvidia-diagnosis.sh
-# Step 56 (the pair start's rows by a walking pointer, diagnostic -D START_WALK in box_blur.cl before the commit that
-# names this step; on an H200, D31 and D63 as in bench/results/2026-11-28-nvidia-start-walk.md):
+# Step 56 (the pair start's rows by a walking pointer, a diagnostic -D START_WALK hook in box_blur.cl at aaec795,
+# never committed and described in bench/results/2026-11-28-nvidia-start-walk.md, with D31 and D63 as there; H200):
 #   bash ... walk 2 base= walk=-DSTART_WALK=1
 # BENCH_FLAGS adds flags to every bench call. D31, D63 and D11 override the variant lists (on the H200, its own tuned
 # shapes); DS lists the diameters (31 63 by default). Until step 36 it ran the shape sweep's H200 sections on a card other than an H100.

@@ -978,7 +978,7 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
 #endif
 #if DELTA
   // Whether block lx + 1 sits at an odd 8-byte slot of buffer 0's block array (buffer 1's is L slots on).
-  const int block_odd = (lx + 1) & 1;  // with pair, lane ly's blocks start 2 * ly * L words on: even
+  const int block_odd = (lx + 1) & 1;  // with pair, lane ly's blocks start 2 * ly * L slots on: even
 #endif
   for (int ib = 0; ib < steps; ib += PREFETCH) {
 #pragma unroll
