@@ -9,7 +9,7 @@
 // Standalone (OpenCL only), so that it measures the memory system, not clfilters:
 //   built as build/release/bench/strip_pattern (or: g++ -std=c++20 -O2 bench/strip_pattern.cpp -lOpenCL -o
 //   strip_pattern); strip_pattern [platform [set]]
-// with set one of pattern, work, ring, l2 (the default) and l1, each a question below.
+// with set one of pattern, work, ring, l2 (the default), l1 and l2bw, each a question below.
 #define CL_HPP_ENABLE_EXCEPTIONS
 #include <algorithm>
 #include <bit>
@@ -106,6 +106,18 @@ __kernel void strip_copy(__global const uint4* restrict src, __global uint4* res
     }
   }
 }
+// Set l2bw: every work-item reads `reps` uint4 spread over the first `span` uint4 of src (a span that fits L2
+// is read from L2 after the first pass) and stores one sum, so the time is the reads' alone.
+__kernel void span_read(__global const uint4* restrict src, __global uint4* restrict dst, int span, int reps) {
+  const int n = get_global_size(0), g = get_global_id(0);
+  uint4 acc = (uint4)(0);
+  int i = g % span;
+  for (int k = 0; k < reps; ++k) {
+    acc += src[i];
+    for (i += n; i >= span;) i -= span;  // no 64-bit modulo in the loop
+  }
+  if (acc.x == 0x9E3779B9u && acc.y == 0x7F4A7C15u) dst[g] = acc;
+}
 __kernel void linear_copy(__global const uint4* restrict src, __global uint4* restrict dst) {
   dst[get_global_id(0)] = src[get_global_id(0)];
 }
@@ -170,8 +182,9 @@ int main(int argc, char** argv) {
       for (int H : {128, 512, 1024})
         for (int prefetch : {4, 8})
           for (int leave : {0, 31, 63}) cases.push_back({H, 64, 1, 0, 1, 0, pad, 0, prefetch, leave, 0, 0});
-  } else {
-    std::fprintf(stderr, "strip_pattern: unknown case set '%s' (pattern, work, ring, l2, l1)\n", set.c_str());
+  } else if (set != "l2bw") {
+    std::fprintf(stderr, "strip_pattern: unknown case set '%s' (pattern, work, ring, l2, l1, l2bw)\n",
+                 set.c_str());
     return 1;
   }
   const std::string want = argc > 1 ? argv[1] : "NVIDIA";
@@ -220,6 +233,28 @@ int main(int argc, char** argv) {
   });
   std::printf("linear uint4 copy: %.4f ms (%.0f%%)\n", linear_ms, 100.0 * copy_ms / linear_ms);
 
+  if (set == "l2bw") {
+    // How fast the SMs read from L2 (box blur step 57): the pair strips read ~3 rows from L2 per output row.
+    cl::Kernel span_read(program, "span_read");
+    const std::size_t items = std::size_t(cus) * 2048;  // every SM full
+    const int reps = 64;
+    for (int span_mib : {4, 8, 16, 24, 32, 48, 64, 256}) {
+      const int span = span_mib * (1 << 20) / 16;
+      span_read.setArg(0, src);
+      span_read.setArg(1, dst);
+      span_read.setArg(2, span);
+      span_read.setArg(3, reps);
+      const double ms = probe_time_ms([&] {
+        cl::Event e;
+        q.enqueueNDRangeKernel(span_read, cl::NullRange, cl::NDRange(items), cl::NDRange(256), nullptr, &e);
+        return e;
+      });
+      const double gb = double(items) * reps * 16 * 1e-9;
+      std::printf("span %3d MiB: %.4f ms, %.0f GB/s read (%.2fx the copy's bytes per second)\n", span_mib, ms,
+                  gb / ms * 1e3, gb / ms * 1e3 / (2.0 * bytes / copy_ms * 1e-6));
+    }
+    return 0;
+  }
   std::printf("\n%5s %4s %6s %5s %7s %4s %9s %8s %9s %7s\n", "strip", "lx", "mirror", "order", "barrier",
               "swap", "groups/CU", "groups", "ms", "of copy");
   std::printf("(work: integer steps per row)\n");

@@ -36,6 +36,15 @@
 # Step 56 (the pair start's rows by a walking pointer, a diagnostic -D START_WALK hook in box_blur.cl at aaec795,
 # never committed and described in bench/results/2026-11-28-nvidia-start-walk.md, with D31 and D63 as there; H200):
 #   bash ... walk 2 base= walk=-DSTART_WALK=1
+# Step 57 (H200; diagnostic hooks never committed, their diffs in bench/results/2026-11-29-nvidia-h200-probes.md):
+#   p="fused_wide[direct=1,items=4,mirror=1,pair=1,ring=0"
+#   D31="$p,local_x=64,prefetch=1,strip=12],$p,local_x=64,prefetch=4,strip=20]" \
+#   D63="$p,local_x=64,prefetch=2,strip=20],$p,local_x=128,prefetch=1,strip=14]" bash ... l1hint 2 base= s=-DL1HINT=1 \
+#     e=-DL1HINT=2 se=-DL1HINT=3 sel=-DL1HINT=7 ef=-DL1HINT=8 sr16=-DSTART_ROWS_OVERRIDE=16 sr4=-DSTART_ROWS_OVERRIDE=4
+#   BENCH_FLAGS=--unchecked bash ... diag 2 base= halo=-DDIAG_HALO_SKIP=1 leave=-DDIAG_LEAVE_SAME=1 \
+#     both='-DDIAG_HALO_SKIP=1 -DDIAG_LEAVE_SAME=1'
+# and, on the committed code, local_x off the multiples of 32 (D31 / D63 lists only) and register caps:
+#   bash ... localx 2 base=;  bash ... prefetch3 2 none= r64=-cl-nv-maxrregcount=64 r72=-cl-nv-maxrregcount=72
 # BENCH_FLAGS adds flags to every bench call. D31, D63 and D11 override the variant lists (on the H200, its own tuned
 # shapes); DS lists the diameters (31 63 by default). Until step 36 it ran the shape sweep's H200 sections on a card other than an H100.
 set -u

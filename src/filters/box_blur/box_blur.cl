@@ -1275,4 +1275,9 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
 // which a diagnostic start of 23 rows measured at 5% on the H100. It lost: 0.294-0.297 ms at 80 registers against
 // pair's 0.273-0.275, 0.34 uncapped (95 registers). bench/NOTES.md, box blur step 54, and
 // bench/results/2026-11-28-nvidia-h100-quad*.
+// Tried and removed: L1 eviction priorities on the direct loads (-D L1HINT, never committed; its diff in
+// bench/results/2026-11-29-nvidia-h200-probes.md): the start's rows ld.global.L1::evict_last, so that the other lane's
+// leaving reads find them, and the entering rows L1::no_allocate or evict_first. On the H200 a tie at best (d=63 0.244
+// ms against 0.246) and 2-8% lost otherwise; the leaving rows taken from L1 outright did not speed d=31 either
+// (bench/NOTES.md, box blur step 57).
 #endif
