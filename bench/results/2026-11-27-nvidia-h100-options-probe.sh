@@ -45,6 +45,8 @@
 #     both='-DDIAG_HALO_SKIP=1 -DDIAG_LEAVE_SAME=1'
 # and, on the committed code, local_x off the multiples of 32 (D31 / D63 lists only) and register caps:
 #   bash ... localx 2 base=;  bash ... prefetch3 2 none= r64=-cl-nv-maxrregcount=64 r72=-cl-nv-maxrregcount=72
+# and the row step's loads by walking pointers (-D STEP_WALK) with the delta window at items 8 (D31 / D63 in the md):
+#   bash ... stepwalk 2 base= walk=-DSTEP_WALK=1 delta8=-DDELTA=1
 # BENCH_FLAGS adds flags to every bench call. D31, D63 and D11 override the variant lists (on the H200, its own tuned
 # shapes); DS lists the diameters (31 63 by default). Until step 36 it ran the shape sweep's H200 sections on a card other than an H100.
 set -u
