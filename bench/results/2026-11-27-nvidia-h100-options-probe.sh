@@ -47,6 +47,7 @@
 #   bash ... localx 2 base=;  bash ... prefetch3 2 none= r64=-cl-nv-maxrregcount=64 r72=-cl-nv-maxrregcount=72
 # and the row step's loads by walking pointers (-D STEP_WALK) with the delta window at items 8 (D31 / D63 in the md):
 #   bash ... stepwalk 2 base= walk=-DSTEP_WALK=1 delta8=-DDELTA=1
+# and restrict pointers with the evict-first store's "memory" clobber dropped (-D RESTRICT_PTRS, STORE_NOCLOBBER):
 #   bash ... restrict 2 base= restrict=-DRESTRICT_PTRS=1 noclobber=-DSTORE_NOCLOBBER=1 both='-DRESTRICT_PTRS=1 -DSTORE_NOCLOBBER=1'
 # BENCH_FLAGS adds flags to every bench call. D31, D63 and D11 override the variant lists (on the H200, its own tuned
 # shapes); DS lists the diameters (31 63 by default). Until step 36 it ran the shape sweep's H200 sections on a card other than an H100.
