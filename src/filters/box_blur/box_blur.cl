@@ -980,13 +980,19 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
   // Whether block lx + 1 sits at an odd 8-byte slot of buffer 0's block array (buffer 1's is L slots on).
   const int block_odd = (lx + 1) & 1;  // with pair, lane ly's blocks start 2 * ly * L slots on: even
 #endif
-  for (int ib = 0; ib < steps; ib += PREFETCH) {
+  // The row loop is unrolled to an even number of steps, so that which local buffer a step uses is static. With
+  // the step's parity in a register, each step spent ~20 instructions of its ~170 recomputing its local addresses
+  // (H200, d = 31 at prefetch 1; Nsight Compute on the driver's code through bench/ptx_profile.py, box blur step 58).
+#ifndef ROW_UNROLL
+#define ROW_UNROLL (PREFETCH % 2 ? 2 * PREFETCH : PREFETCH)
+#endif
+  for (int ib = 0; ib < steps; ib += ROW_UNROLL) {
 #pragma unroll
-    for (int u = 0; u < PREFETCH; ++u) {
-      // A strip whose length is not a multiple of PREFETCH ends with steps past n: they only pass the
+    for (int u0 = 0; u0 < ROW_UNROLL; ++u0) {
+      // A strip whose length is not a multiple of ROW_UNROLL ends with steps past n: they only pass the
       // barrier. (A uniform `break` out of the unrolled loop instead gave wrong, run-to-run different
       // outputs on PoCL 3.1.)
-      const int i = ib + u, y = yfirst + dir * i;  // i % PREFETCH == u
+      const int u = u0 % PREFETCH, i = ib + u0, y = yfirst + dir * i;  // i % PREFETCH == u
       const bool live = i < n;
       if (i > 0 && live) {
 #if RING
@@ -1006,7 +1012,7 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
           load_step(src, first, dir, i + PREFETCH, d, h, mode, cx, w, cval, aligned, direct, xk, p_in[u], p_out[u]);
       }
       // The buffers alternate between rows; i & 1 is static when PREFETCH is even.
-      const int buf = PREFETCH % 2 == 0 ? u & 1 : i & 1;
+      const int buf = ROW_UNROLL % 2 == 0 ? u0 & 1 : i & 1;
 #ifdef DIAMETER
       __local uint4* e = cbuf + (PAIR ? 2 * ly + buf : buf) * L * CPAIRS;
 #if WIDE
