@@ -8,8 +8,8 @@ same machine code runs where ncu can see it: warp stall reasons, issue rates and
 is checked against an independent exact box blur in CuPy (replicate border) before any timing, so a wrong argument or
 a PTX the CUDA driver reads differently shows as a mismatch, not as a figure.
 
-Only fused_wide and fused_packed (box_fused_wide / box_fused_packed) are handled. The __local pointer parameter is
-given a dynamic shared-memory array: the PTX's load of that parameter is replaced by the array's address.
+Only fused_wide and fused_packed (box_fused_wide / box_fused_packed) without a ring are handled. Their __local pointer
+parameter is given a dynamic shared-memory array: the PTX's load of that parameter is replaced by the array's address.
 
   python3 bench/ptx_profile.py PROGRAM.bin KERNEL --d 31 --items 4 --local-x 64 --pair 1 --strip 12 [--runs 50]
 Prints: the entry's parameters, the check, and the kernel time (CUDA events, median of --runs after 10 warm-ups).
@@ -38,6 +38,8 @@ def patched_ptx(path, kernel):
     for p in params:
         print("  " + p)
     shared = [p.split()[-1] for p in params if ".shared" in p]
+    if len(shared) != 1:
+        sys.exit(f"ptx_profile: {len(shared)} __local parameters; only the row buffers' one is handled (ring=0)")
     for name in shared:
         text, n = re.subn(r"ld\.param\.(u32|u64)\s+(%\w+),\s*\[" + re.escape(name) + r"\];",
                           lambda m: f"mov.{m.group(1)} {m.group(2)}, clf_dynamic_local;", text)
@@ -65,8 +67,8 @@ def patched_ptx(path, kernel):
 
 
 def assembled(ptx, kernel):
-    """The CUDA driver's loader refused even the patched PTX (CUDA_ERROR_INVALID_IMAGE), so ptxas (sm_90, -O3 as the
-    driver's JIT) makes a cubin of it; -v prints the registers."""
+    """A cubin of the patched PTX by ptxas (sm_90, -O3, as the driver's JIT would build it), whose -v line gives the
+    registers; main falls back to the PTX itself if CUDA refuses the cubin."""
     for tool in (shutil.which("ptxas"), "/usr/local/cuda/bin/ptxas", *glob.glob("/usr/local/cuda*/bin/ptxas")):
         if tool and os.path.exists(tool):
             cubin = ptx[:-4] + ".cubin"

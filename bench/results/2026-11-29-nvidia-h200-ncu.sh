@@ -4,8 +4,8 @@
 # program cache, is launched from CuPy by bench/ptx_profile.py with box_blur.cpp's arguments and work-group shape, its
 # output checked against an exact CuPy box blur, and timed against the OpenCL bench of the same build.
 # One device-tool call (OUT set): [SHAPES=...] bash bench/results/2026-11-29-nvidia-h200-ncu.sh
-# Output: OUT/log.txt (a summary last), OUT/d31-details.txt, d63-details.txt (ncu --set full), d31-sass.csv,
-# d63-sass.csv (per-instruction source counters), OUT/programs.tar.gz (the two PTX builds).
+# Output: OUT/log.txt (a summary last), OUT/dD-details.txt (ncu --set full) and OUT/dD-sass.csv (per-instruction source
+# counters) for each diameter D, OUT/programs.tar.gz (the PTX builds).
 set -u
 cd "$(dirname "$0")/../.."
 nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H200 || { echo "not an H200"; exit 3; }
@@ -43,7 +43,7 @@ done
     echo "details: $(wc -l < "$OUT/d$d-details.txt") lines, sass: $(wc -l < "$OUT/d$d-sass.csv") lines"
   done
 } 2>&1 | tee "$OUT/log.txt"
-tar -C "$W" -czf "$OUT/programs.tar.gz" d31.ptx d63.ptx 2>/dev/null
+tar -C "$W" -czf "$OUT/programs.tar.gz" $(cd "$W" && ls d*.ptx) 2>/dev/null
 echo "== summary (total $(( $(date +%s) - t0 )) s)"
 grep -E '^(box-blur|check|kernel median|== ncu|details)' "$OUT/log.txt"
 for d in 31 63; do

@@ -1011,7 +1011,7 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
         if (i + PREFETCH < n)
           load_step(src, first, dir, i + PREFETCH, d, h, mode, cx, w, cval, aligned, direct, xk, p_in[u], p_out[u]);
       }
-      // The buffers alternate between rows; i & 1 is static when PREFETCH is even.
+      // The buffers alternate between rows; u0 & 1 is i & 1 when ROW_UNROLL is even, as it is unless overridden.
       const int buf = ROW_UNROLL % 2 == 0 ? u0 & 1 : i & 1;
 #ifdef DIAMETER
       __local uint4* e = cbuf + (PAIR ? 2 * ly + buf : buf) * L * CPAIRS;
