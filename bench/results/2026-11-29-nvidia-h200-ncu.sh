@@ -9,7 +9,11 @@
 set -u
 cd "$(dirname "$0")/../.."
 nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H200 || { echo "not an H200"; exit 3; }
-source bench/nvidia-setup.sh ncu clfilters_cli
+# LABEL (optional) names the run and its folder under OUT, so that one call can profile builds under different
+# CLFILTERS_BUILD_OPTIONS (box blur step 59): LABEL=base CLFILTERS_BUILD_OPTIONS=-DROW_SPLIT=0 bash ...; LABEL=split bash ...
+source bench/nvidia-setup.sh "ncu${LABEL:+-$LABEL}" clfilters_cli
+O=$OUT${LABEL:+/$LABEL}
+mkdir -p "$O"
 export PYTHONUNBUFFERED=1
 p="fused_wide[direct=1,items=4,local_x=64,mirror=1,pair=1,ring=0"
 # SHAPES: "D:PREFETCH:STRIP ..." (the H200's tuned shapes at 02b3398ed6b9dbd8 by default).
@@ -38,15 +42,15 @@ done
     echo "== ncu, d = $d"
     timeout 400 ncu --clock-control none --set full --import-source no --kernel-name box_fused_wide --launch-skip 3 \
       --launch-count 1 -f -o "$W/d$d" python3 "${args[@]}" --runs 2 2>&1 | grep -vE '^\s*$' | tail -5
-    ncu -i "$W/d$d.ncu-rep" --page details > "$OUT/d$d-details.txt" 2>&1
-    ncu -i "$W/d$d.ncu-rep" --page source --csv --print-source sass > "$OUT/d$d-sass.csv" 2>&1
-    echo "details: $(wc -l < "$OUT/d$d-details.txt") lines, sass: $(wc -l < "$OUT/d$d-sass.csv") lines"
+    ncu -i "$W/d$d.ncu-rep" --page details > "$O/d$d-details.txt" 2>&1
+    ncu -i "$W/d$d.ncu-rep" --page source --csv --print-source sass > "$O/d$d-sass.csv" 2>&1
+    echo "details: $(wc -l < "$O/d$d-details.txt") lines, sass: $(wc -l < "$O/d$d-sass.csv") lines"
   done
-} 2>&1 | tee "$OUT/log.txt"
-tar -C "$W" -czf "$OUT/programs.tar.gz" $(cd "$W" && ls d*.ptx) 2>/dev/null
+} 2>&1 | tee "$O/log.txt"
+tar -C "$W" -czf "$O/programs.tar.gz" $(cd "$W" && ls d*.ptx) 2>/dev/null
 echo "== summary (total $(( $(date +%s) - t0 )) s)"
-grep -E '^(box-blur|check|kernel median|== ncu|details)' "$OUT/log.txt"
+grep -E '^(box-blur|check|kernel median|== ncu|details)' "$O/log.txt"
 for d in 31 63; do
-  f=$OUT/d$d-details.txt
+  f=$O/d$d-details.txt
   [ -f "$f" ] && grep -E 'Duration|Registers Per|Achieved Occupancy|Issued Warp Per|No Eligible|Warp Cycles Per Issued|Memory Throughput|L1/TEX Hit|L2 Hit|DRAM Throughput|Compute \(SM\)' "$f" | head -20
 done

@@ -986,233 +986,274 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
 #ifndef ROW_UNROLL
 #define ROW_UNROLL (PREFETCH % 2 ? 2 * PREFETCH : PREFETCH)
 #endif
-  for (int ib = 0; ib < steps; ib += ROW_UNROLL) {
+  // -D ROW_SPLIT=1 (fused_wide at d > 32 by default; issue 8; not from a seed): the row loop in three parts, each its
+  // own code: the first ROW_UNROLL steps, a steady part, then the rest. In the steady part every step is past step 0,
+  // live in both pair lanes and loads its row PREFETCH steps ahead, and with DIRECT its group's rows are all `direct`:
+  // its code has none of those tests. The parts' bounds are the work-group's, as the barriers need. Why: on the H200 at
+  // d = 31 the tests and their reconvergence were ~12 of a row step's ~142 instructions (Nsight Compute, box blur step
+  // 58). Measured (bench/NOTES.md, box blur step 59, H200, tuned pair shapes at prefetch 1): d = 63 0.243 -> 0.236 ms;
+  // d = 31 0.192 -> 0.206, its stalls on loads up from 14% to 26% of the samples while its instructions fell only 2%;
+  // d = 11 unchanged. So only in the d <= 64 tuning class.
+#ifndef ROW_SPLIT
+#if defined(WIDE) && WIDE && DIAMETER > 32
+#define ROW_SPLIT 1
+#else
+#define ROW_SPLIT 0
+#endif
+#endif
+#if PAIR
+  const int n_both = min(n_up, n_down);
+  // Both lanes' rows, ye - r - n_up .. ye - r + n_down + d - 2, inside the image (read only when both have rows).
+  const bool group_direct = aligned && ye - r - n_up >= 0 && ye - r + n_down + d - 2 < h;
+#else
+  const int n_both = n;
+  const bool group_direct = direct;
+#endif
+  // Steady blocks start at ROW_UNROLL and end where a step's load would pass n_both.
+  const int steady_end = ROW_UNROLL * max(1, (n_both - PREFETCH) / ROW_UNROLL);
+  const int steady_stop = !DIRECT || group_direct ? steady_end : ROW_UNROLL;
+  // The parts are separate code only on NVIDIA: unrolled, PoCL 3.1 gave a few wrong pixels in the last work-group of
+  // a row; as one loop over the parts, right ones.
+#if NV_PTX_FTZ
 #pragma unroll
-    for (int u0 = 0; u0 < ROW_UNROLL; ++u0) {
-      // A strip whose length is not a multiple of ROW_UNROLL ends with steps past n: they only pass the
-      // barrier. (A uniform `break` out of the unrolled loop instead gave wrong, run-to-run different
-      // outputs on PoCL 3.1.)
-      const int u = u0 % PREFETCH, i = ib + u0, y = yfirst + dir * i;  // i % PREFETCH == u
-      const bool live = i < n;
-      if (i > 0 && live) {
+#else
+#pragma unroll 1
+#endif
+  for (int part = 0; part < (ROW_SPLIT ? 3 : 1); ++part) {
+    const bool steady = ROW_SPLIT && part == 1;
+    const int ib_lo = !ROW_SPLIT || part == 0 ? 0 : part == 1 ? ROW_UNROLL : steady_stop;
+    const int ib_hi = !ROW_SPLIT ? steps : part == 0 ? min(steps, ROW_UNROLL) : part == 1 ? steady_stop : steps;
+    for (int ib = ib_lo; ib < ib_hi; ib += ROW_UNROLL) {
+#pragma unroll
+      for (int u0 = 0; u0 < ROW_UNROLL; ++u0) {
+        // A strip whose length is not a multiple of ROW_UNROLL ends with steps past n: they only pass the
+        // barrier. (A uniform `break` out of the unrolled loop instead gave wrong, run-to-run different
+        // outputs on PoCL 3.1.)
+        const int u = u0 % PREFETCH, i = ib + u0, y = yfirst + dir * i;  // i % PREFETCH == u
+        const bool live = steady || i < n;
+        if (steady || (i > 0 && live)) {
 #if RING
-        pix_items leaving, entering;
-        leaving.v = ring[slot * L + lx];
-        for (int k = 0; k < ITEMS; ++k) entering.a[k] = p_in[u][k];
-        ring[slot * L + lx] = entering.v;
-        slot = slot + 1 == d ? 0 : slot + 1;
-        for (int k = 0; k < ITEMS; ++k) p_out[u][k] = leaving.a[k];
+          pix_items leaving, entering;
+          leaving.v = ring[slot * L + lx];
+          for (int k = 0; k < ITEMS; ++k) entering.a[k] = p_in[u][k];
+          ring[slot * L + lx] = entering.v;
+          slot = slot + 1 == d ? 0 : slot + 1;
+          for (int k = 0; k < ITEMS; ++k) p_out[u][k] = leaving.a[k];
 #endif
 #if DELTA
-        for (int k = 0; k < ITEMS; ++k) col[k] = WORD_GA_TO_CSUM(TO_WORD_GA(p_in[u][k]) - TO_WORD_GA(p_out[u][k]));
+          for (int k = 0; k < ITEMS; ++k) col[k] = WORD_GA_TO_CSUM(TO_WORD_GA(p_in[u][k]) - TO_WORD_GA(p_out[u][k]));
 #else
-        for (int k = 0; k < ITEMS; ++k) col[k] = col[k] + TO_CSUM(p_in[u][k]) - TO_CSUM(p_out[u][k]);
+          for (int k = 0; k < ITEMS; ++k) col[k] = col[k] + TO_CSUM(p_in[u][k]) - TO_CSUM(p_out[u][k]);
 #endif
-        if (i + PREFETCH < n)
-          load_step(src, first, dir, i + PREFETCH, d, h, mode, cx, w, cval, aligned, direct, xk, p_in[u], p_out[u]);
-      }
-      // The buffers alternate between rows; u0 & 1 is i & 1 when ROW_UNROLL is even, as it is unless overridden.
-      const int buf = ROW_UNROLL % 2 == 0 ? u0 & 1 : i & 1;
+          if (steady || i + PREFETCH < n)
+            load_step(src, first, dir, i + PREFETCH, d, h, mode, cx, w, cval, aligned, steady || direct, xk,
+                      p_in[u], p_out[u]);
+        }
+        // The buffers alternate between rows; u0 & 1 is i & 1 when ROW_UNROLL is even, as it is unless overridden.
+        const int buf = ROW_UNROLL % 2 == 0 ? u0 & 1 : i & 1;
 #ifdef DIAMETER
-      __local uint4* e = cbuf + (PAIR ? 2 * ly + buf : buf) * L * CPAIRS;
+        __local uint4* e = cbuf + (PAIR ? 2 * ly + buf : buf) * L * CPAIRS;
 #if WIDE
-      // Only the columns other work-items read: 0 .. READ_COLS - 1 of each block (at d = 31, items 4: 24 bytes
-      // instead of 32; bench/NOTES.md, box blur step 40).
+        // Only the columns other work-items read: 0 .. READ_COLS - 1 of each block (at d = 31, items 4: 24 bytes
+        // instead of 32; bench/NOTES.md, box blur step 40).
 #pragma unroll
-      for (int k = 0; k < READ_COLS; k += 2) {
-        if (k + 1 < READ_COLS)
-          e[lx * CPAIRS + k / 2] = (uint4)(col[k], col[k + 1]);
-        else
-          *(__local uint2*)(e + lx * CPAIRS + k / 2) = col[k];
-      }
-      {
-        // The block's sums: X alone in the block array, or (X, H) in the pad entry.
-        uint2 x = 0;
-#pragma unroll
-        for (int k = 0; k < ITEMS; ++k) x += col[k];
-#if PACKED_BLOCKS
-        BLOCK_SUMS[lx] = x;
-#else
-        uint2 hs = 0;
-#pragma unroll
-        for (int k = 0; k < ITEMS; ++k) hs += col[k] >> 16;
-        e[lx * CPAIRS + ITEMS / 2] = (uint4)(x, hs);
-#endif
-      }
-#else
-#pragma unroll
-      for (int k = 0; k < ITEMS; k += 2) e[lx * CPAIRS + k / 2] = (uint4)(col[k], col[k + 1]);
-#endif
-      barrier(CLK_LOCAL_MEM_FENCE);
-      if (live && lx < L - halo) {
-        // Columns M0 .. M0 + 2 NPAIRS - 1 of this work-item's band (column m is in work-item lx + m / ITEMS's
-        // block), its own from registers.
-#if !WIDE
-        uint2 c[2 * NPAIRS];
-#pragma unroll
-        for (int j = 0; j < NPAIRS; ++j) {
-          const int m = M0 + 2 * j;
-          if (m < ITEMS) {
-            c[2 * j] = col[m];
-            c[2 * j + 1] = col[m + 1];
-          } else {
-            const uint4 v = e[(lx + m / ITEMS) * CPAIRS + (m % ITEMS) / 2];
-            c[2 * j] = v.xy;
-            c[2 * j + 1] = v.zw;
-          }
+        for (int k = 0; k < READ_COLS; k += 2) {
+          if (k + 1 < READ_COLS)
+            e[lx * CPAIRS + k / 2] = (uint4)(col[k], col[k + 1]);
+          else
+            *(__local uint2*)(e + lx * CPAIRS + k / 2) = col[k];
         }
-#endif
-#if WIDE
-        pix_items o;
-#if DELTA
-        if (i > 0) {
-          // The window of this row's deltas in 16-bit lanes (0x8000 rides in the low one so that the high lane is
-          // the word's arithmetic shift), added to each output's (X, H).
-          const int nb = WIDE_LO / ITEMS - 1;
-          uint2 v = (uint2)0x8000u;
-#pragma unroll
-          for (int m = WIN_A; m < min(ITEMS, WIDE_END); ++m) v += col[m];
-          __local const uint2* bs = BLOCK_SUMS;
-#if (WIDE_LO / ITEMS - 1) % 2
-          {
-            // Blocks lx + 1 .. lx + nb, nb odd: one alone, then nb / 2 pairs of them by 16-byte loads (the blocks
-            // of two neighbouring work-items are one load for both: a broadcast). The lone one is the first where
-            // block lx + 1 is not 16-byte aligned, the last where it is. Why: at d = 63 the 15 single reads were 15
-            // of a row step's ~20 local loads; 8 took the H100's tuned d = 63 shape from 0.283 to 0.274 ms
-            // (bench/NOTES.md, box blur step 55).
-            const int odd = block_odd ^ (buf & L & 1);
-            v += bs[odd ? lx + 1 : lx + nb];
-            __local const uint4* pairs = (__local const uint4*)(bs + lx + 1 + odd);
-#pragma unroll
-            for (int j = 0; j < nb / 2; ++j) {
-              const uint4 t = pairs[j];
-              v += t.xy + t.zw;
-            }
-          }
-#else
-#pragma unroll
-          for (int j = 1; j <= nb; ++j) v += bs[lx + j];
-#endif
-#pragma unroll
-          for (int m = WIDE_LO; m < WIDE_END; ++m) v += wide_column(e, lx, m, col);
-#pragma unroll
-          for (int k = 0; k < ITEMS; ++k) {
-            ox[k] += v - 0x8000u;
-            oh[k] += as_uint2(as_int2(v) >> 16);
-            o.a[k] = wide_round(ox[k], oh[k], magic);
-            if (k + 1 < ITEMS)
-              v += wide_column(e, lx, WIN_A + k + DIAMETER, col) - wide_column(e, lx, WIN_A + k, col);
-          }
-        } else
-#endif
         {
-          // Output 0's window: columns WIN_A .. WIDE_END - 1 of the band from this work-item's first: its own
-          // (registers), whole blocks 1 .. nb (published (X, H)), then single columns WIDE_LO .. from local memory.
-          const int nb = WIDE_LO / ITEMS - 1;
-          uint2 x = (uint2)half_n, hs = (uint2)(half_n >> 16);
+          // The block's sums: X alone in the block array, or (X, H) in the pad entry.
+          uint2 x = 0;
 #pragma unroll
-          for (int m = WIN_A; m < min(ITEMS, WIDE_END); ++m) {
-            x += col[m];
-            hs += col[m] >> 16;
-          }
+          for (int k = 0; k < ITEMS; ++k) x += col[k];
 #if PACKED_BLOCKS
-          __local const uint2* bs = BLOCK_SUMS;
+          BLOCK_SUMS[lx] = x;
+#else
+          uint2 hs = 0;
 #pragma unroll
-          for (int j = 1; j <= nb; j += BLOCK_GROUP) {
-            uint2 t = bs[lx + j];
-#pragma unroll
-            for (int q = 1; q < BLOCK_GROUP; ++q)
-              if (j + q <= nb) t += bs[lx + j + q];
-            x += t;
-            hs += t >> 16;
-          }
+          for (int k = 0; k < ITEMS; ++k) hs += col[k] >> 16;
+          e[lx * CPAIRS + ITEMS / 2] = (uint4)(x, hs);
+#endif
+        }
 #else
 #pragma unroll
-          for (int j = 1; j <= nb; ++j) {
-            const uint4 b = e[(lx + j) * CPAIRS + ITEMS / 2];
-            x += b.xy;
-            hs += b.zw;
-          }
+        for (int k = 0; k < ITEMS; k += 2) e[lx * CPAIRS + k / 2] = (uint4)(col[k], col[k + 1]);
 #endif
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (live && lx < L - halo) {
+          // Columns M0 .. M0 + 2 NPAIRS - 1 of this work-item's band (column m is in work-item lx + m / ITEMS's
+          // block), its own from registers.
+#if !WIDE
+          uint2 c[2 * NPAIRS];
 #pragma unroll
-          for (int m = WIDE_LO; m < WIDE_END; ++m) {
-            const uint2 v = wide_column(e, lx, m, col);
-            x += v;
-            hs += v >> 16;
-          }
-#pragma unroll
-          for (int k = 0; k < ITEMS; ++k) {
-            o.a[k] = wide_round(x, hs, magic);
-#if DELTA
-            ox[k] = x;
-            oh[k] = hs;
-#endif
-            if (k + 1 < ITEMS) {
-              const uint2 in = wide_column(e, lx, WIN_A + k + DIAMETER, col), out = wide_column(e, lx, WIN_A + k, col);
-              x = x + in - out;
-              hs = hs + (in >> 16) - (out >> 16);
+          for (int j = 0; j < NPAIRS; ++j) {
+            const int m = M0 + 2 * j;
+            if (m < ITEMS) {
+              c[2 * j] = col[m];
+              c[2 * j + 1] = col[m + 1];
+            } else {
+              const uint4 v = e[(lx + m / ITEMS) * CPAIRS + (m % ITEMS) / 2];
+              c[2 * j] = v.xy;
+              c[2 * j + 1] = v.zw;
             }
           }
-        }
-#else
-        uint2 s = (uint2)half_n;
-#pragma unroll
-        for (int j = 0; j < DIAMETER; ++j) s += c[WIN_A - M0 + j];
-        pix_items o;
-#pragma unroll
-        for (int k = 0; k < ITEMS; ++k) {
-          o.a[k] = packed_round(s, magic);
-          // One IADD3 per word: the 32-bit result is exact and every lane of it is in range.
-          if (k + 1 < ITEMS) s = s + c[WIN_A - M0 + k + DIAMETER] - c[WIN_A - M0 + k];
-        }
 #endif
+#if WIDE
+          pix_items o;
+#if DELTA
+          if (steady || i > 0) {
+            // The window of this row's deltas in 16-bit lanes (0x8000 rides in the low one so that the high lane is
+            // the word's arithmetic shift), added to each output's (X, H).
+            const int nb = WIDE_LO / ITEMS - 1;
+            uint2 v = (uint2)0x8000u;
+#pragma unroll
+            for (int m = WIN_A; m < min(ITEMS, WIDE_END); ++m) v += col[m];
+            __local const uint2* bs = BLOCK_SUMS;
+#if (WIDE_LO / ITEMS - 1) % 2
+            {
+              // Blocks lx + 1 .. lx + nb, nb odd: one alone, then nb / 2 pairs of them by 16-byte loads (the blocks
+              // of two neighbouring work-items are one load for both: a broadcast). The lone one is the first where
+              // block lx + 1 is not 16-byte aligned, the last where it is. Why: at d = 63 the 15 single reads were 15
+              // of a row step's ~20 local loads; 8 took the H100's tuned d = 63 shape from 0.283 to 0.274 ms
+              // (bench/NOTES.md, box blur step 55).
+              const int odd = block_odd ^ (buf & L & 1);
+              v += bs[odd ? lx + 1 : lx + nb];
+              __local const uint4* pairs = (__local const uint4*)(bs + lx + 1 + odd);
+#pragma unroll
+              for (int j = 0; j < nb / 2; ++j) {
+                const uint4 t = pairs[j];
+                v += t.xy + t.zw;
+              }
+            }
 #else
-      __local float4* q = qbuf + buf * L * (ITEMS + 1);
-      __local float4* b = blocks + buf * L;
-      float4 run = 0.0f;
 #pragma unroll
-      for (int k = 0; k < ITEMS; ++k) {
-        q[lx * (ITEMS + 1) + k] = run;
-        run += csum_to_float(col[k]);
-      }
-      b[lx] = run;
-      barrier(CLK_LOCAL_MEM_FENCE);
-      if (live && lx < L - halo) {
-        float4 m = (float4)half_fix;
-        for (int t = 0; t < nb; ++t) m += b[lx + t];
-        const float4 next = b[lx + nb];
-        // Output k's s (e) lies in the next block from k = ITEMS - WIN_A (ITEMS - WIN_AM) on: the block
-        // range gains `next` and loses `run` there, and the prefix read skips the pad entry.
-        float4 mk = m;
-        pix_items o;
-#pragma unroll
-        for (int k = 0; k < ITEMS; ++k) {
-          if (k == ITEMS - WIN_AM) mk += next;
-          if (k == ITEMS - WIN_A) mk -= run;
-          const float4 s = mk + q[ebase + k + (k >= ITEMS - WIN_AM)] - q[sbase + k + (k >= ITEMS - WIN_A)];
-          const uint4 v = as_uint4(fma(s, (float4)inv_n, (float4)12582912.0f));
-          o.a[k] = (v.x & 0xFFu) | ((v.y & 0xFFu) << 8) | ((v.z & 0xFFu) << 16) | (v.w << 24);
-        }
+            for (int j = 1; j <= nb; ++j) v += bs[lx + j];
 #endif
-        const int x = gx0 + lx * ITEMS;
-        if (w % ITEMS == 0 && x + ITEMS <= w) {
-#if defined(DIAMETER) && NV_PTX_FTZ && ITEMS % 4 == 0
-          // fused_packed and fused_wide on NVIDIA: outputs stored evict-first (st.global.cs), as nothing here reads
-          // them again; the L2 they leave keeps the input rows that neighbouring strips' starts and leaving loads
-          // read. H100, 8k d=31 in pair's short strips: 0.251-0.254 -> 0.246-0.249 ms; no change in long strips
-          // (bench/NOTES.md, box blur step 39); fused_packed (step 40) about 1% at d = 11 on both devices.
-          for (int k = 0; k < ITEMS / 4; ++k) {
-            __global uint4* q = (__global uint4*)(dst + y * w + x) + k;
-            asm volatile("st.global.cs.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(q), "r"(o.a[4 * k]), "r"(o.a[4 * k + 1]),
-                         "r"(o.a[4 * k + 2]), "r"(o.a[4 * k + 3])
-                         : "memory");
+#pragma unroll
+            for (int m = WIDE_LO; m < WIDE_END; ++m) v += wide_column(e, lx, m, col);
+#pragma unroll
+            for (int k = 0; k < ITEMS; ++k) {
+              ox[k] += v - 0x8000u;
+              oh[k] += as_uint2(as_int2(v) >> 16);
+              o.a[k] = wide_round(ox[k], oh[k], magic);
+              if (k + 1 < ITEMS)
+                v += wide_column(e, lx, WIN_A + k + DIAMETER, col) - wide_column(e, lx, WIN_A + k, col);
+            }
+          } else
+#endif
+          {
+            // Output 0's window: columns WIN_A .. WIDE_END - 1 of the band from this work-item's first: its own
+            // (registers), whole blocks 1 .. nb (published (X, H)), then single columns WIDE_LO .. from local memory.
+            const int nb = WIDE_LO / ITEMS - 1;
+            uint2 x = (uint2)half_n, hs = (uint2)(half_n >> 16);
+#pragma unroll
+            for (int m = WIN_A; m < min(ITEMS, WIDE_END); ++m) {
+              x += col[m];
+              hs += col[m] >> 16;
+            }
+#if PACKED_BLOCKS
+            __local const uint2* bs = BLOCK_SUMS;
+#pragma unroll
+            for (int j = 1; j <= nb; j += BLOCK_GROUP) {
+              uint2 t = bs[lx + j];
+#pragma unroll
+              for (int q = 1; q < BLOCK_GROUP; ++q)
+                if (j + q <= nb) t += bs[lx + j + q];
+              x += t;
+              hs += t >> 16;
+            }
+#else
+#pragma unroll
+            for (int j = 1; j <= nb; ++j) {
+              const uint4 b = e[(lx + j) * CPAIRS + ITEMS / 2];
+              x += b.xy;
+              hs += b.zw;
+            }
+#endif
+#pragma unroll
+            for (int m = WIDE_LO; m < WIDE_END; ++m) {
+              const uint2 v = wide_column(e, lx, m, col);
+              x += v;
+              hs += v >> 16;
+            }
+#pragma unroll
+            for (int k = 0; k < ITEMS; ++k) {
+              o.a[k] = wide_round(x, hs, magic);
+#if DELTA
+              ox[k] = x;
+              oh[k] = hs;
+#endif
+              if (k + 1 < ITEMS) {
+                const uint2 in = wide_column(e, lx, WIN_A + k + DIAMETER, col);
+                const uint2 out = wide_column(e, lx, WIN_A + k, col);
+                x = x + in - out;
+                hs = hs + (in >> 16) - (out >> 16);
+              }
+            }
           }
 #else
-          *(__global pixvec_t*)(dst + y * w + x) = o.v;
+          uint2 s = (uint2)half_n;
+#pragma unroll
+          for (int j = 0; j < DIAMETER; ++j) s += c[WIN_A - M0 + j];
+          pix_items o;
+#pragma unroll
+          for (int k = 0; k < ITEMS; ++k) {
+            o.a[k] = packed_round(s, magic);
+            // One IADD3 per word: the 32-bit result is exact and every lane of it is in range.
+            if (k + 1 < ITEMS) s = s + c[WIN_A - M0 + k + DIAMETER] - c[WIN_A - M0 + k];
+          }
 #endif
-        } else {
-          for (int k = 0; k < ITEMS; ++k)
-            if (x + k < w) dst[y * w + x + k] = o.a[k];
+#else
+        __local float4* q = qbuf + buf * L * (ITEMS + 1);
+        __local float4* b = blocks + buf * L;
+        float4 run = 0.0f;
+#pragma unroll
+        for (int k = 0; k < ITEMS; ++k) {
+          q[lx * (ITEMS + 1) + k] = run;
+          run += csum_to_float(col[k]);
+        }
+        b[lx] = run;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (live && lx < L - halo) {
+          float4 m = (float4)half_fix;
+          for (int t = 0; t < nb; ++t) m += b[lx + t];
+          const float4 next = b[lx + nb];
+          // Output k's s (e) lies in the next block from k = ITEMS - WIN_A (ITEMS - WIN_AM) on: the block
+          // range gains `next` and loses `run` there, and the prefix read skips the pad entry.
+          float4 mk = m;
+          pix_items o;
+#pragma unroll
+          for (int k = 0; k < ITEMS; ++k) {
+            if (k == ITEMS - WIN_AM) mk += next;
+            if (k == ITEMS - WIN_A) mk -= run;
+            const float4 s = mk + q[ebase + k + (k >= ITEMS - WIN_AM)] - q[sbase + k + (k >= ITEMS - WIN_A)];
+            const uint4 v = as_uint4(fma(s, (float4)inv_n, (float4)12582912.0f));
+            o.a[k] = (v.x & 0xFFu) | ((v.y & 0xFFu) << 8) | ((v.z & 0xFFu) << 16) | (v.w << 24);
+          }
+#endif
+          const int x = gx0 + lx * ITEMS;
+          // A steady part with DIRECT has `aligned`: every output work-item's ITEMS columns are inside the image.
+          if ((DIRECT && steady) || (w % ITEMS == 0 && x + ITEMS <= w)) {
+#if defined(DIAMETER) && NV_PTX_FTZ && ITEMS % 4 == 0
+            // fused_packed and fused_wide on NVIDIA: outputs stored evict-first (st.global.cs), as nothing here reads
+            // them again; the L2 they leave keeps the input rows that neighbouring strips' starts and leaving loads
+            // read. H100, 8k d=31 in pair's short strips: 0.251-0.254 -> 0.246-0.249 ms; no change in long strips
+            // (bench/NOTES.md, box blur step 39); fused_packed (step 40) about 1% at d = 11 on both devices.
+            for (int k = 0; k < ITEMS / 4; ++k) {
+              __global uint4* q = (__global uint4*)(dst + y * w + x) + k;
+              asm volatile("st.global.cs.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(q), "r"(o.a[4 * k]), "r"(o.a[4 * k + 1]),
+                           "r"(o.a[4 * k + 2]), "r"(o.a[4 * k + 3])
+                           : "memory");
+            }
+#else
+            *(__global pixvec_t*)(dst + y * w + x) = o.v;
+#endif
+          } else {
+            for (int k = 0; k < ITEMS; ++k)
+              if (x + k < w) dst[y * w + x + k] = o.a[k];
+          }
         }
       }
     }
