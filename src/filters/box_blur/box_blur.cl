@@ -1327,4 +1327,9 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
 // leaving reads find them, and the entering rows L1::no_allocate or evict_first. On the H200 a tie at best (d=63 0.244
 // ms against 0.246) and 2-8% lost otherwise; the leaving rows taken from L1 outright did not speed d=31 either
 // (bench/NOTES.md, box blur step 57).
+// Tried and removed: the steady part's rows two steps ahead (-D STEADY_PREFETCH=2 with ROW_SPLIT, never committed; its
+// diff in bench/results/2026-11-29-nvidia-h200-steady-prefetch.md): the start and the first steps kept prefetch 1's
+// single row in flight, the steady part and the rest loaded two ahead. On the H200 d=31 took 0.200-0.203 ms in the tuned
+// 14-row pair strips against 0.189-0.191 without the split; d=63 0.246-0.259 against 0.233-0.240, its second slot 19
+// registers (a block an SM) more; capped at 88 a tie at best (bench/NOTES.md, box blur step 60).
 #endif
