@@ -1,6 +1,6 @@
-// Shared by the standalone OpenCL probes in bench/ (launch_cost, strip_pattern, bulk_ring): the first device
-// of the first platform whose name contains a substring, the median of a run of timings, and kernel timing by
-// profiling events.
+// Shared by the standalone OpenCL probes in bench/ (launch_cost, strip_pattern, bulk_ring, ptx_features): the
+// first device of the first platform whose name contains a substring, the median of a run of timings, and
+// kernel timing by profiling events.
 #pragma once
 #define CL_HPP_TARGET_OPENCL_VERSION 300
 #define CL_HPP_MINIMUM_OPENCL_VERSION 110
