@@ -245,11 +245,7 @@ int main(int argc, char** argv) {
 
   const std::string want = argc > 1 ? argv[1] : "NVIDIA";
   const int size = argc > 2 ? std::stoi(argv[2]) : 8192;
-  const cl::Device device = probe_device(want);
-  if (!device()) {
-    std::fprintf(stderr, "bulk_ring: no platform matching '%s'\n", want.c_str());
-    return 1;
-  }
+  const cl::Device device = probe_device("bulk_ring", want);
   const std::size_t local_max = device.getInfo<CL_DEVICE_LOCAL_MEM_SIZE>();
   std::printf("device: %s (%u compute units, %zu B local memory per work-group)\n",
               device.getInfo<CL_DEVICE_NAME>().c_str(), device.getInfo<CL_DEVICE_MAX_COMPUTE_UNITS>(),

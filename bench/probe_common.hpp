@@ -1,15 +1,19 @@
 // Shared by the standalone OpenCL probes in bench/ (launch_cost, strip_pattern, bulk_ring, ptx_features): the
-// first device of the first platform whose name contains a substring, the median of a run of timings, and
-// kernel timing by profiling events.
+// first device of the first platform whose name contains a substring (or an exit that says none does), the
+// median of a run of timings, and kernel timing by profiling events.
 #pragma once
 #define CL_HPP_TARGET_OPENCL_VERSION 300
 #define CL_HPP_MINIMUM_OPENCL_VERSION 110
 #include <CL/opencl.hpp>
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
-inline cl::Device probe_device(const std::string& platform_substring) {
+// The first device of the first platform whose name contains platform_substring; without one, `probe` (the
+// program's name) says so on stderr and the program exits with 1.
+inline cl::Device probe_device(const char* probe, const std::string& platform_substring) {
   std::vector<cl::Platform> platforms;
   cl::Platform::get(&platforms);
   for (auto& p : platforms) {
@@ -18,7 +22,8 @@ inline cl::Device probe_device(const std::string& platform_substring) {
     p.getDevices(CL_DEVICE_TYPE_ALL, &ds);
     if (!ds.empty()) return ds[0];
   }
-  return {};
+  std::fprintf(stderr, "%s: no platform matching '%s'\n", probe, platform_substring.c_str());
+  std::exit(1);
 }
 
 inline double probe_median(std::vector<double> v) {

@@ -45,11 +45,7 @@ std::string first_error(const std::string& log) {
 
 int main(int argc, char** argv) {
   const std::string want = argc > 1 ? argv[1] : "NVIDIA", options = argc > 2 ? argv[2] : "";
-  const cl::Device device = probe_device(want);
-  if (!device()) {
-    std::fprintf(stderr, "ptx_features: no platform matching '%s'\n", want.c_str());
-    return 1;
-  }
+  const cl::Device device = probe_device("ptx_features", want);
   cl::Context ctx(device);
   std::printf("device: %s, driver %s\n", device.getInfo<CL_DEVICE_NAME>().c_str(),
               device.getInfo<CL_DRIVER_VERSION>().c_str());

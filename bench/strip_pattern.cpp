@@ -188,11 +188,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   const std::string want = argc > 1 ? argv[1] : "NVIDIA";
-  const cl::Device device = probe_device(want);
-  if (!device()) {
-    std::fprintf(stderr, "strip_pattern: no platform matching '%s'\n", want.c_str());
-    return 1;
-  }
+  const cl::Device device = probe_device("strip_pattern", want);
   const int cus = int(device.getInfo<CL_DEVICE_MAX_COMPUTE_UNITS>());
   const std::size_t local_per_cu = device.getInfo<CL_DEVICE_LOCAL_MEM_SIZE>();
   std::printf("device: %s (%d compute units, %zu B local memory per work-group)\n",
