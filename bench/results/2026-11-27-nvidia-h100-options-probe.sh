@@ -76,8 +76,10 @@ echo "benched: $(( $(date +%s) - t0 )) s"
 # ptxas' report per program: the fused_wide builds' options, then each kernel's registers and spills.
 for f in $XDG_CACHE_HOME/clfilters/programs/*.txt; do
   grep -q "DIAMETER=" "$f" || continue
-  echo "$(head -1 "$f" | grep -oE 'ITEMS=[0-9]+|PREFETCH=[0-9]+|PAIR=[0-9]+|DIAMETER=[0-9]+|-D *[A-Z_]+=[0-9]+$|maxrregcount=[0-9]+' |
-    paste -sd' ') | $(grep -oE 'Used [0-9]+ registers|[0-9]+ bytes spill (stores|loads)' "$f" | grep -v ' 0 bytes' | paste -sd' ')"
+  # The set's own options are what follows -cl-nv-verbose (CLFILTERS_BUILD_OPTIONS comes last); until the thirty-ninth
+  # session only the last -D without digits in its name was shown, so two sets could print alike.
+  echo "$(head -1 "$f" | grep -oE 'ITEMS=[0-9]+|PREFETCH=[0-9]+|PAIR=[0-9]+|DIAMETER=[0-9]+' | paste -sd' ') \
+$(head -1 "$f" | sed -n 's/.*-cl-nv-verbose *//p') | $(grep -oE 'Used [0-9]+ registers|[0-9]+ bytes spill (stores|loads)' "$f" | grep -v ' 0 bytes' | paste -sd' ')"
 done | sort -u > "$W/registers.txt"
 for d in $ds; do
   echo "== d = $d: kernel median ms per round, by variant and option set"
