@@ -15,13 +15,17 @@ Fair by construction:
   absolute difference is in the table. Known differences in what a peer computes are listed in the notes.
 
 Peers: OpenCV's OpenCL path (cv2.UMat, OPENCV_OPENCL_DEVICE, default :GPU:), CuPy (cupyx.scipy.ndimage, and
-a slicing Jacobi step), and PyTorch written by hand (avg_pool2d, conv2d, unfold). A peer that is missing or
+a slicing Jacobi step), and PyTorch written by hand (avg_pool2d, conv2d, unfold). On request (--peers opencv-cpu)
+also OpenCV's CPU path (the same calls on NumPy arrays, OpenCV's own threads): what a user without a GPU would
+pick instead of clfilters on PoCL. A peer that is missing or
 fails is reported as such, never dropped. Limits that keep the run short: a peer whose single call takes
 over 1 s is skipped and reported; nothing starts after --deadline seconds (default 400), and what is left
 is reported as "not run (deadline)".
 
 Usage: bench/peers.py --cli build/release/tools/clfilters --out PREFIX   (writes PREFIX.md and PREFIX.json)
 Local check on PoCL: bench/peers.py --cli ... --out /tmp/p --sizes 320x240 --device pocl --opencv-device :CPU:
+Against OpenCV's CPU path on a machine without a GPU: bench/peers.py --cli ... --out /tmp/p --sizes 1920x1080
+  --device pocl --peers opencv-cpu
 """
 import argparse
 import datetime
@@ -61,6 +65,9 @@ def peer_module(name, args):
                     raise Unavailable(f"no OpenCL device matching OPENCV_OPENCL_DEVICE={args.opencv_device}")
                 dev = cv2.ocl.Device.getDefault()
                 _modules[name] = (cv2, f"OpenCV {cv2.__version__}, OpenCL device {dev.name()} ({dev.version()})")
+            elif name == "opencv-cpu":
+                import cv2
+                _modules[name] = (cv2, f"OpenCV {cv2.__version__}, CPU path ({cv2.getNumThreads()} threads)")
             elif name == "cupy":
                 import cupy
                 from cupyx.scipy import ndimage  # noqa: F401
@@ -93,6 +100,19 @@ def opencv_peer(args, img, call, out):
     return (lambda: call(cv2, u)), cv2.ocl.finish, out
 
 
+def opencv_cpu_peer(args, img, call, out):
+    """The same call as opencv_peer's on a NumPy array: OpenCV runs it on the CPU, whatever setUseOpenCL says."""
+    cv2 = peer_module("opencv-cpu", args)
+    return (lambda: call(cv2, img)), (lambda: None), out
+
+
+def opencv_peers(img_of, call, out=lambda r, get: get(r)):
+    """OpenCV's OpenCL path and its CPU path for one call. img_of(img) is what OpenCV takes of the input;
+    out(result, get) makes the result NumPy, get(array) being UMat.get on the OpenCL path."""
+    return {"opencv": lambda args, img: opencv_peer(args, img_of(img), call, lambda r: out(r, lambda a: a.get())),
+            "opencv-cpu": lambda args, img: opencv_cpu_peer(args, img_of(img), call, lambda r: out(r, lambda a: a))}
+
+
 def cupy_peer(args, img, call, out=lambda r: r.get()):
     cp = peer_module("cupy", args)
     from cupyx.scipy import ndimage
@@ -110,10 +130,6 @@ def torch_peer(args, img, call, out=lambda r: r.cpu().numpy()):
 
 
 def box_peers(d):
-    def opencv(args, img):
-        return opencv_peer(args, img, lambda cv2, u: cv2.blur(u, (d, d), borderType=cv2.BORDER_REPLICATE),
-                           lambda r: r.get())
-
     def cupy(args, img):
         # Separable, on uint8 as a user calls it: the row pass's mean is stored as uint8 before the column pass.
         return cupy_peer(args, img, lambda cp, nd, a: nd.uniform_filter(a, size=(d, d, 1), mode="nearest"))
@@ -126,15 +142,14 @@ def box_peers(d):
             y = F.avg_pool2d(x, d, stride=1).round_().to(torch.uint8)
             return y[0].permute(1, 2, 0).contiguous()  # back to the HxWx4 bytes clfilters writes
         return torch_peer(args, img, call)
-    return {"opencv": opencv, "cupy": cupy, "torch": torch}
+    return {**opencv_peers(lambda img: img, lambda cv2, u: cv2.blur(u, (d, d), borderType=cv2.BORDER_REPLICATE)),
+            "cupy": cupy, "torch": torch}
 
 
 def sobel_peers():
-    def opencv(args, img):
-        def call(cv2, u):
-            return (cv2.Sobel(u, cv2.CV_16S, 1, 0, ksize=3, borderType=cv2.BORDER_REPLICATE),
-                    cv2.Sobel(u, cv2.CV_16S, 0, 1, ksize=3, borderType=cv2.BORDER_REPLICATE))
-        return opencv_peer(args, img, call, lambda r: stack2(r[0].get(), r[1].get()))
+    def opencv_call(cv2, u):
+        return (cv2.Sobel(u, cv2.CV_16S, 1, 0, ksize=3, borderType=cv2.BORDER_REPLICATE),
+                cv2.Sobel(u, cv2.CV_16S, 0, 1, ksize=3, borderType=cv2.BORDER_REPLICATE))
 
     def cupy(args, img):
         def call(cp, nd, a):
@@ -152,7 +167,8 @@ def sobel_peers():
             x = F.pad(t[None, None].float(), (1, 1, 1, 1), mode="replicate")
             return F.conv2d(x, w).to(torch.int16)  # 1x2xHxW: two planes, as clfilters keeps them on the device
         return torch_peer(args, img, call, lambda r: r[0].permute(1, 2, 0).cpu().numpy())
-    return {"opencv": opencv, "cupy": cupy, "torch": torch}
+    opencv = opencv_peers(lambda img: img, opencv_call, lambda r, get: stack2(get(r[0]), get(r[1])))
+    return {**opencv, "cupy": cupy, "torch": torch}
 
 
 def stack2(gx, gy):
@@ -161,13 +177,10 @@ def stack2(gx, gy):
 
 
 def bilateral_peers(channels, sigma_spatial, sigma_range, radius):
-    def opencv(args, img):
-        # OpenCV's bilateralFilter takes 1 or 3 channels: RGBA runs as the same image's RGB bytes.
-        src = img if channels == 1 else img[..., :3].copy()
-        return opencv_peer(args, src, lambda cv2, u: cv2.bilateralFilter(
-            u, 2 * radius + 1, sigmaColor=sigma_range, sigmaSpace=sigma_spatial, borderType=cv2.BORDER_REPLICATE),
-            lambda r: r.get())
-    return {"opencv": opencv}
+    # OpenCV's bilateralFilter takes 1 or 3 channels: RGBA runs as the same image's RGB bytes.
+    return opencv_peers(lambda img: img if channels == 1 else img[..., :3].copy(),
+                        lambda cv2, u: cv2.bilateralFilter(u, 2 * radius + 1, sigmaColor=sigma_range,
+                                                           sigmaSpace=sigma_spatial, borderType=cv2.BORDER_REPLICATE))
 
 
 def epsilon_peers(radius, threshold):
@@ -378,7 +391,7 @@ def main():
     wanted_filters = set(filter(None, args.filters.split(",")))
     wanted_peers = set(filter(None, args.peers.split(",")))
     all_cases = [c for c in cases() if not wanted_filters or c["filter"] in wanted_filters]
-    names = [n for n in ("opencv", "cupy", "torch") if n in wanted_peers]
+    names = [n for n in ("opencv", "opencv-cpu", "cupy", "torch") if n in wanted_peers]
     command = " ".join(shlex.quote(a) for a in ["python3", sys.argv[0]] + sys.argv[1:])
     workdir = tempfile.mkdtemp(prefix="clf-peers-")
     device = {}
@@ -498,7 +511,7 @@ def write_outputs(args, command, device, names, rows, elapsed):
     shas = sorted({(r["filter"], r["params"], r["size"], r["input_sha256"]) for r in rows if r.get("input_sha256")})
     notes = [f"- **{k}**: {v}" for k, v in NOTES.items() if any(r["filter"] == k for r in rows)]
     with open(args.out + ".md", "w") as f:
-        f.write("# clfilters and its peers, same GPU, same run\n\n")
+        f.write("# clfilters and its peers, same machine, same run\n\n")
         f.write(f"Command: `{command}` ({date}, {elapsed:.0f} s)\n\n")
         f.write("Devices:\n" + "".join(f"- {k}: {v}\n" for k, v in device.items()) + "\n")
         f.write(f"Times in ms: host wall time of one synchronised call on device-resident data, median of {RUNS} "

@@ -329,14 +329,19 @@ std::optional<std::string> box_blur_unsupported(const DeviceInfo& device, std::s
 // fused_wide up to d = 64 (d=31 0.231 against fused_prefix's 0.295, d=63 0.274 against 0.341:
 // bench/results/2026-11-24-nvidia-h200-wide.md), then fused_prefix from d = 11 on, fused_blocks below
 // (H200 8k at default tunables, d=3 0.242 against 0.262 ms, d=11 0.296 against 0.291, d=63 0.598 against
-// 0.357: bench/results/2026-11-23-nvidia-h200-box-sobel-jacobi.md). CPUs (PoCL, 2 cores):
-// block4x4 for d <= 3, else separable_sliding; the fused variants are within noise of it there.
+// 0.357: bench/results/2026-11-23-nvidia-h200-box-sobel-jacobi.md). CPUs (PoCL 3.1, 2 cores, 1080p, at default
+// tunables; bench/results/2026-11-29-pocl-cpu-rule.md): RGBA up to d = 64 fused_packed, then fused_prefix, 1.5-2.5x
+// faster than separable_sliding (d = 9 8.7-11.7 against 17.2-19.0 ms, d = 31 fused_prefix 15.4-15.6 against
+// 22.4-26.1); grey, and wider windows (not measured), block4x4 for d <= 3, else separable_sliding.
 std::string box_blur_auto_variant(const DeviceInfo& device, const BoxBlurParams& params, int width, int height,
                                   int channels) {
   auto supported = [&](const char* v) { return !box_blur_unsupported(device, v, params, width, height, channels); };
   if (device.type & CL_DEVICE_TYPE_GPU) {
     for (const char* v : {"fused_packed", "fused_wide", params.diameter >= 11 ? "fused_prefix" : "fused_blocks",
                           "fused_blocks", "fused_sliding"})
+      if (supported(v)) return v;
+  } else if (params.diameter <= 64) {
+    for (const char* v : {"fused_packed", "fused_prefix"})
       if (supported(v)) return v;
   }
   if (params.diameter <= 3) return "block4x4";

@@ -562,6 +562,22 @@ TEST(BoxBlurHost, AutoRuleOnGpusFollowsTheMeasuredCrossover) {
   EXPECT_EQ(box_blur_auto_variant(gpu, BoxBlurParams{129, {}}, 8192, 8192, 4), "fused_blocks");
 }
 
+// The CPU rule without tuning data (bench/results/2026-11-29-pocl-cpu-rule.md): RGBA fused_packed at
+// 2 <= d <= 15, fused_prefix up to d = 64; grey and wider windows block4x4 at d <= 3, else separable_sliding.
+TEST(BoxBlurHost, AutoRuleOnCpusFollowsTheMeasuredCrossover) {
+  DeviceInfo cpu = test_context().info();
+  cpu.type = CL_DEVICE_TYPE_CPU;
+  cpu.local_mem_bytes = 512 * 1024;
+  cpu.max_work_group_size = 4096;
+  for (int d : {2, 3, 9, 15})
+    EXPECT_EQ(box_blur_auto_variant(cpu, BoxBlurParams{d, {}}, 1920, 1080, 4), "fused_packed");
+  for (int d : {16, 31, 63, 64})
+    EXPECT_EQ(box_blur_auto_variant(cpu, BoxBlurParams{d, {}}, 1920, 1080, 4), "fused_prefix");
+  EXPECT_EQ(box_blur_auto_variant(cpu, BoxBlurParams{65, {}}, 1920, 1080, 4), "separable_sliding");
+  EXPECT_EQ(box_blur_auto_variant(cpu, BoxBlurParams{3, {}}, 1920, 1080, 1), "block4x4");
+  EXPECT_EQ(box_blur_auto_variant(cpu, BoxBlurParams{9, {}}, 1920, 1080, 1), "separable_sliding");
+}
+
 // Both block variants keep a byte of local memory back: the H200 refused a work-group that asked for all
 // 49152 bytes it reports. fused_blocks at local_x 256, items 8, 16 < d <= 256 asks for exactly that
 // (2 * 256 * 10 entries of 8 bytes + 2 * 256 blocks of 16 bytes); half the work-items ask for half.
