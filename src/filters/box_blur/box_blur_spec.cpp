@@ -330,9 +330,10 @@ std::optional<std::string> box_blur_unsupported(const DeviceInfo& device, std::s
 // bench/results/2026-11-24-nvidia-h200-wide.md), then fused_prefix from d = 11 on, fused_blocks below
 // (H200 8k at default tunables, d=3 0.242 against 0.262 ms, d=11 0.296 against 0.291, d=63 0.598 against
 // 0.357: bench/results/2026-11-23-nvidia-h200-box-sobel-jacobi.md). CPUs (PoCL 3.1, 2 cores, 1080p, at default
-// tunables; bench/results/2026-11-29-pocl-cpu-rule.md): RGBA up to d = 64 fused_packed, then fused_prefix, 1.5-2.5x
-// faster than separable_sliding (d = 9 8.7-11.7 against 17.2-19.0 ms, d = 31 fused_prefix 15.4-15.6 against
-// 22.4-26.1); grey, and wider windows (not measured), block4x4 for d <= 3, else separable_sliding.
+// tunables; bench/results/2026-11-29-pocl-cpu-rule.md): RGBA fused_packed where it applies (d <= 15), then
+// fused_prefix up to d = 64, 1.5-2.5x faster than separable_sliding (d = 9 8.7-11.7 against 17.2-19.0 ms,
+// d = 31 fused_prefix 15.4-15.6 against 22.4-26.1); grey, and wider windows (not measured), block4x4 for
+// d <= 3, else separable_sliding.
 std::string box_blur_auto_variant(const DeviceInfo& device, const BoxBlurParams& params, int width, int height,
                                   int channels) {
   auto supported = [&](const char* v) { return !box_blur_unsupported(device, v, params, width, height, channels); };
