@@ -1,4 +1,4 @@
-// Bilateral filter (SPEC.md "Bilateral filter"; seed 001), grey and RGBA.
+// Bilateral filter (docs/SPEC.md "Bilateral filter"; seed 001), grey and RGBA.
 #pragma once
 
 #include <optional>

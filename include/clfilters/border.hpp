@@ -1,4 +1,4 @@
-// Border modes shared by every neighbourhood filter (SPEC.md, "Borders").
+// Border modes shared by every neighbourhood filter (docs/SPEC.md, "Borders").
 #pragma once
 
 #include <string>

@@ -1,4 +1,4 @@
-// Box blur (SPEC.md "Box blur"; seeds 004 and 003 section 9.1.1).
+// Box blur (docs/SPEC.md "Box blur"; seeds 004 and 003 section 9.1.1).
 #pragma once
 
 #include <optional>

@@ -22,7 +22,7 @@ struct DeviceImage {
   Image download(Context& ctx) const;
 };
 
-// Timings of one filter call (SPEC.md "Timing").
+// Timings of one filter call (docs/SPEC.md "Timing").
 struct Timing {
   double kernel_ms = 0;  // sum of the profiling intervals of every kernel the call enqueued
   double total_ms = 0;   // host wall clock from host input to host output (upload, kernels, download)

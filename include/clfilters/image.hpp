@@ -60,7 +60,7 @@ struct Image {
 };
 
 // The layouts the 8-bit filters run on: 1 channel stays as is, 2 (grey+alpha) and 3 (RGB) become
-// RGBA with the missing channels set to 255 (SPEC.md: RGB gets alpha 255 on the way in).
+// RGBA with the missing channels set to 255 (docs/SPEC.md: RGB gets alpha 255 on the way in).
 Image to_filter_layout(const Image& image);
 // Back from that layout: keeps the first `channels` channels (RGBA -> RGB drops alpha).
 Image from_filter_layout(const Image& image, int channels);

@@ -1,4 +1,4 @@
-// Reverse edge detection (SPEC.md "Reverse edge detection"; seed 002): the edge map of an image, and
+// Reverse edge detection (docs/SPEC.md "Reverse edge detection"; seed 002): the edge map of an image, and
 // its reconstruction by Jacobi iteration u_next = (sum of the 4 neighbours - edge) / 4, zero outside.
 #pragma once
 

@@ -1,4 +1,4 @@
-// Sobel edge detection (SPEC.md "Sobel"; seed 003 section 9.3).
+// Sobel edge detection (docs/SPEC.md "Sobel"; seed 003 section 9.3).
 #pragma once
 
 #include <cstdint>
@@ -15,7 +15,7 @@
 
 namespace clf {
 
-// What a Sobel call writes (SPEC.md): the rounded gradient magnitude (default), the L1 magnitude, or
+// What a Sobel call writes (docs/SPEC.md): the rounded gradient magnitude (default), the L1 magnitude, or
 // both int16 gradient planes.
 enum class SobelOutput : int { magnitude = 0, l1 = 1, gradients = 2 };
 

@@ -1,4 +1,4 @@
-// Shared by every kernel file: border handling (SPEC.md, "Borders") and exact rounding.
+// Shared by every kernel file: border handling (docs/SPEC.md, "Borders") and exact rounding.
 // Prepended to each filter's source by the runtime (src/runtime/program_cache.cpp).
 // fast_exp2 and fast_sqrt: native_exp2 and native_sqrt, except on NVIDIA (the host passes
 // -D NV_PTX_FTZ=1 there, DeviceInfo::fast_math_options). NVIDIA's compiler emits those builtins as

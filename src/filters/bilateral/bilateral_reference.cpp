@@ -1,4 +1,4 @@
-// CPU reference for the bilateral filter, in double precision as SPEC.md defines it. The weight
+// CPU reference for the bilateral filter, in double precision as docs/SPEC.md defines it. The weight
 // exp(-a - b) is computed as exp(-a) * exp(-b) from two double tables (spatial offsets, and every
 // possible squared colour distance), which differs from the single exp by a few units in the 16th
 // digit and keeps the reference fast enough for the large test images. (The test checks it against

@@ -1,4 +1,4 @@
-// Every bilateral variant within 1 of the double-precision reference (SPEC.md), across sizes, sigma
+// Every bilateral variant within 1 of the double-precision reference (docs/SPEC.md), across sizes, sigma
 // pairs, radii, borders and channel counts, with the mean absolute difference reported; the reference
 // itself is checked against a brute-force evaluation of the formula; the colour range-weight table's
 // worst case is measured; constant images and step edges behave as they must.
@@ -53,7 +53,7 @@ std::string describe(const BilateralParams& p) {
 
 // ---- the reference against the formula ------------------------------------------------------------
 
-// Straight from SPEC.md, one exp per tap: the exact (unrounded) weighted mean of every colour sample;
+// Straight from docs/SPEC.md, one exp per tap: the exact (unrounded) weighted mean of every colour sample;
 // alpha samples hold the centre's alpha.
 std::vector<double> brute_force_means(const Image& in, const BilateralParams& p) {
   const int w = in.width, h = in.height, c = in.channels, r = bilateral_radius(p);

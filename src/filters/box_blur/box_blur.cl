@@ -1,4 +1,4 @@
-// Box blur (SPEC.md "Box blur"): the rounded mean of the d x d window whose columns are
+// Box blur (docs/SPEC.md "Box blur"): the rounded mean of the d x d window whose columns are
 // x - d/2 .. x + (d+1)/2 - 1 (OpenCV's anchor), on every channel, exact in integers.
 //
 // Build options:

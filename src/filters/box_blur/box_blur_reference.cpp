@@ -1,5 +1,5 @@
 // CPU reference for the box blur: exact integer sums with the border applied to each coordinate on
-// its own, as SPEC.md defines. A window sum is the sum of its rows' sums. Row sums come from prefix
+// its own, as docs/SPEC.md defines. A window sum is the sum of its rows' sums. Row sums come from prefix
 // sums over the border-extended row, column sums from a running sum down each column, so any
 // diameter costs O(1) per pixel. (The test checks this against a brute-force d*d sum.)
 #include <cstdint>

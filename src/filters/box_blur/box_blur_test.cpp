@@ -24,7 +24,7 @@ Context& test_context() {
 const Border kBorders[] = {{BorderMode::replicate, 0}, {BorderMode::reflect101, 0}, {BorderMode::constant, 0},
                            {BorderMode::constant, 173}};
 
-// Brute force straight from SPEC.md: sum the d*d window, border applied per coordinate.
+// Brute force straight from docs/SPEC.md: sum the d*d window, border applied per coordinate.
 Image brute_force_box(const Image& in, int d, Border border) {
   Image out(in.width, in.height, in.channels);
   const auto src = in.samples<std::uint8_t>();

@@ -1,4 +1,4 @@
-// CPU reference for the epsilon filter, straight from SPEC.md: for each pixel and colour channel, the
+// CPU reference for the epsilon filter, straight from docs/SPEC.md: for each pixel and colour channel, the
 // window pixels p with |p - c| <= T are summed and counted in integers, and the output is
 // (s + n/2) / n. Rows of the border-extended image are built once per output row, so the inner loop
 // has no border logic. (The test checks this against a brute-force version with border_index per tap.)

@@ -1,6 +1,6 @@
 // Every epsilon variant, bit-exact against the CPU reference, across the sizes, radii, thresholds,
 // borders and channel counts of issue 3; the reference itself is checked against a brute-force
-// version written straight from SPEC.md, and the degenerate thresholds against independent answers.
+// version written straight from docs/SPEC.md, and the degenerate thresholds against independent answers.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -52,7 +52,7 @@ Image test_input(int width, int height, int channels, std::uint64_t seed) {
   return img;
 }
 
-// Brute force from SPEC.md: every tap through border_index, the compare and the rounding as written.
+// Brute force from docs/SPEC.md: every tap through border_index, the compare and the rounding as written.
 Image brute_force_epsilon(const Image& in, const EpsilonParams& p) {
   Image out(in.width, in.height, in.channels);
   const auto src = in.samples<std::uint8_t>();

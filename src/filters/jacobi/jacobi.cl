@@ -1,4 +1,4 @@
-// Reverse edge detection (SPEC.md; seed 002). u is zero outside the image.
+// Reverse edge detection (docs/SPEC.md; seed 002). u is zero outside the image.
 //   edge(x,y) = u(x-1,y) + u(x+1,y) + u(x,y-1) + u(x,y+1) - 4 u(x,y)
 //   u_next(x,y) = (u(x-1,y) + u(x+1,y) + u(x,y-1) + u(x,y+1) - edge(x,y)) / 4      (float32)
 // Every variant evaluates the update through jacobi_update, in the same order, so all of them produce

@@ -1,5 +1,5 @@
 // CPU references for the edge map and the Jacobi reconstruction, in double precision, straight from
-// SPEC.md, plus the conversion of any input image to the one float channel both work on.
+// docs/SPEC.md, plus the conversion of any input image to the one float channel both work on.
 #include <fmt/format.h>
 
 #include <algorithm>

@@ -191,7 +191,7 @@ TEST(SobelGrey, ConvertsRgbAndRgbaWithSpecFormula) {
 
 // ---- the reference against a brute-force 3x3 correlation ------------------------------------------
 
-// Straight from SPEC.md on a grey image: correlate with both masks, border per coordinate.
+// Straight from docs/SPEC.md on a grey image: correlate with both masks, border per coordinate.
 Image brute_force_sobel(const Image& grey, const SobelParams& p) {
   static const int mx[3][3] = {{-1, 0, 1}, {-2, 0, 2}, {-1, 0, 1}};
   static const int my[3][3] = {{-1, -2, -1}, {0, 0, 0}, {1, 2, 1}};
