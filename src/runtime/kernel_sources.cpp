@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
+#include <cstring>
 #include <stdexcept>
 
 namespace clf {
@@ -19,6 +21,50 @@ std::string full_kernel_source(std::string_view kernel_file) {
                      embedded_kernel_source(kSharedHeader), kernel_file, embedded_kernel_source(kernel_file));
 }
 
+namespace {
+
+// Punctuators of more than one character, longest first: the compiler splits "a+++b" as a ++ + b.
+constexpr std::string_view kLongPunctuators[] = {"...", "<<=", ">>=", "->", "++", "--", "<<", ">>", "<=", ">=", "==",
+                                                 "!=",  "&&",  "||",  "*=", "/=", "%=", "+=", "-=", "&=", "^=", "|=",
+                                                 "##"};
+
+bool is_word_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+// The length of the token that starts at source[i] (not whitespace, not a comment).
+std::size_t token_length(std::string_view source, std::size_t i) {
+  const char c = source[i];
+  if (c == '"' || c == '\'') {  // a literal, escapes included
+    std::size_t end = i + 1;
+    while (end < source.size() && source[end] != c && source[end] != '\n') end += source[end] == '\\' ? 2 : 1;
+    return std::min(end + 1, source.size()) - i;
+  }
+  const bool number = std::isdigit(static_cast<unsigned char>(c)) ||
+                      (c == '.' && i + 1 < source.size() && std::isdigit(static_cast<unsigned char>(source[i + 1])));
+  if (number) {  // a preprocessing number: 1.5e+3f, 0x1p-4, 255u
+    std::size_t end = i + 1;
+    while (end < source.size()) {
+      const char e = source[end];
+      if ((e == '+' || e == '-') && std::strchr("eEpP", source[end - 1]))
+        ++end;
+      else if (is_word_char(e) || e == '.')
+        ++end;
+      else
+        break;
+    }
+    return end - i;
+  }
+  if (is_word_char(c)) {
+    std::size_t end = i + 1;
+    while (end < source.size() && is_word_char(source[end])) ++end;
+    return end - i;
+  }
+  for (std::string_view p : kLongPunctuators)
+    if (source.substr(i, p.size()) == p) return p.size();
+  return 1;
+}
+
+}  // namespace
+
 std::string kernel_code(std::string_view text) {
   // Backslash-newlines first, as the compiler's second phase does: they may split a comment's // or a token.
   std::string source;
@@ -31,49 +77,56 @@ std::string kernel_code(std::string_view text) {
     else
       source += text[i];
   }
-  enum class Gap { none, space, newline };  // the whitespace owed before the next character kept
-  Gap gap = Gap::none;
-  bool line_start = true, in_directive = false;
+  // Then the tokens, one space apart, and a newline where a preprocessor line ends. Whitespace between tokens
+  // means nothing to the compiler, with one exception kept: a "(" right after a #define's name makes a
+  // function-like macro, written here as "NAME(" with no space.
   std::string code;
   code.reserve(source.size());
-  const auto keep = [&](std::string_view kept) {
-    if (line_start && kept[0] == '#') {  // a preprocessor line, which a newline must start and end
-      in_directive = true;
-      gap = Gap::newline;
-    }
-    if (gap != Gap::none && !code.empty()) code += gap == Gap::newline ? '\n' : ' ';
-    gap = Gap::none;
-    line_start = false;
-    code += kept;
-  };
+  bool line_start = true, in_directive = false;
+  int directive_tokens = 0;        // tokens so far on the current preprocessor line
+  bool define_line = false;        // the current preprocessor line is a #define
+  bool space_before = true;        // whitespace (or a comment) precedes the next token
   std::size_t i = 0;
   while (i < source.size()) {
     const char c = source[i];
     const char next = i + 1 < source.size() ? source[i + 1] : '\0';
     if (c == '/' && next == '/') {
       i = std::min(source.find('\n', i), source.size());
-      gap = std::max(gap, Gap::space);
+      space_before = true;
     } else if (c == '/' && next == '*') {
       const std::size_t end = source.find("*/", i + 2);
       i = end == std::string::npos ? source.size() : end + 2;
-      gap = std::max(gap, Gap::space);
-    } else if (c == '"' || c == '\'') {  // kept as written, escapes included
-      std::size_t end = i + 1;
-      while (end < source.size() && source[end] != c) end += source[end] == '\\' ? 2 : 1;
-      end = std::min(end + 1, source.size());
-      keep(std::string_view(source).substr(i, end - i));
-      i = end;
+      space_before = true;
     } else if (c == '\n') {
-      line_start = true;
-      gap = std::max(gap, in_directive ? Gap::newline : Gap::space);
+      if (in_directive) code += '\n';
       in_directive = false;
+      line_start = true;
+      space_before = true;
       ++i;
     } else if (c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f') {
-      gap = std::max(gap, Gap::space);
+      space_before = true;
       ++i;
     } else {
-      keep(std::string_view(source).substr(i, 1));
-      ++i;
+      const std::size_t n = token_length(source, i);
+      const std::string_view token = std::string_view(source).substr(i, n);
+      if (line_start && token == "#") {
+        in_directive = true;
+        directive_tokens = 0;
+        define_line = false;
+        if (!code.empty() && code.back() != '\n') code += '\n';
+      } else if (!code.empty() && code.back() != '\n') {
+        // "#define F(x)": no space between a function-like macro's name and its "(".
+        const bool macro_parameters = in_directive && define_line && directive_tokens == 3 && token == "(";
+        if (!(macro_parameters && !space_before)) code += ' ';
+      }
+      code += token;
+      if (in_directive) {
+        ++directive_tokens;
+        if (directive_tokens == 2) define_line = token == "define";
+      }
+      line_start = false;
+      space_before = false;
+      i += n;
     }
   }
   return code;

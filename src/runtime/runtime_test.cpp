@@ -180,49 +180,57 @@ TEST(EmbeddedKernels, AreInTheBinary) {
   EXPECT_THROW(embedded_kernel_source("missing.cl"), std::invalid_argument);
 }
 
-// kernel_code keys the tuning database: a comment or layout edit must keep the key, any change the
-// compiler sees must change it.
+// kernel_code keys the tuning database: a comment or layout edit (clang-format's included) must keep the key,
+// any change the compiler sees must change it.
 TEST(KernelCode, IgnoresCommentsAndLayout) {
   const std::string before =
       "#define N 4 // four\n"
       "#define ADD(a, b) \\\n  ((a) + (b))\n"
       "kernel void k(global int* p) {\n"
-      "  /* first */ p[0] = ADD(N, 1);\t// done\n"
+      "  /* first */ p[0] = ADD(N, 1)*2;\t// done\n"
       "}\n";
   const std::string after =
       "// a new first line\n"
-      "#define N 4\n"
+      "#  define N 4\n"
       "\n"
       "/* a block\n   over two lines */\n"
-      "#define ADD(a, b) ((a) + (b))\n"
-      "kernel void k(global int* p)\n"
+      "#define ADD(a,b) ((a)+(b))\n"
+      "kernel void k(global int *p)\n"
       "{\n"
-      "    p[0] = ADD(N, 1);\n"
+      "    p[0] = ADD(N, 1) * 2 ;\n"
       "}";
   EXPECT_EQ(kernel_code(before), kernel_code(after));
   EXPECT_EQ(kernel_code(before),
-            "#define N 4\n#define ADD(a, b) ((a) + (b))\nkernel void k(global int* p) { p[0] = ADD(N, 1); }");
+            "# define N 4\n# define ADD( a , b ) ( ( a ) + ( b ) )\n"
+            "kernel void k ( global int * p ) { p [ 0 ] = ADD ( N , 1 ) * 2 ; }");
 }
 
 TEST(KernelCode, KeepsWhatTheCompilerSees) {
   const std::string base = "#define N 4\nkernel void k(global int* p) { p[0] = N; }";
   for (const std::string changed : {
-           "#define N 5\nkernel void k(global int* p) { p[0] = N; }",      // a token
-           "#define N 4\nkernel void k(global int* p) { p[0] = N ; }",     // a space that was not there
-           "#define N 4 kernel void k(global int* p) { p[0] = N; }",       // the directive's end
-           "#define N 4\nkernel void k(global int* p) { p[0] = N/**/; }",  // a comment splits tokens: a space
+           "#define N 5\nkernel void k(global int* p) { p[0] = N; }",     // a token
+           "#define N 4 kernel void k(global int* p) { p[0] = N; }",      // the directive's end
            "#define N 4\\\nkernel void k(global int* p) { p[0] = N; }",  // a spliced line joins the directive
+           "#define N 4\nkernel void k(global int* p) { p[0] = N_; }",    // a longer identifier
        }) {
     SCOPED_TRACE(changed);
     EXPECT_NE(kernel_code(base), kernel_code(changed));
   }
+  // Tokens split as the compiler splits them: longest punctuator first, and a space or comment ends a token.
+  EXPECT_NE(kernel_code("x = a+++b;"), kernel_code("x = a+ ++b;"));
+  EXPECT_NE(kernel_code("x = a - -b;"), kernel_code("x = a--b;"));
+  EXPECT_NE(kernel_code("x = a/**/b;"), kernel_code("x = ab;"));
+  EXPECT_EQ(kernel_code("x = 1.5e+3f+y;"), "x = 1.5e+3f + y ;");
+  // A space before a #define's "(" turns a function-like macro into an object-like one.
+  EXPECT_NE(kernel_code("#define F(x) x\n"), kernel_code("#define F (x) x\n"));
+  EXPECT_EQ(kernel_code("#define F(x) x\ny = F(1);"), kernel_code("#define F( x )  x\ny = F (1);"));
   // Literals stay as written: comment markers and whitespace inside them are text.
-  EXPECT_EQ(kernel_code("printf(\"a  // b\\\" /* c */\");  // d"), "printf(\"a  // b\\\" /* c */\");");
-  EXPECT_EQ(kernel_code("c = '\"';  x = '\\'';  // \"q"), "c = '\"'; x = '\\'';");
+  EXPECT_EQ(kernel_code("printf(\"a  // b\\\" /* c */\");  // d"), "printf ( \"a  // b\\\" /* c */\" ) ;");
+  EXPECT_EQ(kernel_code("c = '\"';  x = '\\'';  // \"q"), "c = '\"' ; x = '\\'' ;");
   EXPECT_NE(kernel_code("s = \"a b\";"), kernel_code("s = \"a  b\";"));
   // A line comment ends at a newline, unless a backslash splices the next line into it.
-  EXPECT_EQ(kernel_code("a; // x\nb;"), "a; b;");
-  EXPECT_EQ(kernel_code("a; // x \\\nb;\nc;"), "a; c;");
+  EXPECT_EQ(kernel_code("a; // x\nb;"), "a ; b ;");
+  EXPECT_EQ(kernel_code("a; // x \\\nb;\nc;"), "a ; c ;");
 }
 
 TEST(KernelCode, HashesEachKernelFileWithTheSharedHeader) {
