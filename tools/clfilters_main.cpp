@@ -4,8 +4,8 @@
 
 #include <algorithm>
 
-#include "cli_common.hpp"
 #include "clfilters/image_io.hpp"
+#include "cli_common.hpp"
 
 int main(int argc, char** argv) {
   using namespace clf::cli;

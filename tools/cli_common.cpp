@@ -52,8 +52,7 @@ ParamMap parse_params_option(const std::string& text) {
   ParamMap params;
   for (const std::string& item : split_commas(text)) {
     const auto eq = item.find('=');
-    if (eq == std::string::npos)
-      throw UsageError(fmt::format("bad --params item '{}' (expected key=value)", item));
+    if (eq == std::string::npos) throw UsageError(fmt::format("bad --params item '{}' (expected key=value)", item));
     params[item.substr(0, eq)] = item.substr(eq + 1);
   }
   return params;
@@ -82,7 +81,9 @@ void check_output_extension(const std::string& path) {
   }
 }
 
-Image read_input(const std::string& path) { return read_image(path); }
+Image read_input(const std::string& path) {
+  return read_image(path);
+}
 
 void write_output(const Image& image, const ImageCommandOptions& options) {
   write_image(image, options.output, {.jpeg_quality = options.jpeg_quality});

@@ -58,10 +58,10 @@ TEST_F(Cli, UsageErrorsExitWithTwo) {
   const std::string out = path("out.png");
   for (const std::string& args : std::vector<std::string>{
            "", "no-such-command", "box-blur " + in, "box-blur " + in + " " + out + " --diameter 0",
-        "box-blur " + in + " " + out + " --diameter abc", "box-blur " + in + " " + out + " --border wrap",
-        "box-blur " + in + " " + out + " --border constant=300", "box-blur " + in + " " + out + " --variant fastest",
-        "box-blur " + in + " " + out + " --diameter 3 --variant two_pass",
-        "box-blur " + in + " " + path("out.tiff"), "box-blur " + in + " " + out + " --device no-such-device"}) {
+           "box-blur " + in + " " + out + " --diameter abc", "box-blur " + in + " " + out + " --border wrap",
+           "box-blur " + in + " " + out + " --border constant=300", "box-blur " + in + " " + out + " --variant fastest",
+           "box-blur " + in + " " + out + " --diameter 3 --variant two_pass", "box-blur " + in + " " + path("out.tiff"),
+           "box-blur " + in + " " + out + " --device no-such-device"}) {
     const CliResult r = run_cli(args);
     EXPECT_EQ(r.code, 2) << args << "\n" << r.output;
   }
@@ -78,7 +78,7 @@ TEST_F(Cli, BlursCorrectlyWithEveryVariant) {
   for (const auto& v : box_blur_variants()) {
     const std::string out = path(v.name + ".png");
     const CliResult r = run_cli(fmt::format("box-blur {} {} --diameter 4 --border constant=17 --variant {} --time",
-                                      path("in.png"), out, v.name));
+                                            path("in.png"), out, v.name));
     ASSERT_EQ(r.code, 0) << r.output;
     EXPECT_NE(r.output.find("kernel"), std::string::npos) << r.output;
     EXPECT_NE(r.output.find(out), std::string::npos) << r.output;

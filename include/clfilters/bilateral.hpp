@@ -39,12 +39,12 @@ const std::vector<VariantInfo>& bilateral_variants();
 // Why `variant` (with tunable values `config`) cannot run for this device, parameters and image,
 // or nullopt if it can.
 std::optional<std::string> bilateral_unsupported(const DeviceInfo& device, std::string_view variant,
-                                                 const BilateralParams& params, int width, int height,
-                                                 int channels, const TuningConfig& config = {});
+                                                 const BilateralParams& params, int width, int height, int channels,
+                                                 const TuningConfig& config = {});
 
 // The variant "auto" resolves to (documented rule; the tuner replaces it later).
-std::string bilateral_auto_variant(const DeviceInfo& device, const BilateralParams& params, int width,
-                                   int height, int channels);
+std::string bilateral_auto_variant(const DeviceInfo& device, const BilateralParams& params, int width, int height,
+                                   int channels);
 
 // The tuning database's parameter class ("c1 r<=4", ...).
 std::string bilateral_param_class(const BilateralParams& params, int channels);
@@ -56,8 +56,8 @@ VariantChoice bilateral_choose(Context& ctx, const BilateralParams& params, std:
 
 // Host images: u8 with 1, 2, 3 or 4 channels (2 and 3 travel as RGBA, see to_filter_layout).
 // Throws std::invalid_argument for bad parameters or an unsupported variant.
-Image bilateral(Context& ctx, const Image& input, const BilateralParams& params,
-                std::string_view variant = "auto", Timing* timing = nullptr);
+Image bilateral(Context& ctx, const Image& input, const BilateralParams& params, std::string_view variant = "auto",
+                Timing* timing = nullptr);
 
 // Device-resident images with 1 or 4 channels, same size; `output` must not alias `input`.
 // Enqueues the work on ctx.queue() and returns the events of every kernel and copy it enqueued,
@@ -68,8 +68,8 @@ std::vector<cl::Event> bilateral(Context& ctx, const DeviceImage& input, DeviceI
 
 // Builds (or loads from the cache) the programs a call with these arguments will run, so that the
 // first call's time does not include compilation. Throws like bilateral for bad arguments.
-void bilateral_prepare(Context& ctx, const BilateralParams& params, std::string_view variant, int width,
-                       int height, int channels, const TuningConfig& config = {});
+void bilateral_prepare(Context& ctx, const BilateralParams& params, std::string_view variant, int width, int height,
+                       int channels, const TuningConfig& config = {});
 
 // The CPU reference that defines the right answer: double precision, `threads` threads (0 = all
 // cores). 1 or 4 channels.

@@ -38,8 +38,8 @@ enum class WaitMode { finish, spin };
 // Waits until the commands behind `events` (enqueued in order on ctx.queue()) have completed.
 void wait_for(Context& ctx, const std::vector<cl::Event>& events, WaitMode mode);
 
-// Profiling off for a scope, back on when it ends, exceptions included: how a latency-minded user runs a call (profiling
-// events cost the H200 ~7 us per 1080p call, bench/launch_cost.cpp).
+// Profiling off for a scope, back on when it ends, exceptions included: how a latency-minded user runs a call
+// (profiling events cost the H200 ~7 us per 1080p call, bench/launch_cost.cpp).
 class ProfilingOff {
  public:
   explicit ProfilingOff(Context& ctx);

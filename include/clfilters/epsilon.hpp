@@ -40,8 +40,8 @@ std::string epsilon_auto_variant(const DeviceInfo& device, const EpsilonParams& 
 
 // What a call with `variant` runs: named as given; "auto" the tuned choice for this device, size class
 // and parameter class ("c1 r<=4", ...), else the built-in rule.
-VariantChoice epsilon_choose(Context& ctx, const EpsilonParams& params, std::string_view variant, int width,
-                             int height, int channels, const TuningConfig& config = {});
+VariantChoice epsilon_choose(Context& ctx, const EpsilonParams& params, std::string_view variant, int width, int height,
+                             int channels, const TuningConfig& config = {});
 std::string epsilon_param_class(const EpsilonParams& params, int channels);
 
 // Host images, u8: 1 channel (grey or a Y plane), 3 (RGB) or 4 (RGBA): R, G and B each filtered on
@@ -51,9 +51,8 @@ Image epsilon(Context& ctx, const Image& input, const EpsilonParams& params, std
 
 // Device-resident, 1 or 4 channels, same size, `output` distinct from `input`. Enqueues on ctx.queue()
 // and returns the kernels' events without waiting.
-std::vector<cl::Event> epsilon(Context& ctx, const DeviceImage& input, DeviceImage& output,
-                               const EpsilonParams& params, std::string_view variant = "auto",
-                               const TuningConfig& config = {});
+std::vector<cl::Event> epsilon(Context& ctx, const DeviceImage& input, DeviceImage& output, const EpsilonParams& params,
+                               std::string_view variant = "auto", const TuningConfig& config = {});
 
 // Builds the programs a call will use, so timings exclude compilation.
 void epsilon_prepare(Context& ctx, const EpsilonParams& params, std::string_view variant, int width, int height,

@@ -10,7 +10,7 @@
 
 namespace clf {
 
-const std::vector<VariantInfo>& matrix_add_variants();  // scalar, float4
+const std::vector<VariantInfo>& matrix_add_variants();   // scalar, float4
 const std::vector<VariantInfo>& dot_product_variants();  // buffer, image
 
 // sum = a + b for `count` floats in device buffers. Exact (IEEE addition, no fast-math).

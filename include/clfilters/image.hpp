@@ -38,8 +38,7 @@ struct Image {
 
   static std::size_t byte_size_for(int w, int h, int c, SampleType t) {
     if (w < 0 || h < 0 || c < 1) throw std::invalid_argument("negative image size");
-    return static_cast<std::size_t>(w) * static_cast<std::size_t>(h) * static_cast<std::size_t>(c) *
-           sample_size(t);
+    return static_cast<std::size_t>(w) * static_cast<std::size_t>(h) * static_cast<std::size_t>(c) * sample_size(t);
   }
   std::size_t pixel_count() const { return static_cast<std::size_t>(width) * height; }
   std::size_t row_bytes() const { return static_cast<std::size_t>(width) * channels * sample_size(type); }

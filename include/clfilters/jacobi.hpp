@@ -47,8 +47,8 @@ inline constexpr int kMaxJacobiStepsPerLaunch = 16;
 const std::vector<VariantInfo>& jacobi_variants();
 
 // Why `variant` (with tunable values `config`) cannot run on this device for this size, or nullopt.
-std::optional<std::string> jacobi_unsupported(const DeviceInfo& device, std::string_view variant, int width,
-                                              int height, const TuningConfig& config = {});
+std::optional<std::string> jacobi_unsupported(const DeviceInfo& device, std::string_view variant, int width, int height,
+                                              const TuningConfig& config = {});
 
 // The variant "auto" resolves to (documented rule; the tuner may replace it later).
 std::string jacobi_auto_variant(const DeviceInfo& device, int width, int height);

@@ -75,9 +75,8 @@ Image sobel(Context& ctx, const Image& input, const SobelParams& params, std::st
 std::vector<cl::Event> sobel(Context& ctx, const DeviceImage& input, DeviceImage& output, const SobelParams& params,
                              std::string_view variant = "auto", const TuningConfig& config = {});
 // The same writing gx and gy (params.output must be gradients).
-std::vector<cl::Event> sobel(Context& ctx, const DeviceImage& input, DeviceGradients& output,
-                             const SobelParams& params, std::string_view variant = "auto",
-                             const TuningConfig& config = {});
+std::vector<cl::Event> sobel(Context& ctx, const DeviceImage& input, DeviceGradients& output, const SobelParams& params,
+                             std::string_view variant = "auto", const TuningConfig& config = {});
 
 // Builds (or loads from the cache) the program a call with these arguments will run, so that the
 // first call's time does not include compilation. Throws like sobel for bad arguments.

@@ -24,7 +24,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
+double ms_since(Clock::time_point t) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
+}
 
 std::string params_text(const ParamMap& p) {
   std::string out;
@@ -80,8 +82,7 @@ std::vector<SelectedVariant> selected_variants(const FilterSpec& spec, const std
 std::string input_file_name(const std::string& filter, const std::string& params, int w, int h) {
   std::string name = fmt::format("{}_{}_{}x{}.npy", filter, params, w, h);
   for (char& c : name)
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '-' && c != '_')
-      c = c == ' ' ? '_' : '-';
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '-' && c != '_') c = c == ' ' ? '_' : '-';
   return name;
 }
 
@@ -97,14 +98,13 @@ std::string sha256_hex(const void* bytes, std::size_t size) {
       0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
       0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
       0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2};
-  std::uint32_t h[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
-                        0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
+  std::uint32_t h[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
   const auto rotr = [](std::uint32_t x, int n) { return (x >> n) | (x << (32 - n)); };
   const auto block = [&](const std::uint8_t* p) {
     std::uint32_t w[64];
     for (int i = 0; i < 16; ++i)
-      w[i] = std::uint32_t(p[4 * i]) << 24 | std::uint32_t(p[4 * i + 1]) << 16 |
-             std::uint32_t(p[4 * i + 2]) << 8 | std::uint32_t(p[4 * i + 3]);
+      w[i] = std::uint32_t(p[4 * i]) << 24 | std::uint32_t(p[4 * i + 1]) << 16 | std::uint32_t(p[4 * i + 2]) << 8 |
+             std::uint32_t(p[4 * i + 3]);
     for (int i = 16; i < 64; ++i) {
       const std::uint32_t s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >> 3);
       const std::uint32_t s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >> 10);
@@ -112,8 +112,7 @@ std::string sha256_hex(const void* bytes, std::size_t size) {
     }
     std::uint32_t a = h[0], b = h[1], c = h[2], d = h[3], e = h[4], f = h[5], g = h[6], hh = h[7];
     for (int i = 0; i < 64; ++i) {
-      const std::uint32_t t1 =
-          hh + (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) + ((e & f) ^ (~e & g)) + k[i] + w[i];
+      const std::uint32_t t1 = hh + (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) + ((e & f) ^ (~e & g)) + k[i] + w[i];
       const std::uint32_t t2 = (rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)) + ((a & b) ^ (a & c) ^ (b & c));
       hh = g, g = f, f = e, e = d + t1, d = c, c = b, b = a, a = t1 + t2;
     }
@@ -292,8 +291,9 @@ std::string opt(const std::optional<double>& v, const char* fmt_spec = "{:.2f}")
 }  // namespace
 
 std::string format_table(const BenchReport& r) {
-  std::string out = fmt::format("Device: {} ({}, driver {}); copy bandwidth {:.1f} GB/s; CPU reference threads: 4 and {}\n",
-                                r.device, r.platform, r.driver, r.copy_gb_per_s, r.cpu_threads);
+  std::string out =
+      fmt::format("Device: {} ({}, driver {}); copy bandwidth {:.1f} GB/s; CPU reference threads: 4 and {}\n", r.device,
+                  r.platform, r.driver, r.copy_gb_per_s, r.cpu_threads);
   out += fmt::format("{:<12} {:<28} {:>11} {:<26} {:>10} {:>10} {:>10} {:>10} {:>8} {:>8} {:>6} {:>8} {:>8} {:>8}\n",
                      "filter", "params", "size", "variant", "kern med", "kern min", "kern p90", "total med", "Gpix/s",
                      "GB/s", "%bw", "x naive", "x cpu4", "x cpuN");
@@ -305,7 +305,8 @@ std::string format_table(const BenchReport& r) {
       continue;
     }
     out += fmt::format(
-        "{:<12} {:<28} {:>11} {:<26} {:>10.3f} {:>10.3f} {:>10.3f} {:>10.3f} {:>8.2f} {:>8.1f} {:>5.0f}% {:>8} {:>8} {:>8}\n",
+        "{:<12} {:<28} {:>11} {:<26} {:>10.3f} {:>10.3f} {:>10.3f} {:>10.3f} {:>8.2f} {:>8.1f} {:>5.0f}% {:>8} {:>8} "
+        "{:>8}\n",
         row.filter, row.params, size, variant, row.kernel_ms.median, row.kernel_ms.min, row.kernel_ms.p90,
         row.total_ms.median, row.gpix_per_s, row.gb_per_s, 100 * row.bandwidth_fraction, opt(row.speedup_vs_naive),
         opt(row.speedup_vs_cpu4), opt(row.speedup_vs_cpu_all));
@@ -325,13 +326,15 @@ std::string format_csv(const BenchReport& r) {
     return q;
   };
   for (const auto& row : r.rows) {
-    out += fmt::format("{},{},{},{},{},{},{},{},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{:.4f},{:.3f},{:.4f},{:.1f},{},{},{},{},{},{},{}\n",
-                       quoted(r.device), row.filter, quoted(row.params), row.width, row.height, quoted(row.variant),
-                       quoted(row.resolved), quoted(row.status), row.kernel_ms.median, row.kernel_ms.min,
-                       row.kernel_ms.p90, row.total_ms.median, row.total_ms.min, row.total_ms.p90, row.call_ms.median, row.gpix_per_s,
-                       row.gb_per_s, row.bandwidth_fraction, r.copy_gb_per_s, opt(row.speedup_vs_naive, "{:.4f}"),
-                       opt(row.cpu4_ms, "{:.4f}"), opt(row.cpu_all_ms, "{:.4f}"), opt(row.speedup_vs_cpu4, "{:.4f}"),
-                       opt(row.speedup_vs_cpu_all, "{:.4f}"), row.kernel_runs, row.total_runs);
+    out += fmt::format(
+        "{},{},{},{},{},{},{},{},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{:.4f},{:.3f},{:.4f},{:.1f},{},{},{},"
+        "{},{},{},{}\n",
+        quoted(r.device), row.filter, quoted(row.params), row.width, row.height, quoted(row.variant),
+        quoted(row.resolved), quoted(row.status), row.kernel_ms.median, row.kernel_ms.min, row.kernel_ms.p90,
+        row.total_ms.median, row.total_ms.min, row.total_ms.p90, row.call_ms.median, row.gpix_per_s, row.gb_per_s,
+        row.bandwidth_fraction, r.copy_gb_per_s, opt(row.speedup_vs_naive, "{:.4f}"), opt(row.cpu4_ms, "{:.4f}"),
+        opt(row.cpu_all_ms, "{:.4f}"), opt(row.speedup_vs_cpu4, "{:.4f}"), opt(row.speedup_vs_cpu_all, "{:.4f}"),
+        row.kernel_runs, row.total_runs);
   }
   return out;
 }
@@ -364,8 +367,9 @@ std::string format_json(const BenchReport& r) {
                     {"speedup_vs_cpu_all", optional(row.speedup_vs_cpu_all)},
                     {"input_file", row.input_file},
                     {"input_sha256", row.input_sha256}});
-  return json{{"device", r.device},       {"platform", r.platform}, {"driver", r.driver},
-              {"date", r.date},           {"command", r.command},   {"copy_gb_per_s", r.copy_gb_per_s},
+  return json{{"device", r.device},           {"platform", r.platform},
+              {"driver", r.driver},           {"date", r.date},
+              {"command", r.command},         {"copy_gb_per_s", r.copy_gb_per_s},
               {"cpu_threads", r.cpu_threads}, {"rows", rows}}
              .dump(1) +
          "\n";
@@ -403,25 +407,27 @@ std::string plot_svg(const BenchReport& r) {
       width, base_y + 170, left, title);
   for (int e = -1; e <= int(log_top); ++e) {
     const double v = std::pow(10.0, e), y = y_of(v);
-    svg += fmt::format("<line x1=\"{}\" x2=\"{:.0f}\" y1=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"{}\"/><text x=\"{}\" "
-                       "y=\"{:.1f}\" text-anchor=\"end\">{}x</text>\n",
-                       left, width, y, y, e == 0 ? "#888" : "#ddd", left - 5, y + 4, v < 1 ? "0.1" : fmt::format("{:g}", v));
+    svg += fmt::format(
+        "<line x1=\"{}\" x2=\"{:.0f}\" y1=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"{}\"/><text x=\"{}\" "
+        "y=\"{:.1f}\" text-anchor=\"end\">{}x</text>\n",
+        left, width, y, y, e == 0 ? "#888" : "#ddd", left - 5, y + 4, v < 1 ? "0.1" : fmt::format("{:g}", v));
   }
   double x = left + 10;
   for (const auto& g : groups) {
     const double group_start = x;
     for (std::size_t i = 0; i < g.bars.size(); ++i) {
       const double y = y_of(g.bars[i].second), y1 = y_of(1.0);
-      svg += fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{}\" height=\"{:.1f}\" fill=\"{}\"><title>{} {} {}: "
-                         "{:.2f}x</title></rect>\n",
-                         x, std::min(y, y1), bar_w - 3, std::max(1.0, std::abs(y1 - y)), colours[i % 10], g.filter,
-                         g.detail, g.bars[i].first, g.bars[i].second);
+      svg += fmt::format(
+          "<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{}\" height=\"{:.1f}\" fill=\"{}\"><title>{} {} {}: "
+          "{:.2f}x</title></rect>\n",
+          x, std::min(y, y1), bar_w - 3, std::max(1.0, std::abs(y1 - y)), colours[i % 10], g.filter, g.detail,
+          g.bars[i].first, g.bars[i].second);
       svg += fmt::format("<text transform=\"translate({:.1f},{:.1f}) rotate(55)\">{}</text>\n", x + 5, base_y + 6,
                          g.bars[i].first);
       x += bar_w;
     }
-    svg += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" font-weight=\"bold\">{}</text>\n", group_start,
-                       base_y + 135, g.filter);
+    svg += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" font-weight=\"bold\">{}</text>\n", group_start, base_y + 135,
+                       g.filter);
     svg += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"10\">{}</text>\n", group_start, base_y + 150,
                        g.detail);
     x = std::max(x, group_start + 6.0 * double(g.detail.size())) + gap;

@@ -16,14 +16,14 @@
 namespace clf {
 
 struct BenchOptions {
-  std::vector<const FilterSpec*> filters;       // empty: all
+  std::vector<const FilterSpec*> filters;  // empty: all
   std::vector<std::pair<int, int>> sizes = {{1920, 1080}};
-  std::string variants = "all";                 // all | auto | comma-separated names
-  std::vector<ParamMap> cases;                  // empty: each filter's bench_cases()
+  std::string variants = "all";  // all | auto | comma-separated names
+  std::vector<ParamMap> cases;   // empty: each filter's bench_cases()
   int warmup = 10;
   int runs = 50;
-  int total_runs = 10;                          // host-to-host runs for the total time
-  int cpu_runs = 3;                             // reference runs per thread count; 0 skips the CPU columns
+  int total_runs = 10;  // host-to-host runs for the total time
+  int cpu_runs = 3;     // reference runs per thread count; 0 skips the CPU columns
   // A variant whose calls are slow (naive on a CPU) stops its warm-up and timed runs after this many
   // seconds, with at least 3 timed runs; the row records how many ran.
   double max_seconds_per_row = 20;
@@ -49,7 +49,7 @@ struct BenchRow {
   int width = 0, height = 0;
   std::string variant;  // "auto" rows show what it resolved to in `resolved`
   std::string resolved;
-  std::string status;   // "ok", "skipped: ...", "WRONG: ...", "failed: ..."
+  std::string status;  // "ok", "skipped: ...", "WRONG: ...", "failed: ..."
   Stats kernel_ms, total_ms;
   Stats call_ms;  // host wall time of one device-resident call, enqueue to completion, profiling off
   int kernel_runs = 0, total_runs = 0;

@@ -21,8 +21,8 @@ std::optional<std::string> compare_images(const Image& expected, const Image& ac
   if (expected.width != actual.width || expected.height != actual.height || expected.channels != actual.channels ||
       expected.type != actual.type) {
     return fmt::format("shape differs: expected {}x{}x{} {}, got {}x{}x{} {}", expected.width, expected.height,
-                       expected.channels, sample_type_name(expected.type), actual.width, actual.height,
-                       actual.channels, sample_type_name(actual.type));
+                       expected.channels, sample_type_name(expected.type), actual.width, actual.height, actual.channels,
+                       sample_type_name(actual.type));
   }
   const std::size_t n = expected.data.size() / sample_size(expected.type);
   std::size_t differing = 0, first = 0;

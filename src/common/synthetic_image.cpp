@@ -30,8 +30,12 @@ Image synthetic_photo(int width, int height, int channels, std::uint64_t seed) {
   };
   std::vector<Shape> shapes(12);
   for (auto& s : shapes) {
-    s = {unit(rng) * width, unit(rng) * height, (0.03 + 0.2 * unit(rng)) * width,
-         (0.03 + 0.2 * unit(rng)) * height, unit(rng) < 0.5, {}};
+    s = {unit(rng) * width,
+         unit(rng) * height,
+         (0.03 + 0.2 * unit(rng)) * width,
+         (0.03 + 0.2 * unit(rng)) * height,
+         unit(rng) < 0.5,
+         {}};
     for (double& v : s.value) v = 255 * unit(rng);
   }
   double phase[4], tilt[4];
@@ -50,10 +54,10 @@ Image synthetic_photo(int width, int height, int channels, std::uint64_t seed) {
           if (s.ellipse ? dx * dx + dy * dy <= 1 : std::abs(dx) <= 1 && std::abs(dy) <= 1) top = &s;
         }
         for (int c = 0; c < channels; ++c) {
-          double value = top ? top->value[c % 4]
-                             : 40 + 170 * (tilt[c % 4] * u + (1 - tilt[c % 4]) * v);  // gradient background
-          value += 18 * std::sin(0.35 * x + 0.21 * y + phase[c % 4]);                   // fine texture
-          value += gauss(noise);                                                        // sensor noise
+          double value =
+              top ? top->value[c % 4] : 40 + 170 * (tilt[c % 4] * u + (1 - tilt[c % 4]) * v);  // gradient background
+          value += 18 * std::sin(0.35 * x + 0.21 * y + phase[c % 4]);                          // fine texture
+          value += gauss(noise);                                                               // sensor noise
           px[(static_cast<std::size_t>(y) * width + x) * channels + c] =
               static_cast<std::uint8_t>(std::clamp(std::lround(value), 0L, 255L));
         }

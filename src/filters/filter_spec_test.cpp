@@ -1,6 +1,8 @@
 // Every registered filter through its FilterSpec: each variant with its default tunables on a few odd
 // sizes, and every tunable combination on one small size, checked against the filter's reference.
 // This is what the benchmark and the tuner rely on, so it holds for filters added later too.
+#include "filters/filter_spec.hpp"
+
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -8,7 +10,6 @@
 #include <random>
 #include <set>
 
-#include "filters/filter_spec.hpp"
 #include "testing/test_images.hpp"
 
 namespace clf {

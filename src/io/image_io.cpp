@@ -21,8 +21,7 @@ namespace io_detail {
 void fail(const std::filesystem::path& path, std::string_view problem) {
   std::string message = fmt::format("{}: {}", path.string(), problem);
   std::replace_if(
-      message.begin(), message.end(),
-      [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; }, ' ');
+      message.begin(), message.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; }, ' ');
   throw ImageIoError(message);
 }
 
@@ -34,8 +33,7 @@ void check_dimensions(const std::filesystem::path& path, std::uint64_t width, st
   // Each side fits in int first, so that the products below cannot overflow 64 bits.
   if (width > INT_MAX || height > INT_MAX || channels > INT_MAX || width * height > kMaxSamples ||
       width * height * channels > kMaxSamples) {
-    fail(path,
-         fmt::format("image too large ({} x {} x {} samples, the limit is 2^31)", width, height, channels));
+    fail(path, fmt::format("image too large ({} x {} x {} samples, the limit is 2^31)", width, height, channels));
   }
 }
 
@@ -69,12 +67,10 @@ Bytes read_file(const std::filesystem::path& path) {
   Bytes bytes;
   struct stat st {};
   // One spare byte lets a regular file's end be seen without growing the buffer.
-  if (::fstat(file.fd, &st) == 0 && S_ISREG(st.st_mode))
-    bytes.reserve(static_cast<std::size_t>(st.st_size) + 1);
+  if (::fstat(file.fd, &st) == 0 && S_ISREG(st.st_mode)) bytes.reserve(static_cast<std::size_t>(st.st_size) + 1);
   for (;;) {
     const std::size_t used = bytes.size();
-    const std::size_t room =
-        bytes.capacity() > used ? bytes.capacity() - used : std::max<std::size_t>(used, 1 << 16);
+    const std::size_t room = bytes.capacity() > used ? bytes.capacity() - used : std::max<std::size_t>(used, 1 << 16);
     bytes.resize(used + room);
     const ssize_t n = ::read(file.fd, bytes.data() + used, bytes.size() - used);
     const int err = errno;
@@ -85,9 +81,8 @@ Bytes read_file(const std::filesystem::path& path) {
 }
 
 bool starts_with(ByteView file, std::string_view magic) {
-  return file.size() >= magic.size() &&
-         std::equal(magic.begin(), magic.end(), file.begin(),
-                    [](char m, std::uint8_t b) { return std::uint8_t(m) == b; });
+  return file.size() >= magic.size() && std::equal(magic.begin(), magic.end(), file.begin(),
+                                                   [](char m, std::uint8_t b) { return std::uint8_t(m) == b; });
 }
 
 bool is_pnm(ByteView file) {
@@ -123,14 +118,12 @@ Image read_image(const std::filesystem::path& path) {
 void write_image(const Image& image, const std::filesystem::path& path, const WriteOptions& options) {
   const ImageFormat format = format_from_extension(path);
   if (image.width < 1 || image.height < 1 || image.channels < 1) {
-    fail(path, fmt::format("cannot write an empty image ({} x {} x {})", image.width, image.height,
-                           image.channels));
+    fail(path, fmt::format("cannot write an empty image ({} x {} x {})", image.width, image.height, image.channels));
   }
   const std::size_t expected = Image::byte_size_for(image.width, image.height, image.channels, image.type);
   if (image.data.size() != expected) {
-    fail(path,
-         fmt::format("cannot write: image data holds {} bytes, {} x {} x {} {} needs {}", image.data.size(),
-                     image.width, image.height, image.channels, sample_type_name(image.type), expected));
+    fail(path, fmt::format("cannot write: image data holds {} bytes, {} x {} x {} {} needs {}", image.data.size(),
+                           image.width, image.height, image.channels, sample_type_name(image.type), expected));
   }
   Bytes bytes;
   switch (format) {
@@ -160,8 +153,7 @@ void write_file_atomically(const std::filesystem::path& path, const void* bytes,
   std::mt19937 rng(std::random_device{}());
   for (int attempt = 0; temp.fd < 0; ++attempt) {
     std::string name =
-        (dir / fmt::format(".{}.tmp-{:06x}", path.filename().string().substr(0, 200), rng() & 0xFFFFFF))
-            .string();
+        (dir / fmt::format(".{}.tmp-{:06x}", path.filename().string().substr(0, 200), rng() & 0xFFFFFF)).string();
     const int fd = ::open(name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     const int err = errno;
     if (fd >= 0) {

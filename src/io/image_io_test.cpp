@@ -132,13 +132,11 @@ TEST_F(ImageIoTest, PngRoundTrip) {
 }
 
 TEST_F(ImageIoTest, PnmRoundTrip) {
-  for (const Layout l :
-       {Layout{1, SampleType::u8}, {3, SampleType::u8}, {1, SampleType::u16}, {3, SampleType::u16}}) {
+  for (const Layout l : {Layout{1, SampleType::u8}, {3, SampleType::u8}, {1, SampleType::u16}, {3, SampleType::u16}}) {
     for (const auto& [w, h] : kSizes) {
       const std::uint64_t seed = fresh_seed();
       SCOPED_TRACE(describe(w, h, l.channels, l.type, seed));
-      expect_round_trip(random_image(w, h, l.channels, l.type, seed),
-                        l.channels == 1 ? "out.pgm" : "out.ppm");
+      expect_round_trip(random_image(w, h, l.channels, l.type, seed), l.channels == 1 ? "out.pgm" : "out.ppm");
       expect_round_trip(random_image(w, h, l.channels, l.type, seed), "out.pnm");
     }
   }
@@ -276,8 +274,7 @@ Bytes make_npy(std::string header, const Bytes& data, int major = 1) {
   header.append(63 - (preamble + header.size()) % 64, ' ');
   header += '\n';
   Bytes bytes = {0x93, 'N', 'U', 'M', 'P', 'Y', static_cast<std::uint8_t>(major), 0};
-  for (std::size_t i = 0; i < preamble - 8; ++i)
-    bytes.push_back(static_cast<std::uint8_t>(header.size() >> (8 * i)));
+  for (std::size_t i = 0; i < preamble - 8; ++i) bytes.push_back(static_cast<std::uint8_t>(header.size() >> (8 * i)));
   append(bytes, to_bytes(header));
   append(bytes, data);
   return bytes;
@@ -295,9 +292,8 @@ TEST_F(ImageIoTest, ReadsHandBuiltNpyLittleEndianInt16) {
 
 TEST_F(ImageIoTest, ReadsHandBuiltNpyBigEndianFloat32Version2) {
   // (1, 2, 2) float32, big-endian: 1.0, -2.5, 0.0, 1024.0; version 2.0 header, double quotes.
-  write_bytes(file("be.npy"),
-              make_npy(R"({"descr": ">f4", "fortran_order": False, "shape": (1, 2, 2)})",
-                       {0x3F, 0x80, 0, 0, 0xC0, 0x20, 0, 0, 0, 0, 0, 0, 0x44, 0x80, 0, 0}, 2));
+  write_bytes(file("be.npy"), make_npy(R"({"descr": ">f4", "fortran_order": False, "shape": (1, 2, 2)})",
+                                       {0x3F, 0x80, 0, 0, 0xC0, 0x20, 0, 0, 0, 0, 0, 0, 0x44, 0x80, 0, 0}, 2));
   Image expected(2, 1, 2, SampleType::f32);
   const float values[] = {1.0f, -2.5f, 0.0f, 1024.0f};
   std::memcpy(expected.data.data(), values, sizeof values);
@@ -305,8 +301,7 @@ TEST_F(ImageIoTest, ReadsHandBuiltNpyBigEndianFloat32Version2) {
 }
 
 TEST_F(ImageIoTest, ReadsHandBuiltNpyUint8WithTrailingCommaShape) {
-  write_bytes(file("u8.npy"),
-              make_npy("{'shape': (1, 3,), 'fortran_order': False, 'descr': '|u1'}", {9, 8, 7}));
+  write_bytes(file("u8.npy"), make_npy("{'shape': (1, 3,), 'fortran_order': False, 'descr': '|u1'}", {9, 8, 7}));
   Image expected(3, 1, 1, SampleType::u8);
   expected.data = {9, 8, 7};
   EXPECT_TRUE(images_equal(expected, read_image(file("u8.npy"))));
@@ -330,8 +325,7 @@ TEST_F(ImageIoTest, WrittenNpyHeaderIsWhatNumPyExpects) {
   ASSERT_EQ(bytes.size(), 10 + header_size + image.byte_size());
   // Little-endian float32 data, first sample.
   const std::size_t d = 10 + header_size;
-  const std::uint32_t first =
-      bytes[d] | bytes[d + 1] << 8 | bytes[d + 2] << 16 | std::uint32_t{bytes[d + 3]} << 24;
+  const std::uint32_t first = bytes[d] | bytes[d + 1] << 8 | bytes[d + 2] << 16 | std::uint32_t{bytes[d + 3]} << 24;
   EXPECT_EQ(std::bit_cast<float>(first), image.samples<float>()[0]);
 
   write_image(random_image(4, 2, 1, SampleType::i16, seed), file("g.npy"));
@@ -360,8 +354,8 @@ void put_chunk(Bytes& png, std::string_view type, const Bytes& data) {
 
 // A PNG built without libpng: `rows` are the raw scanlines (filter byte 0 is added here), stored in
 // an uncompressed deflate block. `extra` chunks (PLTE, tRNS) go before IDAT.
-Bytes make_png(std::uint32_t width, std::uint32_t height, int depth, int color_type,
-               const std::vector<Bytes>& rows, const std::vector<std::pair<std::string, Bytes>>& extra = {}) {
+Bytes make_png(std::uint32_t width, std::uint32_t height, int depth, int color_type, const std::vector<Bytes>& rows,
+               const std::vector<std::pair<std::string, Bytes>>& extra = {}) {
   Bytes png = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
   Bytes ihdr;
   put_be32(ihdr, width);
@@ -412,23 +406,19 @@ TEST_F(ImageIoTest, ReadsHandBuiltPngs) {
   EXPECT_TRUE(images_equal(make_image(3, 1, 3, SampleType::u8, {0, 128, 255, 255, 0, 0, 10, 20, 30}),
                            read_image(file("palette.png"))));
 
-  write_bytes(file("palette_alpha.png"),
-              make_png(3, 1, 8, 3, {{1, 0, 2}}, {{"PLTE", palette}, {"tRNS", {200, 7}}}));
-  EXPECT_TRUE(
-      images_equal(make_image(3, 1, 4, SampleType::u8, {0, 128, 255, 7, 255, 0, 0, 200, 10, 20, 30, 255}),
-                   read_image(file("palette_alpha.png"))));
+  write_bytes(file("palette_alpha.png"), make_png(3, 1, 8, 3, {{1, 0, 2}}, {{"PLTE", palette}, {"tRNS", {200, 7}}}));
+  EXPECT_TRUE(images_equal(make_image(3, 1, 4, SampleType::u8, {0, 128, 255, 7, 255, 0, 0, 200, 10, 20, 30, 255}),
+                           read_image(file("palette_alpha.png"))));
 
   write_bytes(file("grey_alpha.png"), make_png(2, 2, 8, 4, {{1, 2, 3, 4}, {250, 251, 252, 253}}));
   EXPECT_TRUE(images_equal(make_image(2, 2, 2, SampleType::u8, {1, 2, 3, 4, 250, 251, 252, 253}),
                            read_image(file("grey_alpha.png"))));
 
   write_bytes(file("grey16.png"), make_png(2, 1, 16, 0, {{0x12, 0x34, 0xAB, 0xCD}}));
-  EXPECT_TRUE(
-      images_equal(make_image(2, 1, 1, SampleType::u16, {0x1234, 0xABCD}), read_image(file("grey16.png"))));
+  EXPECT_TRUE(images_equal(make_image(2, 1, 1, SampleType::u16, {0x1234, 0xABCD}), read_image(file("grey16.png"))));
 
   write_bytes(file("rgb16.png"), make_png(1, 1, 16, 2, {{0, 1, 2, 3, 0xFF, 0xFE}}));
-  EXPECT_TRUE(
-      images_equal(make_image(1, 1, 3, SampleType::u16, {1, 0x0203, 0xFFFE}), read_image(file("rgb16.png"))));
+  EXPECT_TRUE(images_equal(make_image(1, 1, 3, SampleType::u16, {1, 0x0203, 0xFFFE}), read_image(file("rgb16.png"))));
 
   // 1-bit grey is expanded to 0 and 255.
   write_bytes(file("bits.png"), make_png(10, 1, 1, 0, {{0b10110000, 0b01000000}}));
@@ -534,8 +524,7 @@ TEST_F(ImageIoTest, CorruptJpegHeader) {
   std::size_t i = 2;
   while (i + 1 < sof.size() && !(sof[i] == 0xFF && sof[i + 1] == 0xC0)) ++i;
   ASSERT_LT(i + 9, sof.size());
-  std::fill(sof.begin() + static_cast<std::ptrdiff_t>(i) + 5,
-            sof.begin() + static_cast<std::ptrdiff_t>(i) + 9, 0);
+  std::fill(sof.begin() + static_cast<std::ptrdiff_t>(i) + 5, sof.begin() + static_cast<std::ptrdiff_t>(i) + 9, 0);
   write_bytes(file("sof.jpg"), sof);
   expect_read_error(file("sof.jpg"), "corrupt or unsupported JPEG (libjpeg:");
 
@@ -573,31 +562,28 @@ TEST_F(ImageIoTest, PnmBadHeader) {
 
 TEST_F(ImageIoTest, NpyUnsupportedDtype) {
   for (const std::string descr : {"<f8", "<c8", "|i1", "<i4", "|b1"}) {
-    write_bytes(file("bad.npy"),
-                make_npy(fmt::format("{{'descr': '{}', 'fortran_order': False, 'shape': (1, 1), }}", descr),
-                         Bytes(16, 0)));
+    write_bytes(
+        file("bad.npy"),
+        make_npy(fmt::format("{{'descr': '{}', 'fortran_order': False, 'shape': (1, 1), }}", descr), Bytes(16, 0)));
     expect_read_error(file("bad.npy"), fmt::format("unsupported .npy dtype '{}'", descr));
   }
-  write_bytes(file("fields.npy"),
-              make_npy("{'descr': [('a', '<f4'), ('b', '<i2')], 'fortran_order': False, 'shape': (1, 1), }",
-                       Bytes(16, 0)));
+  write_bytes(
+      file("fields.npy"),
+      make_npy("{'descr': [('a', '<f4'), ('b', '<i2')], 'fortran_order': False, 'shape': (1, 1), }", Bytes(16, 0)));
   expect_read_error(file("fields.npy"), "unsupported .npy dtype");
 }
 
 TEST_F(ImageIoTest, NpyFortranOrder) {
-  write_bytes(file("f.npy"),
-              make_npy("{'descr': '<f4', 'fortran_order': True, 'shape': (2, 2), }", Bytes(16, 0)));
+  write_bytes(file("f.npy"), make_npy("{'descr': '<f4', 'fortran_order': True, 'shape': (2, 2), }", Bytes(16, 0)));
   expect_read_error(file("f.npy"), "Fortran-order");
 }
 
 TEST_F(ImageIoTest, NpyHeaderClaimsMoreDataThanPresent) {
   write_bytes(file("short.npy"),
               make_npy("{'descr': '<i2', 'fortran_order': False, 'shape': (4, 5, 3), }", Bytes(100, 1)));
-  expect_read_error(file("short.npy"),
-                    "truncated .npy (100 bytes of data, expected 120 for shape (4, 5, 3))");
-  write_bytes(
-      file("huge.npy"),
-      make_npy("{'descr': '<f4', 'fortran_order': False, 'shape': (100000, 100000, 3), }", Bytes(4, 1)));
+  expect_read_error(file("short.npy"), "truncated .npy (100 bytes of data, expected 120 for shape (4, 5, 3))");
+  write_bytes(file("huge.npy"),
+              make_npy("{'descr': '<f4', 'fortran_order': False, 'shape': (100000, 100000, 3), }", Bytes(4, 1)));
   expect_read_error(file("huge.npy"), "image too large");
   Bytes cut = make_npy("{'descr': '<f4', 'fortran_order': False, 'shape': (1, 1), }", Bytes(4, 1));
   cut.resize(40);
@@ -609,11 +595,9 @@ TEST_F(ImageIoTest, NpyBadHeader) {
   write_bytes(file("shape.npy"),
               make_npy("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 2, 2, 2), }", Bytes(64, 0)));
   expect_read_error(file("shape.npy"), "unsupported .npy shape (2, 2, 2, 2)");
-  write_bytes(file("vector.npy"),
-              make_npy("{'descr': '<f4', 'fortran_order': False, 'shape': (4,), }", Bytes(16, 0)));
+  write_bytes(file("vector.npy"), make_npy("{'descr': '<f4', 'fortran_order': False, 'shape': (4,), }", Bytes(16, 0)));
   expect_read_error(file("vector.npy"), "unsupported .npy shape (4)");
-  write_bytes(file("junk.npy"),
-              make_npy("{'descr': '<f4', 'fortran_order': maybe, 'shape': (1, 1)}", Bytes(4, 0)));
+  write_bytes(file("junk.npy"), make_npy("{'descr': '<f4', 'fortran_order': maybe, 'shape': (1, 1)}", Bytes(4, 0)));
   expect_read_error(file("junk.npy"), "malformed .npy header");
   write_bytes(file("nokey.npy"), make_npy("{'descr': '<f4', 'shape': (1, 1)}", Bytes(4, 0)));
   expect_read_error(file("nokey.npy"), "malformed .npy header");
@@ -636,12 +620,9 @@ TEST_F(ImageIoTest, WritingUnsupportedCombinationsLeavesNothing) {
       {random_image(4, 4, 3, SampleType::i16, seed), "i.png", "PNG cannot hold a 3-channel int16 image"},
       {random_image(4, 4, 5, SampleType::u8, seed), "five.png", "PNG cannot hold a 5-channel uint8 image"},
       {random_image(4, 4, 4, SampleType::u8, seed), "rgba.jpg", "JPEG cannot hold a 4-channel uint8 image"},
-      {random_image(4, 4, 1, SampleType::u16, seed), "wide.jpeg",
-       "JPEG cannot hold a 1-channel uint16 image"},
-      {random_image(4, 4, 4, SampleType::u8, seed), "rgba.ppm",
-       "PGM/PPM cannot hold a 4-channel uint8 image"},
-      {random_image(4, 4, 1, SampleType::f32, seed), "f.pgm",
-       "PGM/PPM cannot hold a 1-channel float32 image"},
+      {random_image(4, 4, 1, SampleType::u16, seed), "wide.jpeg", "JPEG cannot hold a 1-channel uint16 image"},
+      {random_image(4, 4, 4, SampleType::u8, seed), "rgba.ppm", "PGM/PPM cannot hold a 4-channel uint8 image"},
+      {random_image(4, 4, 1, SampleType::f32, seed), "f.pgm", "PGM/PPM cannot hold a 1-channel float32 image"},
       {random_image(4, 4, 3, SampleType::u8, seed), "x.bmp", "unknown image file extension '.bmp'"},
       {random_image(4, 4, 3, SampleType::u8, seed), "noext", "no file extension"},
       {Image(), "empty.npy", "cannot write an empty image"},
@@ -681,9 +662,8 @@ TEST_F(ImageIoTest, FailedWriteLeavesExistingFileUntouched) {
   // Replacing a folder fails at the rename: the temporary file must be gone too.
   fs::create_directory(file("folder.npy"));
   fs::create_directory(file("folder.npy") / "inside");
-  expect_io_error(
-      [&] { write_image(random_image(4, 4, 1, SampleType::f32, fresh_seed()), file("folder.npy")); },
-      file("folder.npy"), "cannot replace");
+  expect_io_error([&] { write_image(random_image(4, 4, 1, SampleType::f32, fresh_seed()), file("folder.npy")); },
+                  file("folder.npy"), "cannot replace");
   EXPECT_EQ(listing(), (std::vector<std::string>{"folder.npy", "out.png"}));
 }
 

@@ -30,8 +30,8 @@ JpegErrors* errors_of(j_common_ptr cinfo) {
   cinfo->err->format_message(cinfo, errors->message);
   // Message codes are numbered differently across libjpeg-turbo builds (Debian 12 vs Ubuntu 24.04),
   // so the text decides too.
-  errors->truncated = cinfo->err->msg_code == JWRN_JPEG_EOF ||
-                      std::strstr(errors->message, "Premature end of JPEG file") != nullptr;
+  errors->truncated =
+      cinfo->err->msg_code == JWRN_JPEG_EOF || std::strstr(errors->message, "Premature end of JPEG file") != nullptr;
   std::longjmp(errors->jump, 1);
 }
 
@@ -96,8 +96,7 @@ bool read_pixels(j_decompress_ptr cinfo, Image* image) {
   JpegErrors* errors = errors_of(reinterpret_cast<j_common_ptr>(cinfo));
   if (setjmp(errors->jump)) return false;
   jpeg_start_decompress(cinfo);
-  if (cinfo->output_width != static_cast<JDIMENSION>(image->width) ||
-      cinfo->output_components != image->channels) {
+  if (cinfo->output_width != static_cast<JDIMENSION>(image->width) || cinfo->output_components != image->channels) {
     std::snprintf(errors->message, sizeof errors->message, "unexpected output layout");
     return false;
   }

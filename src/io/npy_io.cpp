@@ -98,8 +98,7 @@ class HeaderParser {
   // The text of a value up to the ',' or '}' that ends it.
   std::string raw_value() {
     std::size_t end = 0;
-    for (int depth = 0; end < rest_.size() && (depth > 0 || (rest_[end] != ',' && rest_[end] != '}'));
-         ++end) {
+    for (int depth = 0; end < rest_.size() && (depth > 0 || (rest_[end] != ',' && rest_[end] != '}')); ++end) {
       if (rest_[end] == '[' || rest_[end] == '(') ++depth;
       if (rest_[end] == ']' || rest_[end] == ')') --depth;
     }
@@ -160,12 +159,10 @@ Image decode_npy(ByteView file, const std::filesystem::path& path) {
   if (!header) fail(path, "malformed .npy header");
   const std::optional<DType> dtype = parse_descr(*header->descr);
   if (!dtype) {
-    fail(path,
-         fmt::format("unsupported .npy dtype '{}' (need uint8, int16, uint16 or float32)", *header->descr));
+    fail(path, fmt::format("unsupported .npy dtype '{}' (need uint8, int16, uint16 or float32)", *header->descr));
   }
   if (*header->fortran_order) {
-    fail(path,
-         "Fortran-order .npy arrays are not supported (save a C-order array, e.g. np.ascontiguousarray)");
+    fail(path, "Fortran-order .npy arrays are not supported (save a C-order array, e.g. np.ascontiguousarray)");
   }
   const std::vector<std::uint64_t>& shape = *header->shape;
   if (shape.size() != 2 && shape.size() != 3) {
@@ -177,11 +174,10 @@ Image decode_npy(ByteView file, const std::filesystem::path& path) {
   const std::size_t data_start = header_start + header_size;
   const std::size_t expected = shape[0] * shape[1] * channels * sample_size(dtype->type);
   if (file.size() - data_start < expected) {
-    fail(path, fmt::format("truncated .npy ({} bytes of data, expected {} for shape {})",
-                           file.size() - data_start, expected, shape_text(shape)));
+    fail(path, fmt::format("truncated .npy ({} bytes of data, expected {} for shape {})", file.size() - data_start,
+                           expected, shape_text(shape)));
   }
-  Image image(static_cast<int>(shape[1]), static_cast<int>(shape[0]), static_cast<int>(channels),
-              dtype->type);
+  Image image(static_cast<int>(shape[1]), static_cast<int>(shape[0]), static_cast<int>(channels), dtype->type);
   std::memcpy(image.data.data(), file.data() + data_start, expected);
   if (dtype->big_endian != (std::endian::native == std::endian::big)) {
     swap_bytes(image.data.data(), expected, sample_size(dtype->type));
@@ -207,8 +203,8 @@ Bytes encode_npy(const Image& image, const std::filesystem::path& /*path: every 
   header += '\n';
 
   const std::size_t length = header.size();
-  header.insert(0, {'\x93', 'N', 'U', 'M', 'P', 'Y', 1, 0, static_cast<char>(length & 0xFF),
-                    static_cast<char>(length >> 8)});
+  header.insert(
+      0, {'\x93', 'N', 'U', 'M', 'P', 'Y', 1, 0, static_cast<char>(length & 0xFF), static_cast<char>(length >> 8)});
   Bytes out;
   out.reserve(header.size() + image.byte_size());
   out.assign(header.begin(), header.end());

@@ -84,8 +84,8 @@ bool write_png(png_structp png, png_infop info, const Image* image, Bytes* out) 
                                         PNG_COLOR_TYPE_RGB_ALPHA};
   const int depth = image->type == SampleType::u16 ? 16 : 8;
   png_set_write_fn(png, out, write_to_vector, flush_nothing);
-  png_set_IHDR(png, info, image->width, image->height, depth, kColorTypes[image->channels - 1],
-               PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+  png_set_IHDR(png, info, image->width, image->height, depth, kColorTypes[image->channels - 1], PNG_INTERLACE_NONE,
+               PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
   png_write_info(png, info);
   if (depth == 16 && std::endian::native == std::endian::little) png_set_swap(png);
   for (int y = 0; y < image->height; ++y) png_write_row(png, image->row(y));
@@ -115,8 +115,7 @@ Image decode_png(ByteView file, const std::filesystem::path& path) {
   check_dimensions(path, width, height, channels);
   // Deflate expands at most 1032:1, so a short file cannot hold a huge image: say so before allocating.
   if (ctx.raw_bytes > 1032.0 * static_cast<double>(file.size()) + 4096) {
-    fail(path,
-         fmt::format("truncated PNG ({} bytes cannot hold a {} x {} image)", file.size(), width, height));
+    fail(path, fmt::format("truncated PNG ({} bytes cannot hold a {} x {} image)", file.size(), width, height));
   }
   Image image(static_cast<int>(width), static_cast<int>(height), channels,
               png_get_bit_depth(d.png, d.info) == 16 ? SampleType::u16 : SampleType::u8);
@@ -129,9 +128,8 @@ Image decode_png(ByteView file, const std::filesystem::path& path) {
 
 Bytes encode_png(const Image& image, const std::filesystem::path& path) {
   if ((image.type != SampleType::u8 && image.type != SampleType::u16) || image.channels > 4) {
-    fail(path,
-         fmt::format("PNG cannot hold a {}-channel {} image (needs uint8 or uint16 with 1 to 4 channels)",
-                     image.channels, sample_type_name(image.type)));
+    fail(path, fmt::format("PNG cannot hold a {}-channel {} image (needs uint8 or uint16 with 1 to 4 channels)",
+                           image.channels, sample_type_name(image.type)));
   }
   PngContext ctx;
   struct Encoder {
@@ -143,8 +141,7 @@ Bytes encode_png(const Image& image, const std::filesystem::path& path) {
     fail(path, "cannot encode PNG: out of memory");
   }
   Bytes out;
-  if (!write_png(e.png, e.info, &image, &out))
-    fail(path, fmt::format("cannot encode PNG (libpng: {})", ctx.message));
+  if (!write_png(e.png, e.info, &image, &out)) fail(path, fmt::format("cannot encode PNG (libpng: {})", ctx.message));
   return out;
 }
 

@@ -74,10 +74,9 @@ const char* cl_error_name(cl_int code) {
 }
 
 ClError::ClError(cl_int code, std::string call, std::string build_log)
-    : std::runtime_error(build_log.empty()
-                             ? fmt::format("{} failed: {} ({})", call, cl_error_name(code), code)
-                             : fmt::format("{} failed: {} ({}); build log:\n{}", call, cl_error_name(code),
-                                           code, build_log)),
+    : std::runtime_error(build_log.empty() ? fmt::format("{} failed: {} ({})", call, cl_error_name(code), code)
+                                           : fmt::format("{} failed: {} ({}); build log:\n{}", call,
+                                                         cl_error_name(code), code, build_log)),
       code_(code),
       call_(std::move(call)),
       build_log_(std::move(build_log)) {}

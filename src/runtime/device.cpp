@@ -57,7 +57,8 @@ DeviceInfo describe(const cl::Platform& p, const cl::Device& d, int pi, int di) 
 }
 
 bool is_index_selector(std::string_view sel) {
-  return !sel.empty() && std::all_of(sel.begin(), sel.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)) || c == ':'; });
+  return !sel.empty() && std::all_of(sel.begin(), sel.end(),
+                                     [](char c) { return std::isdigit(static_cast<unsigned char>(c)) || c == ':'; });
 }
 
 int parse_int(std::string_view s, std::string_view whole) {
@@ -105,7 +106,9 @@ std::string DeviceInfo::type_name() const {
   return "other";
 }
 
-std::string DeviceInfo::index_name() const { return fmt::format("{}:{}", platform_index, device_index); }
+std::string DeviceInfo::index_name() const {
+  return fmt::format("{}:{}", platform_index, device_index);
+}
 
 std::vector<DeviceHandle> list_devices() {
   std::vector<cl::Platform> platforms;
@@ -142,7 +145,8 @@ DeviceHandle select_device(std::string_view selector) {
     if (colon == std::string::npos) {
       const int i = parse_int(sel, sel);
       if (i < 0 || i >= int(all.size()))
-        throw std::invalid_argument(fmt::format("no device with index {}; devices: {}", i, device_list_for_message(all)));
+        throw std::invalid_argument(
+            fmt::format("no device with index {}; devices: {}", i, device_list_for_message(all)));
       return all[std::size_t(i)];
     }
     const int pi = parse_int(std::string_view(sel).substr(0, colon), sel);

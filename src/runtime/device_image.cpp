@@ -1,18 +1,20 @@
+#include "clfilters/device_image.hpp"
+
 #include <fmt/format.h>
 
 #include <limits>
 #include <stdexcept>
 
-#include "clfilters/device_image.hpp"
 #include "runtime/launch.hpp"
 
 namespace clf {
 
 DeviceImage DeviceImage::allocate(Context& ctx, int width, int height, int channels) {
   if (width < 1 || height < 1 || (channels != 1 && channels != 4))
-    throw std::invalid_argument(fmt::format("device images are u8 with 1 or 4 channels and a size of at least "
-                                            "1x1 (got {}x{}x{})",
-                                            width, height, channels));
+    throw std::invalid_argument(
+        fmt::format("device images are u8 with 1 or 4 channels and a size of at least "
+                    "1x1 (got {}x{}x{})",
+                    width, height, channels));
   DeviceImage img;
   img.width = width;
   img.height = height;
@@ -50,7 +52,9 @@ void wait_for(Context& ctx, const std::vector<cl::Event>& events, WaitMode mode)
   if (status < 0) throw ClError(status, "a command of the call failed");
 }
 
-ProfilingOff::ProfilingOff(Context& ctx) : ctx_(ctx) { ctx_.set_profiling(false); }
+ProfilingOff::ProfilingOff(Context& ctx) : ctx_(ctx) {
+  ctx_.set_profiling(false);
+}
 
 ProfilingOff::~ProfilingOff() {
   try {

@@ -17,18 +17,20 @@ std::string_view embedded_kernel_source(std::string_view file) {
 
 std::string full_kernel_source(std::string_view kernel_file) {
   constexpr std::string_view kSharedHeader = "border.cl";
-  return fmt::format("#line 1 \"{}\"\n{}\n#line 1 \"{}\"\n{}\n", kSharedHeader,
-                     embedded_kernel_source(kSharedHeader), kernel_file, embedded_kernel_source(kernel_file));
+  return fmt::format("#line 1 \"{}\"\n{}\n#line 1 \"{}\"\n{}\n", kSharedHeader, embedded_kernel_source(kSharedHeader),
+                     kernel_file, embedded_kernel_source(kernel_file));
 }
 
 namespace {
 
 // Punctuators of more than one character, longest first: the compiler splits "a+++b" as a ++ + b.
-constexpr std::string_view kLongPunctuators[] = {"...", "<<=", ">>=", "->", "++", "--", "<<", ">>", "<=", ">=", "==",
-                                                 "!=",  "&&",  "||",  "*=", "/=", "%=", "+=", "-=", "&=", "^=", "|=",
-                                                 "##"};
+constexpr std::string_view kLongPunctuators[] = {"...", "<<=", ">>=", "->", "++", "--", "<<", ">>",
+                                                 "<=",  ">=",  "==",  "!=", "&&", "||", "*=", "/=",
+                                                 "%=",  "+=",  "-=",  "&=", "^=", "|=", "##"};
 
-bool is_word_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+bool is_word_char(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+}
 
 // The length of the token that starts at source[i] (not whitespace, not a comment).
 std::size_t token_length(std::string_view source, std::size_t i) {
@@ -83,9 +85,9 @@ std::string kernel_code(std::string_view text) {
   std::string code;
   code.reserve(source.size());
   bool line_start = true, in_directive = false;
-  int directive_tokens = 0;        // tokens so far on the current preprocessor line
-  bool define_line = false;        // the current preprocessor line is a #define
-  bool space_before = true;        // whitespace (or a comment) precedes the next token
+  int directive_tokens = 0;  // tokens so far on the current preprocessor line
+  bool define_line = false;  // the current preprocessor line is a #define
+  bool space_before = true;  // whitespace (or a comment) precedes the next token
   std::size_t i = 0;
   while (i < source.size()) {
     const char c = source[i];

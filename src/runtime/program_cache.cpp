@@ -106,9 +106,8 @@ cl::Program& Context::program_from_source(std::string_view kernel_file, const st
   if (auto it = cached_->programs.find(key); it != cached_->programs.end()) return it->second;
   const auto& info = device_.info;
   // Keyed by device, driver, source and options, so a driver update or an edited kernel rebuilds.
-  const std::uint64_t disk_key =
-      fnv1a64(fmt::format("{}\n{}\n{}\n{}\n{:016x}\n{}", info.platform_name, info.name, info.driver_version,
-                          info.device_version, text_hash, options));
+  const std::uint64_t disk_key = fnv1a64(fmt::format("{}\n{}\n{}\n{}\n{:016x}\n{}", info.platform_name, info.name,
+                                                     info.driver_version, info.device_version, text_hash, options));
   const fs::path disk_path = fs::path(cache_directory()) / "programs" / fmt::format("{:016x}.bin", disk_key);
   const std::vector<cl::Device> devices{device_.device};
   cl_int err = CL_SUCCESS;
@@ -131,7 +130,8 @@ cl::Program& Context::program_from_source(std::string_view kernel_file, const st
   check_cl(err, "clCreateProgramWithSource");
   err = program.build(devices, options.c_str());
   if (err != CL_SUCCESS)
-    throw ClError(err, fmt::format("clBuildProgram({}, \"{}\")", kernel_file, options), build_log(program, device_.device));
+    throw ClError(err, fmt::format("clBuildProgram({}, \"{}\")", kernel_file, options),
+                  build_log(program, device_.device));
 
   if (disk_cache_enabled()) {
     std::vector<std::vector<unsigned char>> binaries;
@@ -142,9 +142,9 @@ cl::Program& Context::program_from_source(std::string_view kernel_file, const st
         write_file_atomically(disk_path, binaries[0].data(), binaries[0].size());
         // What the binary was built from, for a person (or bench/sass.py) reading the cache: NVIDIA's
         // binaries are the driver's PTX.
-        const std::string about = fmt::format("{} {}\n{} ({}, driver {})\n{}", kernel_file, options, info.name,
-                                              info.platform_name, info.driver_version,
-                                              build_log(program, device_.device));
+        const std::string about =
+            fmt::format("{} {}\n{} ({}, driver {})\n{}", kernel_file, options, info.name, info.platform_name,
+                        info.driver_version, build_log(program, device_.device));
         write_file_atomically(fs::path(disk_path).replace_extension(".txt"), about.data(), about.size());
       } catch (const std::exception&) {
         // A read-only cache directory only costs a rebuild next time.
@@ -160,8 +160,7 @@ cl::Kernel& Context::kernel(std::string_view kernel_file, const std::string& opt
   const std::string key = fmt::format("{}\n{}\n{}", kernel_file, all_options, name);
   if (auto it = cached_->kernels.find(key); it != cached_->kernels.end()) return it->second;
   cl_int err = CL_SUCCESS;
-  cl::Kernel k(program_from_source(kernel_file, full_kernel_source(kernel_file), all_options), name.c_str(),
-               &err);
+  cl::Kernel k(program_from_source(kernel_file, full_kernel_source(kernel_file), all_options), name.c_str(), &err);
   check_cl(err, fmt::format("clCreateKernel({})", name).c_str());
   return cached_->kernels.emplace(key, std::move(k)).first->second;
 }

@@ -208,10 +208,10 @@ TEST(KernelCode, IgnoresCommentsAndLayout) {
 TEST(KernelCode, KeepsWhatTheCompilerSees) {
   const std::string base = "#define N 4\nkernel void k(global int* p) { p[0] = N; }";
   for (const std::string changed : {
-           "#define N 5\nkernel void k(global int* p) { p[0] = N; }",     // a token
-           "#define N 4 kernel void k(global int* p) { p[0] = N; }",      // the directive's end
+           "#define N 5\nkernel void k(global int* p) { p[0] = N; }",    // a token
+           "#define N 4 kernel void k(global int* p) { p[0] = N; }",     // the directive's end
            "#define N 4\\\nkernel void k(global int* p) { p[0] = N; }",  // a spliced line joins the directive
-           "#define N 4\nkernel void k(global int* p) { p[0] = N_; }",    // a longer identifier
+           "#define N 4\nkernel void k(global int* p) { p[0] = N_; }",   // a longer identifier
        }) {
     SCOPED_TRACE(changed);
     EXPECT_NE(kernel_code(base), kernel_code(changed));

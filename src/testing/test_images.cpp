@@ -1,12 +1,12 @@
 #include "testing/test_images.hpp"
 
-#include "common/image_compare.hpp"
-
 #include <fmt/format.h>
 
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+
+#include "common/image_compare.hpp"
 
 namespace clf::testing {
 
@@ -43,7 +43,9 @@ Image random_image(int width, int height, int channels, SampleType type, std::ui
   return img;
 }
 
-void poison(Image& image, std::uint8_t value) { std::memset(image.data.data(), value, image.data.size()); }
+void poison(Image& image, std::uint8_t value) {
+  std::memset(image.data.data(), value, image.data.size());
+}
 
 ::testing::AssertionResult images_equal(const Image& expected, const Image& actual, double tolerance) {
   if (auto diff = compare_images(expected, actual, tolerance)) return ::testing::AssertionFailure() << *diff;

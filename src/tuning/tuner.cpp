@@ -1,7 +1,5 @@
 #include "tuning/tuner.hpp"
 
-#include "clfilters/device_image.hpp"
-
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -12,12 +10,16 @@
 #include <random>
 #include <set>
 
+#include "clfilters/device_image.hpp"
+
 namespace clf {
 namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+double seconds_since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -198,8 +200,9 @@ std::vector<TuneReport> tune(Context& ctx, const std::vector<const FilterSpec*>&
         runnable.begin(), runnable.end(), [&](const CandidateResult* c) { return c->config == defaults[c->variant]; });
     std::map<std::string, std::size_t> order;  // a variant's position in its spec
     for (const auto& v : unit.spec->variants()) order.emplace(v.name, order.size());
-    std::sort(runnable.begin(), first_tunables,
-              [&](const CandidateResult* a, const CandidateResult* b) { return order[a->variant] > order[b->variant]; });
+    std::sort(runnable.begin(), first_tunables, [&](const CandidateResult* a, const CandidateResult* b) {
+      return order[a->variant] > order[b->variant];
+    });
     // Then the known winners (known_winners): a new device's search starts from what is fast on its
     // relatives, and a re-tune measures the previous winner again, however small the budget. After them
     // the winners of earlier versions of the kernel: an edit seldom moves the best shape far, and without
@@ -250,8 +253,9 @@ std::vector<TuneReport> tune(Context& ctx, const std::vector<const FilterSpec*>&
         report.exhaustive = false;
         break;
       }
-      if (progress) progress({fmt::format("{} {}", unit.spec->name(), unit.param_class), i, runnable.size(),
-                              std::max(0.0, options.budget_seconds - seconds_since(start))});
+      if (progress)
+        progress({fmt::format("{} {}", unit.spec->name(), unit.param_class), i, runnable.size(),
+                  std::max(0.0, options.budget_seconds - seconds_since(start))});
       run_candidate(*check, *instance, c, options, best_ms);
       if (c.kernel_ms && (!best_ms || *c.kernel_ms < *best_ms)) best_ms = c.kernel_ms;
     }

@@ -19,7 +19,7 @@ struct TuneOptions {
   int height = 1080;
   double budget_seconds = 90;  // for the whole run, shared evenly by the (filter, class) units
   int warmup = 2;
-  int timed_runs = 5;          // the time of a candidate is the median of these
+  int timed_runs = 5;                 // the time of a candidate is the median of these
   std::size_t exhaustive_limit = 64;  // search every candidate when there are at most this many
   std::vector<ParamMap> cases;        // empty: the first bench case of each parameter class of each filter
   // At sizes up to call_tie_pixels the fastest kernels within call_tie of the best (at most call_ranked of them) are
@@ -63,9 +63,10 @@ void order_untried(std::vector<CandidateResult*>& candidates, std::size_t from, 
                    const std::function<std::string(const CandidateResult&)>& build_key);
 
 // The tuner's order for storing, from `timed` sorted by kernel time: at sizes up to options.call_tie_pixels the first
-// candidates (at most call_ranked) whose kernels are within call_tie of the fastest are timed by `time_calls`, which sets
-// their call_ms, and reordered by it (stably; one with no call time last among them). On the H200 two 1080p box blur
-// shapes whose kernels tied at 0.0135 ms took 23.1-27.0 and 27.7-30.2 us a call (bench/NOTES.md, box blur step 49).
+// candidates (at most call_ranked) whose kernels are within call_tie of the fastest are timed by `time_calls`, which
+// sets their call_ms, and reordered by it (stably; one with no call time last among them). On the H200 two 1080p box
+// blur shapes whose kernels tied at 0.0135 ms took 23.1-27.0 and 27.7-30.2 us a call (bench/NOTES.md, box blur step
+// 49).
 void rank_near_ties_by_call(std::vector<CandidateResult*>& timed, const TuneOptions& options,
                             const std::function<void(const std::vector<CandidateResult*>&)>& time_calls);
 

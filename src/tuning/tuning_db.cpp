@@ -83,9 +83,9 @@ TuningDb TuningDb::load(const std::string& path) {
     if (version != kFormatVersion && version != 1) throw std::runtime_error("old or unknown format version");
     const auto new_keys = version == 1 ? keys_from_version_1() : std::map<std::string, std::string>{};
     for (const auto& e : j.at("entries")) {
-      TuningEntry t{e.at("vendor"), e.at("device"), e.at("driver"), e.at("filter"), e.at("param_class"),
-                    e.at("source_hash"), e.at("size_class"), choice_from_json(e.at("best")), std::nullopt,
-                    e.value("tuned_at", "")};
+      TuningEntry t{e.at("vendor"),      e.at("device"),         e.at("driver"),     e.at("filter"),
+                    e.at("param_class"), e.at("source_hash"),    e.at("size_class"), choice_from_json(e.at("best")),
+                    std::nullopt,        e.value("tuned_at", "")};
       if (e.contains("runner_up") && !e.at("runner_up").is_null()) t.runner_up = choice_from_json(e.at("runner_up"));
       if (auto key = new_keys.find(t.source_hash); key != new_keys.end()) t.source_hash = key->second;
       db.entries_.push_back(std::move(t));
@@ -120,7 +120,9 @@ void TuningDb::save() const {
   write_file_atomically(path_, text.data(), text.size());
 }
 
-void TuningDb::reset() { entries_.clear(); }
+void TuningDb::reset() {
+  entries_.clear();
+}
 
 void TuningDb::put(const TuningEntry& entry) {
   for (auto& e : entries_)
@@ -132,9 +134,8 @@ void TuningDb::put(const TuningEntry& entry) {
 }
 
 std::vector<const TuningEntry*> TuningDb::ranked(const DeviceInfo& device, const std::string& filter,
-                                                 const std::string& param_class,
-                                                 const std::string& source_hash, const std::string& size,
-                                                 bool other_sources) const {
+                                                 const std::string& param_class, const std::string& source_hash,
+                                                 const std::string& size, bool other_sources) const {
   const int want = size_class_rank(size);
   std::vector<std::pair<int, const TuningEntry*>> scored;
   for (const auto& e : entries_) {
@@ -143,11 +144,9 @@ std::vector<const TuningEntry*> TuningDb::ranked(const DeviceInfo& device, const
     const int kin = e.device == device.name && e.driver == device.driver_version ? 0
                     : e.vendor == device.vendor                                  ? 1
                                                                                  : 2;
-    scored.emplace_back(
-        (this_source ? 0 : 10000) + kin * 1000 + std::abs(size_class_rank(e.size_class) - want), &e);
+    scored.emplace_back((this_source ? 0 : 10000) + kin * 1000 + std::abs(size_class_rank(e.size_class) - want), &e);
   }
-  std::stable_sort(scored.begin(), scored.end(),
-                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::stable_sort(scored.begin(), scored.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   std::vector<const TuningEntry*> out;
   for (const auto& [score, e] : scored) out.push_back(e);
   return out;

@@ -27,8 +27,16 @@ DeviceInfo device(const std::string& vendor, const std::string& name) {
 }
 
 TuningEntry entry(const DeviceInfo& d, const std::string& size, const std::string& variant, double ms) {
-  return {d.vendor, d.name, d.driver_version, "box-blur", "c4 d<=11", "abc", size, {variant, {{"local_x", 16}}, ms},
-          std::nullopt, "2026-11-22"};
+  return {d.vendor,
+          d.name,
+          d.driver_version,
+          "box-blur",
+          "c4 d<=11",
+          "abc",
+          size,
+          {variant, {{"local_x", 16}}, ms},
+          std::nullopt,
+          "2026-11-22"};
 }
 
 // Tunes sobel's class of `params` at 40x24 with a budget that lets only the must-try candidates run, and checks that
@@ -93,15 +101,15 @@ TEST_F(TuningDbTest, LookupFallsBackFromExactToNearestSizeToVendor) {
     auto c = db.lookup(d, "box-blur", "c4 d<=11", "abc", size);
     return c ? c->variant : std::string("none");
   };
-  EXPECT_EQ(hit(h200, "<=4MP"), "block4x4");           // exact
-  EXPECT_EQ(hit(h200, "<=16MP"), "block4x4");          // nearest size class of this device (tie: first)
-  EXPECT_EQ(hit(h200, ">16MP"), "separable_sliding");  // exact
-  EXPECT_EQ(hit(h100, "<=0.3MP"), "naive");            // this device's nearest
+  EXPECT_EQ(hit(h200, "<=4MP"), "block4x4");                      // exact
+  EXPECT_EQ(hit(h200, "<=16MP"), "block4x4");                     // nearest size class of this device (tie: first)
+  EXPECT_EQ(hit(h200, ">16MP"), "separable_sliding");             // exact
+  EXPECT_EQ(hit(h100, "<=0.3MP"), "naive");                       // this device's nearest
   EXPECT_EQ(hit(device("NVIDIA", "A100"), "<=4MP"), "block4x4");  // vendor default, nearest size
-  EXPECT_EQ(hit(amd, "<=4MP"), "none");                // nothing for this vendor: built-in rule
+  EXPECT_EQ(hit(amd, "<=4MP"), "none");                           // nothing for this vendor: built-in rule
   EXPECT_FALSE(db.lookup(h200, "box-blur", "c4 d<=11", "other-source", "<=4MP"));  // kernel changed
   EXPECT_FALSE(db.lookup(h200, "box-blur", "c1 d<=3", "abc", "<=4MP"));            // other parameter class
-  db.put(entry(h200, "<=4MP", "two_pass", 0.5));  // same key: replaced
+  db.put(entry(h200, "<=4MP", "two_pass", 0.5));                                   // same key: replaced
   EXPECT_EQ(hit(h200, "<=4MP"), "two_pass");
   EXPECT_EQ(db.entries().size(), 3u);
 }
@@ -117,7 +125,8 @@ TEST_F(TuningDbTest, SavesAtomicallyAndReloads) {
   ASSERT_EQ(again.entries().size(), 1u);
   EXPECT_EQ(again.entries()[0].best.config.at("local_x"), 16);
   EXPECT_DOUBLE_EQ(again.entries()[0].runner_up->kernel_ms, 9.5);
-  for (const auto& f : fs::directory_iterator(dir_ / "sub")) EXPECT_EQ(f.path().filename(), "db.json");  // no temp files
+  for (const auto& f : fs::directory_iterator(dir_ / "sub"))
+    EXPECT_EQ(f.path().filename(), "db.json");  // no temp files
 }
 
 TEST_F(TuningDbTest, CorruptOrOldFilesAreRebuiltNotFatal) {
@@ -155,8 +164,8 @@ TEST_F(TuningDbTest, Version1EntriesOfAnUnchangedKernelKeepTheirTuning) {
     e.replace(e.find("magnitude"), 9, param_class);
     return e;
   };
-  std::ofstream(path) << R"({"format_version": 1, "entries": [)" << with_key(whole_text_key, "magnitude")
-                      << ", " << with_key("0123456789abcdef", "l1") << "]}";
+  std::ofstream(path) << R"({"format_version": 1, "entries": [)" << with_key(whole_text_key, "magnitude") << ", "
+                      << with_key("0123456789abcdef", "l1") << "]}";
   TuningDb db = TuningDb::load(path);
   ASSERT_EQ(db.entries().size(), 2u);
   EXPECT_EQ(db.entries()[0].source_hash, code_key);
@@ -281,8 +290,8 @@ TEST_F(TuningDbTest, TunerTriesKnownWinnersBeforeTheBudgetStopsIt) {
                  : source == 1 ? "an earlier kernel source"
                                : "an earlier kernel source without " + added_since);
     TuningDb db = TuningDb::load((dir_ / fmt::format("known-{}.json", source)).string());
-    db.put({here.vendor, here.name + " (a relative)", here.driver_version, "sobel",
-            sobel->param_class(params), entry_hash, ">16MP", stored, std::nullopt, "2026-11-24"});
+    db.put({here.vendor, here.name + " (a relative)", here.driver_version, "sobel", sobel->param_class(params),
+            entry_hash, ">16MP", stored, std::nullopt, "2026-11-24"});
     EXPECT_TRUE(timed(tune_must_try_only(ctx, sobel, params, db), known->variant, known->config));
   }
 }
@@ -376,8 +385,8 @@ TEST_F(TuningDbTest, OtherKernelSourcesRankLastAndOnlyWhenAsked) {
   const TunedChoice old_best{"strip", {{"rows", 8}}, 0.5}, new_best{"row_tile", {{"rows", 4}}, 0.7};
   db.put({here.vendor, here.name, here.driver_version, "sobel", "c", "old", ">16MP", old_best, std::nullopt,
           "2026-11-23"});
-  db.put({here.vendor, here.name + " (a relative)", here.driver_version, "sobel", "c", "new", "<=4MP",
-          new_best, std::nullopt, "2026-11-24"});
+  db.put({here.vendor, here.name + " (a relative)", here.driver_version, "sobel", "c", "new", "<=4MP", new_best,
+          std::nullopt, "2026-11-24"});
   const auto same = db.ranked(here, "sobel", "c", "new", ">16MP");
   ASSERT_EQ(same.size(), 1u);
   EXPECT_EQ(same[0]->best.variant, "row_tile");

@@ -3,8 +3,8 @@
 #include <unistd.h>
 
 #include "bench/bench.hpp"
-#include "cli_common.hpp"
 #include "clfilters/image_io.hpp"
+#include "cli_common.hpp"
 
 namespace clf::cli {
 namespace {
@@ -42,10 +42,15 @@ class BenchCommand : public Command {
     auto* cmd = app.add_subcommand("bench", "time every variant of the filters (warm-up, then timed runs)");
     cmd->add_option("FILTER", filters_, "filters to run (default: all)");
     cmd->add_option("--sizes", sizes_, "comma-separated WxH list")->capture_default_str();
-    cmd->add_option("--variants", variants_, "all | auto | comma-separated variant names, each optionally with tunables: unrolled[block_x=2,rows=4]")->capture_default_str();
+    cmd->add_option(
+           "--variants", variants_,
+           "all | auto | comma-separated variant names, each optionally with tunables: unrolled[block_x=2,rows=4]")
+        ->capture_default_str();
     cmd->add_option("--params", params_, "one parameter set for every filter given, e.g. diameter=31,channels=1");
     cmd->add_option("--warmup", options_.warmup, "warm-up runs")->capture_default_str()->check(CLI::NonNegativeNumber);
-    cmd->add_option("--runs", options_.runs, "timed runs (kernel time)")->capture_default_str()->check(CLI::PositiveNumber);
+    cmd->add_option("--runs", options_.runs, "timed runs (kernel time)")
+        ->capture_default_str()
+        ->check(CLI::PositiveNumber);
     cmd->add_option("--total-runs", options_.total_runs, "timed host-to-host runs (total time)")
         ->capture_default_str()
         ->check(CLI::PositiveNumber);
@@ -88,8 +93,9 @@ class BenchCommand : public Command {
     });
     if (tty) fmt::print(stderr, "\r\033[K");
     report.command = invocation();
-    const std::string formatted = format_ == "json" ? format_json(report) : format_ == "csv" ? format_csv(report)
-                                                                                            : format_table(report);
+    const std::string formatted = format_ == "json"  ? format_json(report)
+                                  : format_ == "csv" ? format_csv(report)
+                                                     : format_table(report);
     if (!out_.empty()) {
       write_file_atomically(out_, formatted.data(), formatted.size());
       fmt::print("{}", format_table(report));
@@ -104,7 +110,6 @@ class BenchCommand : public Command {
       if (row.status.starts_with("WRONG")) return kRuntimeError;  // a wrong result is never just a number
     return 0;
   }
-
 
  private:
   BenchOptions options_;

@@ -15,7 +15,9 @@ std::string human_bytes(std::uint64_t b) {
 
 class DevicesCommand : public Command {
  public:
-  CLI::App* add_to(CLI::App& app) override { return app.add_subcommand("devices", "list every OpenCL platform and device"); }
+  CLI::App* add_to(CLI::App& app) override {
+    return app.add_subcommand("devices", "list every OpenCL platform and device");
+  }
 
   int run() override {
     std::string platform;
@@ -33,7 +35,8 @@ class DevicesCommand : public Command {
                  human_bytes(i.local_mem_bytes), i.max_work_group_size);
       fmt::print("      images {}{}, fp16 {}, subgroups {}\n", i.image_support ? "yes" : "no",
                  i.image_support ? fmt::format(" (max 2D {}x{})", i.image2d_max_width, i.image2d_max_height) : "",
-                 i.has_fp16() ? "yes" : "no", subgroups.empty() ? "none" : fmt::format("{}", fmt::join(subgroups, " ")));
+                 i.has_fp16() ? "yes" : "no",
+                 subgroups.empty() ? "none" : fmt::format("{}", fmt::join(subgroups, " ")));
     }
     const auto chosen = select_device();
     fmt::print("Default device: [{}] {}\n", chosen.info.index_name(), chosen.info.name);

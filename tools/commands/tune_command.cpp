@@ -15,7 +15,8 @@ std::string choice_text(const TunedChoice& c) {
 class TuneCommand : public Command {
  public:
   CLI::App* add_to(CLI::App& app) override {
-    auto* cmd = app.add_subcommand("tune", "find and remember the fastest correct variant of each filter on this device");
+    auto* cmd =
+        app.add_subcommand("tune", "find and remember the fastest correct variant of each filter on this device");
     cmd->add_option("FILTER", filters_, "filters to tune (default: all)");
     cmd->add_option("--size", size_, "image size to tune at (its size class is stored)")->capture_default_str();
     cmd->add_option("--budget", options_.budget_seconds, "seconds for the whole search")
@@ -91,8 +92,9 @@ class TuneCommand : public Command {
         }
       fmt::print("{:<12} {:<14} {}{}: {} timed, {} skipped{}\n", r.filter, r.param_class,
                  r.entry ? "best " + choice_text(r.entry->best) : "no correct candidate",
-                 best_call ? fmt::format(", call {:.1f} us, first of {} near-ties by call", *best_call * 1e3, call_ranked)
-                           : "",
+                 best_call
+                     ? fmt::format(", call {:.1f} us, first of {} near-ties by call", *best_call * 1e3, call_ranked)
+                     : "",
                  timed, rejected, r.exhaustive ? "" : " (budget reached: random subset)");
       for (const auto& c : r.candidates) {
         const bool failure = c.problem.starts_with("wrong") || c.problem.starts_with("failed");

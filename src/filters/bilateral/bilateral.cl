@@ -58,11 +58,15 @@ inline pix_t pack_rounded(val_t v, pix_t centre) {
   const uint4 r = convert_uint4(clamp(floor(v + 0.5f), 0.0f, 255.0f));
   return r.x | (r.y << 8) | (r.z << 16) | (centre & 0xFF000000u);
 }
-inline pix_t image_texel(uint4 t) { return t.x | (t.y << 8) | (t.z << 16) | (t.w << 24); }
+inline pix_t image_texel(uint4 t) {
+  return t.x | (t.y << 8) | (t.z << 16) | (t.w << 24);
+}
 #else
 typedef uchar pix_t;
 typedef float val_t;
-inline val_t unpack(pix_t p) { return (float)p; }
+inline val_t unpack(pix_t p) {
+  return (float)p;
+}
 inline float distance2(val_t p, val_t c) {
   const float d = p - c;
   return d * d;
@@ -71,7 +75,9 @@ inline pix_t pack_rounded(val_t v, pix_t centre) {
   (void)centre;
   return (uchar)clamp(floor(v + 0.5f), 0.0f, 255.0f);
 }
-inline pix_t image_texel(uint4 t) { return (uchar)t.x; }
+inline pix_t image_texel(uint4 t) {
+  return (uchar)t.x;
+}
 #endif
 
 // Range weight from the table (range_table and pixels4 variants); see the analysis above.
@@ -145,8 +151,7 @@ __kernel void bilateral_gauss_table(__global const pix_t* src, __global pix_t* d
 
 // Window sum over the tile for the work-item at (lx, ly), range weight by exp.
 inline void window_from_tile_exp(__local const pix_t* tile, int tw, int lx, int ly, int r,
-                                 __constant const float* spatial, float range_coef, val_t c, val_t* sum,
-                                 float* wsum) {
+                                 __constant const float* spatial, float range_coef, val_t c, val_t* sum, float* wsum) {
   const int d = 2 * r + 1;
   for (int j = 0; j < d; ++j) {
     __local const pix_t* row = tile + (ly + j) * tw + lx;
@@ -177,8 +182,7 @@ inline void load_tile_from_buffer(__global const pix_t* src, __local pix_t* tile
 
 // local (seed 001, phase 3): tile plus halo in local memory, spatial table, range weight by exp.
 __kernel void bilateral_local(__global const pix_t* src, __global pix_t* dst, int w, int h, int r, int mode,
-                              uint cval_bits, __constant const float* spatial, float range_coef,
-                              __local pix_t* tile) {
+                              uint cval_bits, __constant const float* spatial, float range_coef, __local pix_t* tile) {
   load_tile_from_buffer(src, tile, w, h, r, mode, (pix_t)cval_bits);
   const int lx = get_local_id(0), ly = get_local_id(1);
   const int x = get_global_id(0), y = get_global_id(1);
@@ -254,16 +258,16 @@ __kernel void bilateral_range_table(__global const pix_t* src, __global pix_t* d
 // Each of the 2r+4 input rows the 4 windows cover is read once, and each pixel loaded is weighed
 // for every output whose window holds it (up to 4), so loads and border lookups drop ~4x against
 // one pixel per work-item. Weights from the spatial and range tables.
-#define ACCUMULATE(k)                                                                                \
-  if (t - (k) >= 0 && t - (k) < d) {                                                                 \
+#define ACCUMULATE(k)                                                                                       \
+  if (t - (k) >= 0 && t - (k) < d) {                                                                        \
     const float wgt = spatial[(t - (k)) * d + i] * table_range_weight(p, c##k, range_weights, range_scale); \
-    sum##k += wgt * p;                                                                               \
-    wsum##k += wgt;                                                                                  \
+    sum##k += wgt * p;                                                                                      \
+    wsum##k += wgt;                                                                                         \
   }
 
 __kernel void bilateral_pixels4(__global const pix_t* src, __global pix_t* dst, int w, int h, int r, int mode,
-                                uint cval_bits, __constant const float* spatial,
-                                __constant const float* range_weights, uint range_scale) {
+                                uint cval_bits, __constant const float* spatial, __constant const float* range_weights,
+                                uint range_scale) {
   const int x = get_global_id(0), y0 = get_global_id(1) * 4;
   if (x >= w || y0 >= h) return;
   const pix_t cval = (pix_t)cval_bits;
@@ -394,8 +398,8 @@ __kernel void bilateral_pixels4(__global const pix_t* src, __global pix_t* dst, 
 #define UR_TILE_W (LOCAL_X * BLOCK_X + 2 * RADIUS)  // tile columns in pixels
 #define UR_STRIDE (((UR_TILE_W + 3) / 4) * 4)       // floats per tile row: float4-aligned rows
 #define UR_TILE_H (LOCAL_Y * ROWS + 2 * RADIUS)
-#define UR_PLANE (UR_STRIDE * UR_TILE_H)           // one colour plane of the tile
-#define UR_SEG (BLOCK_X + 2 * RADIUS)              // window-row pixels a work-item reads per row
+#define UR_PLANE (UR_STRIDE * UR_TILE_H)  // one colour plane of the tile
+#define UR_SEG (BLOCK_X + 2 * RADIUS)     // window-row pixels a work-item reads per row
 // Row segments are read with the widest aligned vector loads: a segment starts at tile column
 // BLOCK_X * local_x, so float4 when BLOCK_X is a multiple of 4.
 #if BLOCK_X % 4 == 0
@@ -428,8 +432,8 @@ inline float soft_exp2(float x) {
 // stream: hence INT_EXP (step 9).
 // Which exp2 the (tap, output) pair number u uses: SOFT_EXP of every 16, spread out; the TABLE_TAPS
 // slots at the other end of the 16 take the table instead (UR_IS_TABLE).
-#define UR_EXP2(u, x) ((((u) * 5) % 16 < SOFT_EXP) ? soft_exp2(x) : fast_exp2(x))
-#define UR_IS_TABLE(u) (((u) * 5) % 16 >= 16 - TABLE_TAPS)
+#define UR_EXP2(u, x) ((((u)*5) % 16 < SOFT_EXP) ? soft_exp2(x) : fast_exp2(x))
+#define UR_IS_TABLE(u) (((u)*5) % 16 >= 16 - TABLE_TAPS)
 
 // fma(d, -d, s). On NVIDIA through PTX with .ftz: under -cl-denorms-are-zero the driver emits the
 // negation as neg.ftz but fma() as fma.rn without .ftz, which ptxas cannot merge, so each tap paid a
@@ -647,9 +651,9 @@ __kernel __attribute__((reqd_work_group_size(LOCAL_X, LOCAL_Y, 1))) void bilater
         for (int m = 0; m < BLOCK_X; ++m) {
 #if INT_EXP
           // e = -k |p - c|^2 + s (+ k per output when |c|^2 is odd: it cancels): the int sum is exact, the float
-          // 2^23 + 2^22 + it exact, and the FMA rounds once; s - (2^23 + 2^22) k is rounded once per tap (see Accuracy).
-          // Written out rather than as s - big: clang contracts it into one FFMA per offset, where s - big takes an
-          // FMUL and an FADD (bench/sass.py: 24 more instructions in the 8x32 block-4 build).
+          // 2^23 + 2^22 + it exact, and the FMA rounds once; s - (2^23 + 2^22) k is rounded once per tap (see
+          // Accuracy). Written out rather than as s - big: clang contracts it into one FFMA per offset, where s - big
+          // takes an FMUL and an FADD (bench/sass.py: 24 more instructions in the 8x32 block-4 build).
           const uint x = ur_dot4(cp[m], as_uint(seg[UR_COLOURS + 1][m + i]), bc[m]);
           const float e = fma(as_float(x + x + as_uint(seg[UR_COLOURS][m + i])), k,
                               -(float)(dx * dx + dy * dy) * spatial_log2 - big);
@@ -724,8 +728,7 @@ __kernel __attribute__((reqd_work_group_size(LOCAL_X, LOCAL_Y, 1))) void bilater
         const uint4 alpha = *(__global const uint4*)(src + at + m) & 0xFF000000u;
         *(__global uint4*)(dst + at + m) = (uint4)(q[m], q[m + 1], q[m + 2], q[m + 3]) | alpha;
 #else
-        *(__global uchar4*)(dst + at + m) =
-            (uchar4)((uchar)q[m], (uchar)q[m + 1], (uchar)q[m + 2], (uchar)q[m + 3]);
+        *(__global uchar4*)(dst + at + m) = (uchar4)((uchar)q[m], (uchar)q[m + 1], (uchar)q[m + 2], (uchar)q[m + 3]);
 #endif
       }
       continue;

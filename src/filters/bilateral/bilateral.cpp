@@ -46,8 +46,8 @@ int bilateral_radius(const BilateralParams& params) {
 void check_bilateral_params(const BilateralParams& p) {
   // Written as !(a >= b) so that NaN is refused too.
   if (!(p.sigma_spatial >= kMinBilateralSigma) || !std::isfinite(p.sigma_spatial))
-    throw std::invalid_argument(fmt::format("sigma_spatial must be finite and at least {}, got {}",
-                                            kMinBilateralSigma, p.sigma_spatial));
+    throw std::invalid_argument(
+        fmt::format("sigma_spatial must be finite and at least {}, got {}", kMinBilateralSigma, p.sigma_spatial));
   if (!(p.sigma_range >= kMinBilateralSigma) || !std::isfinite(p.sigma_range))
     throw std::invalid_argument(
         fmt::format("sigma_range must be finite and at least {}, got {}", kMinBilateralSigma, p.sigma_range));
@@ -77,8 +77,7 @@ ColourRangeTable colour_range_table(double sigma_range) {
   }
   table.weights.assign(kColourTableSize, 0.0f);
   for (int k = 0; k < kColourTableSize; ++k)
-    if (lo[k] <= hi[k])
-      table.weights[k] = static_cast<float>(std::exp(-0.5 * (double(lo[k]) + hi[k]) * coef));
+    if (lo[k] <= hi[k]) table.weights[k] = static_cast<float>(std::exp(-0.5 * (double(lo[k]) + hi[k]) * coef));
   return table;
 }
 
@@ -152,8 +151,8 @@ bool grey_images_supported(Context& ctx) {
   return *works;
 }
 
-Plan make_plan(Context& ctx, const BilateralParams& params, std::string_view variant_name, int w, int h,
-               int c, const TuningConfig& config) {
+Plan make_plan(Context& ctx, const BilateralParams& params, std::string_view variant_name, int w, int h, int c,
+               const TuningConfig& config) {
   check_bilateral_params(params);
   if (c != 1 && c != 4) throw std::invalid_argument("bilateral: device images need 1 or 4 channels");
   check_size(w, h);
@@ -164,21 +163,18 @@ Plan make_plan(Context& ctx, const BilateralParams& params, std::string_view var
   if (auto why = bilateral_unsupported(ctx.info(), plan.variant, params, w, h, c, plan.config))
     throw std::invalid_argument(*why);
   if (plan.variant == "local_image" && c == 1 && !grey_images_supported(ctx))
-    throw std::invalid_argument(
-        "local_image: this device has no CL_R / CL_UNSIGNED_INT8 images for grey input");
+    throw std::invalid_argument("local_image: this device has no CL_R / CL_UNSIGNED_INT8 images for grey input");
   plan.options = fmt::format("-D CHANNELS={}", c);
   if (plan.variant == "unrolled") {
     // Everything the unrolled loops need is fixed at build time; a program per shape and radius.
-    const UnrolledShape shape =
-        unrolled_shape(*find_variant(bilateral_variants(), plan.variant), plan.config, c);
+    const UnrolledShape shape = unrolled_shape(*find_variant(bilateral_variants(), plan.variant), plan.config, c);
     const int r = bilateral_radius(params);
     plan.options += fmt::format(
         " -D RADIUS={} -D LOCAL_X={} -D LOCAL_Y={} -D BLOCK_X={} -D ROWS={} -D SOFT_EXP={} -D CLAMP_EXP={} "
         "-D EXPANDED={} -D TABLE_TAPS={} -D INT_EXP={} -cl-denorms-are-zero{}",
         r, shape.local_x, shape.local_y, shape.block_x, shape.rows, shape.soft_exp,
         shape.soft_exp > 0 && unrolled_needs_clamp(params.sigma_spatial, params.sigma_range, r, c) ? 1 : 0,
-        unrolled_expanded(params, c) ? 1 : 0, shape.table_taps, shape.int_exp,
-        ctx.info().fast_math_options());
+        unrolled_expanded(params, c) ? 1 : 0, shape.table_taps, shape.int_exp, ctx.info().fast_math_options());
   }
   plan.kernel = "bilateral_" + plan.variant;
   return plan;
@@ -195,15 +191,14 @@ cl::Buffer& upload_table(Context& ctx, std::string_view name, const std::vector<
 
 }  // namespace
 
-void bilateral_prepare(Context& ctx, const BilateralParams& params, std::string_view variant, int width,
-                       int height, int channels, const TuningConfig& config) {
+void bilateral_prepare(Context& ctx, const BilateralParams& params, std::string_view variant, int width, int height,
+                       int channels, const TuningConfig& config) {
   const Plan plan = make_plan(ctx, params, variant, width, height, channels, config);
   ctx.kernel(kKernelFile, plan.options, plan.kernel);
 }
 
-std::vector<cl::Event> bilateral(Context& ctx, const DeviceImage& in, DeviceImage& out,
-                                 const BilateralParams& params, std::string_view variant_name,
-                                 const TuningConfig& config) {
+std::vector<cl::Event> bilateral(Context& ctx, const DeviceImage& in, DeviceImage& out, const BilateralParams& params,
+                                 std::string_view variant_name, const TuningConfig& config) {
   if (in.width != out.width || in.height != out.height || in.channels != out.channels)
     throw std::invalid_argument("bilateral: output must have the input's size and channels");
   const int w = in.width, h = in.height, c = in.channels, r = bilateral_radius(params);
@@ -227,10 +222,8 @@ std::vector<cl::Event> bilateral(Context& ctx, const DeviceImage& in, DeviceImag
     const UnrolledShape shape = unrolled_shape(info, tunables, c);
     const auto spatial_log2 = static_cast<cl_float>(kLog2e * gaussian_coefficient(params.sigma_spatial));
     const float range_scale = unrolled_range_scale(params.sigma_range);
-    set_kernel_args(kernel, in.buffer, out.buffer, w, h, mode, cval, range_scale, 1.0f / range_scale,
-                    spatial_log2);
-    const auto per_x = std::size_t(shape.local_x * shape.block_x),
-               per_y = std::size_t(shape.local_y * shape.rows);
+    set_kernel_args(kernel, in.buffer, out.buffer, w, h, mode, cval, range_scale, 1.0f / range_scale, spatial_log2);
+    const auto per_x = std::size_t(shape.local_x * shape.block_x), per_y = std::size_t(shape.local_y * shape.rows);
     const cl::NDRange global((W + per_x - 1) / per_x * std::size_t(shape.local_x),
                              (H + per_y - 1) / per_y * std::size_t(shape.local_y));
     return {launch(ctx, kernel, global, cl::NDRange(shape.local_x, shape.local_y))};
@@ -267,16 +260,15 @@ std::vector<cl::Event> bilateral(Context& ctx, const DeviceImage& in, DeviceImag
     return {launch(ctx, kernel, global, local)};
   }
   if (variant == "range_table") {
-    set_kernel_args(kernel, in.buffer, out.buffer, w, h, r, mode, cval, spatial, *range, range_scale,
-                    tile_bytes);
+    set_kernel_args(kernel, in.buffer, out.buffer, w, h, r, mode, cval, spatial, *range, range_scale, tile_bytes);
     return {launch(ctx, kernel, global, local)};
   }
   // local_image: device images live in buffers, so the call copies the input into an image object
   // first; the copy is part of the call's device work and its event is returned with the kernel's.
   // The image is released when this returns; OpenCL keeps it until the commands using it finish.
   cl_int err = CL_SUCCESS;
-  cl::Image2D image(ctx.context(), CL_MEM_READ_ONLY,
-                    cl::ImageFormat(c == 4 ? CL_RGBA : CL_R, CL_UNSIGNED_INT8), W, H, 0, nullptr, &err);
+  cl::Image2D image(ctx.context(), CL_MEM_READ_ONLY, cl::ImageFormat(c == 4 ? CL_RGBA : CL_R, CL_UNSIGNED_INT8), W, H,
+                    0, nullptr, &err);
   check_cl(err, "clCreateImage");
   cl::Event copied;
   check_cl(ctx.queue().enqueueCopyBufferToImage(in.buffer, image, 0, {0, 0, 0}, {W, H, 1}, nullptr, &copied),
@@ -303,12 +295,10 @@ Image split_channel(const Image& image, int channel) {
 Image bilateral(Context& ctx, const Image& input, const BilateralParams& params, std::string_view variant,
                 Timing* timing) {
   if (input.type != SampleType::u8)
-    throw std::invalid_argument(
-        fmt::format("bilateral needs 8-bit samples, got {}", sample_type_name(input.type)));
+    throw std::invalid_argument(fmt::format("bilateral needs 8-bit samples, got {}", sample_type_name(input.type)));
   if (input.channels < 1 || input.channels > 4)
     throw std::invalid_argument(fmt::format("bilateral takes 1 to 4 channels, got {}", input.channels));
-  if (input.width < 1 || input.height < 1)
-    throw std::invalid_argument("bilateral needs an image of at least 1x1");
+  if (input.width < 1 || input.height < 1) throw std::invalid_argument("bilateral needs an image of at least 1x1");
   // RGB travels as RGBA (alpha 255 in, dropped out); grey+alpha as grey with alpha put back.
   const Image staged = input.channels == 2 ? split_channel(input, 0) : to_filter_layout(input);
   // Program builds are one-off costs, not part of the call's time (SPEC "Total time").
@@ -320,8 +310,7 @@ Image bilateral(Context& ctx, const Image& input, const BilateralParams& params,
   Image filtered = d_out.download(ctx);
   if (timing) {
     timing->kernel_ms = kernel_milliseconds(events);
-    timing->total_ms =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    timing->total_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   }
   if (input.channels != 2) return from_filter_layout(filtered, input.channels);
   Image result = input;

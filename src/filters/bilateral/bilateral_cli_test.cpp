@@ -29,8 +29,7 @@ CliResult run_cli(const std::string& args) {
 class BilateralCli : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           fmt::format("clf-bil-cli-{}-{}", ::getpid(), testing::fresh_seed() % 100000);
+    dir_ = fs::temp_directory_path() / fmt::format("clf-bil-cli-{}-{}", ::getpid(), testing::fresh_seed() % 100000);
     fs::create_directories(dir_);
   }
   void TearDown() override { fs::remove_all(dir_); }
@@ -52,11 +51,10 @@ TEST_F(BilateralCli, BadParametersExitWithTwo) {
   const std::string out = path("out.png");
   const std::string io = in + " " + out;
   for (const std::string& args : std::vector<std::string>{
-           "bilateral " + in, "bilateral " + io + " --sigma-spatial -1",
-           "bilateral " + io + " --sigma-spatial 0", "bilateral " + io + " --sigma-range -5",
-           "bilateral " + io + " --sigma-range 0", "bilateral " + io + " --sigma-range abc",
-           "bilateral " + io + " --sigma-spatial nan", "bilateral " + io + " --radius 17",
-           "bilateral " + io + " --radius -1", "bilateral " + io + " --radius 2.5",
+           "bilateral " + in, "bilateral " + io + " --sigma-spatial -1", "bilateral " + io + " --sigma-spatial 0",
+           "bilateral " + io + " --sigma-range -5", "bilateral " + io + " --sigma-range 0",
+           "bilateral " + io + " --sigma-range abc", "bilateral " + io + " --sigma-spatial nan",
+           "bilateral " + io + " --radius 17", "bilateral " + io + " --radius -1", "bilateral " + io + " --radius 2.5",
            "bilateral " + io + " --border wrap", "bilateral " + io + " --border constant=256",
            "bilateral " + io + " --variant fastest", "bilateral " + in + " " + path("out.tiff")}) {
     const CliResult r = run_cli(args);
@@ -83,8 +81,7 @@ TEST_F(BilateralCli, EveryVariantWritesTheReferenceWithinOne) {
         run_cli(fmt::format("bilateral {} {} --sigma-spatial 2 --sigma-range 40 --radius 5 --border "
                             "constant=17 --variant {} --time",
                             path("in.png"), out, v.name));
-    if (r.code == 2 && v.name == "local_image" && r.output.find("image support") != std::string::npos)
-      continue;
+    if (r.code == 2 && v.name == "local_image" && r.output.find("image support") != std::string::npos) continue;
     ASSERT_EQ(r.code, 0) << v.name << "\n" << r.output;
     EXPECT_NE(r.output.find("kernel"), std::string::npos) << r.output;
     EXPECT_NE(r.output.find(out), std::string::npos) << r.output;
@@ -97,8 +94,7 @@ TEST_F(BilateralCli, GreyPgmAndRgbJpegKeepTheirLayout) {
   write_image(grey, path("g.pgm"));
   const CliResult r = run_cli(fmt::format("bilateral {} {}", path("g.pgm"), path("g.npy")));
   ASSERT_EQ(r.code, 0) << r.output;
-  EXPECT_TRUE(
-      testing::images_equal(bilateral_reference(grey, BilateralParams{}), read_image(path("g.npy")), 1.0));
+  EXPECT_TRUE(testing::images_equal(bilateral_reference(grey, BilateralParams{}), read_image(path("g.npy")), 1.0));
 
   write_image(testing::random_image(20, 11, 3, SampleType::u8, testing::fresh_seed()), path("c.jpg"));
   ASSERT_EQ(run_cli(fmt::format("bilateral {} {} --radius 2", path("c.jpg"), path("c2.jpg"))).code, 0);
@@ -125,8 +121,7 @@ std::vector<double> gradient_magnitude(const Image& rgb) {
   std::vector<double> g(std::size_t(w) * h);
   for (int y = 0; y < h; ++y)
     for (int x = 0; x < w; ++x)
-      g[std::size_t(y) * w + x] =
-          std::hypot(luma(x + 1, y) - luma(x - 1, y), luma(x, y + 1) - luma(x, y - 1)) / 2;
+      g[std::size_t(y) * w + x] = std::hypot(luma(x + 1, y) - luma(x - 1, y), luma(x, y + 1) - luma(x, y - 1)) / 2;
   return g;
 }
 
@@ -136,8 +131,7 @@ std::vector<double> gradient_magnitude(const Image& rgb) {
 TEST_F(BilateralCli, SmoothsARealPhotographAndKeepsItsEdges) {
   const std::string photo = CLF_DATA_DIR "/astronaut.jpg";
   ASSERT_EQ(run_cli(fmt::format("bilateral {} {}", photo, path("bilateral.png"))).code, 0);
-  ASSERT_EQ(run_cli(fmt::format("bilateral {} {} --sigma-range 100000", photo, path("gaussian.png"))).code,
-            0);
+  ASSERT_EQ(run_cli(fmt::format("bilateral {} {} --sigma-range 100000", photo, path("gaussian.png"))).code, 0);
   const auto before = gradient_magnitude(read_image(photo));
   const auto after = gradient_magnitude(read_image(path("bilateral.png")));
   const auto blurred = gradient_magnitude(read_image(path("gaussian.png")));
@@ -154,9 +148,8 @@ TEST_F(BilateralCli, SmoothsARealPhotographAndKeepsItsEdges) {
   }
   const double weak_ratio = weak_after / weak_before, strong_ratio = strong_after / strong_before;
   const double blurred_ratio = strong_blurred / strong_before;
-  std::cout << fmt::format(
-      "[ photograph ] gradient kept: weak {:.3f}, strong {:.3f} (Gaussian blur: {:.3f})\n", weak_ratio,
-      strong_ratio, blurred_ratio);
+  std::cout << fmt::format("[ photograph ] gradient kept: weak {:.3f}, strong {:.3f} (Gaussian blur: {:.3f})\n",
+                           weak_ratio, strong_ratio, blurred_ratio);
   EXPECT_LT(weak_ratio, 0.8);
   EXPECT_GT(strong_ratio, 0.6);
   EXPECT_GT(strong_ratio, blurred_ratio + 0.15);

@@ -11,10 +11,9 @@ namespace {
 class BilateralCommand : public Command {
  public:
   CLI::App* add_to(CLI::App& app) override {
-    auto* cmd =
-        app.add_subcommand("bilateral",
-                           "bilateral filter: smooths while keeping edges; grey, or RGBA with the colour "
-                           "distance over R, G, B and alpha copied");
+    auto* cmd = app.add_subcommand("bilateral",
+                                   "bilateral filter: smooths while keeping edges; grey, or RGBA with the colour "
+                                   "distance over R, G, B and alpha copied");
     add_image_options(cmd, options_, bilateral_variants());
     cmd->add_option("--sigma-spatial", params_.sigma_spatial, "spatial Gaussian sigma, in pixels")
         ->check(CLI::Range(kMinBilateralSigma, 1e6))

@@ -30,8 +30,7 @@ Image bilateral_reference(const Image& input, const BilateralParams& params, int
   std::vector<double> spatial(std::size_t(d) * d);
   for (int j = 0; j < d; ++j)
     for (int i = 0; i < d; ++i)
-      spatial[std::size_t(j) * d + i] =
-          std::exp(-double((i - r) * (i - r) + (j - r) * (j - r)) * spatial_coef);
+      spatial[std::size_t(j) * d + i] = std::exp(-double((i - r) * (i - r) + (j - r) * (j - r)) * spatial_coef);
   // Indexed by the squared distance over the colour channels: 0 .. colours * 255^2.
   std::vector<double> range(std::size_t(colours) * 255 * 255 + 1);
   for (std::size_t k = 0; k < range.size(); ++k) range[k] = std::exp(-double(k) * range_coef);

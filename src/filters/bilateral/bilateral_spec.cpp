@@ -57,8 +57,7 @@ bool is_tiled(std::string_view variant) {
 const std::vector<VariantInfo>& bilateral_variants() {
   static const std::vector<VariantInfo> all = {
       {"naive", "global memory, one pixel per work-item, exp for every tap (seed 001, phase 1)", kLocalSize},
-      {"gauss_table", "spatial weights from a host-computed table in constant memory (seed 001, phase 2)",
-       kLocalSize},
+      {"gauss_table", "spatial weights from a host-computed table in constant memory (seed 001, phase 2)", kLocalSize},
       {"local", "tile plus halo loaded once into local memory per work-group (seed 001, phase 3)", kTileSize},
       {"local_image", "as local, with the tile loaded from an image object; needs images (seed 001, phase 4)",
        kTileSize},
@@ -121,8 +120,8 @@ TileShape tile_shape(const DeviceInfo& device, const VariantInfo& variant, const
 }  // namespace bilateral_detail
 
 std::optional<std::string> bilateral_unsupported(const DeviceInfo& device, std::string_view variant,
-                                                 const BilateralParams& params, int width, int height,
-                                                 int channels, const TuningConfig& config) {
+                                                 const BilateralParams& params, int width, int height, int channels,
+                                                 const TuningConfig& config) {
   const VariantInfo* info = find_variant(bilateral_variants(), std::string(variant));
   if (!info) return fmt::format("unknown bilateral variant '{}'", variant);
   try {
@@ -130,14 +129,12 @@ std::optional<std::string> bilateral_unsupported(const DeviceInfo& device, std::
   } catch (const std::invalid_argument& e) {
     return std::string(e.what());
   }
-  if (channels != 1 && channels != 4)
-    return fmt::format("bilateral runs on 1 or 4 channels, not {}", channels);
+  if (channels != 1 && channels != 4) return fmt::format("bilateral runs on 1 or 4 channels, not {}", channels);
   const int r = bilateral_radius(params);
   const std::size_t pixel_bytes = std::size_t(channels);
   const int lx = tunable_value(config, *info, "local_x"), ly = tunable_value(config, *info, "local_y");
   if (lx > 0 && std::size_t(lx) * std::size_t(ly) > device.max_work_group_size)
-    return fmt::format("work-group {}x{} exceeds the device's {} work-items", lx, ly,
-                       device.max_work_group_size);
+    return fmt::format("work-group {}x{} exceeds the device's {} work-items", lx, ly, device.max_work_group_size);
   if (variant == "local_image") {
     if (!device.image_support) return std::string("local_image needs image support, which this device lacks");
     if (std::size_t(width) > device.image2d_max_width || std::size_t(height) > device.image2d_max_height)
@@ -181,11 +178,10 @@ std::optional<std::string> bilateral_unsupported(const DeviceInfo& device, std::
     if (std::size_t(tile.width) * std::size_t(tile.height) > device.max_work_group_size)
       return fmt::format("tile {}x{} exceeds the device's {} work-items", tile.width, tile.height,
                          device.max_work_group_size);
-    const std::size_t bytes =
-        std::size_t(tile.width + 2 * r) * std::size_t(tile.height + 2 * r) * pixel_bytes;
+    const std::size_t bytes = std::size_t(tile.width + 2 * r) * std::size_t(tile.height + 2 * r) * pixel_bytes;
     if (bytes > device.local_mem_bytes)
-      return fmt::format("{} needs {} bytes of local memory for radius {}, the device has {}", variant, bytes,
-                         r, device.local_mem_bytes);
+      return fmt::format("{} needs {} bytes of local memory for radius {}, the device has {}", variant, bytes, r,
+                         device.local_mem_bytes);
   }
   // range_table and pixels4 read at most 36 KiB of constant memory (8192 + 33^2 floats), within the
   // 64 KiB OpenCL 1.2 guarantees every full-profile device.
@@ -198,10 +194,9 @@ std::optional<std::string> bilateral_unsupported(const DeviceInfo& device, std::
 // range_table (grey) and 1.9x local (RGBA) on the H200 at 8k with its default shape
 // (bench/results/2026-11-23-nvidia-h200-epsilon-bilateral-jacobi.md). Else range_table, the seed's
 // table step, or pixels4 where the tables do not fit.
-std::string bilateral_auto_variant(const DeviceInfo& device, const BilateralParams& params, int width,
-                                   int height, int channels) {
-  if ((device.type & CL_DEVICE_TYPE_GPU) &&
-      !bilateral_unsupported(device, "unrolled", params, width, height, channels))
+std::string bilateral_auto_variant(const DeviceInfo& device, const BilateralParams& params, int width, int height,
+                                   int channels) {
+  if ((device.type & CL_DEVICE_TYPE_GPU) && !bilateral_unsupported(device, "unrolled", params, width, height, channels))
     return "unrolled";
   if (!bilateral_unsupported(device, "range_table", params, width, height, channels)) return "range_table";
   return "pixels4";
@@ -212,11 +207,10 @@ std::string bilateral_param_class(const BilateralParams& params, int channels) {
   return fmt::format("c{} {}", channels, r <= 2 ? "r<=2" : r <= 6 ? "r<=6" : "r>6");
 }
 
-VariantChoice bilateral_choose(Context& ctx, const BilateralParams& params, std::string_view variant,
-                               int width, int height, int channels, const TuningConfig& config) {
+VariantChoice bilateral_choose(Context& ctx, const BilateralParams& params, std::string_view variant, int width,
+                               int height, int channels, const TuningConfig& config) {
   return choose_variant(
-      ctx, variant, config, "bilateral", "bilateral.cl", bilateral_param_class(params, channels), width,
-      height,
+      ctx, variant, config, "bilateral", "bilateral.cl", bilateral_param_class(params, channels), width, height,
       [&](const std::string& v, const TuningConfig& c) {
         return !bilateral_unsupported(ctx.info(), v, params, width, height, channels, c);
       },
@@ -235,10 +229,8 @@ class BilateralInstance : public FilterInstance {
         d_in_(DeviceImage::upload(ctx, input_)),
         d_out_(DeviceImage::allocate(ctx, input_.width, input_.height, input_.channels)) {}
 
-  std::optional<std::string> unsupported(const std::string& variant,
-                                         const TuningConfig& config) const override {
-    return bilateral_unsupported(ctx_.info(), variant, params_, input_.width, input_.height, input_.channels,
-                                 config);
+  std::optional<std::string> unsupported(const std::string& variant, const TuningConfig& config) const override {
+    return bilateral_unsupported(ctx_.info(), variant, params_, input_.width, input_.height, input_.channels, config);
   }
   std::vector<cl::Event> enqueue(const std::string& variant, const TuningConfig& config) override {
     return bilateral(ctx_, d_in_, d_out_, params_, variant, config);
@@ -299,8 +291,7 @@ class BilateralSpec : public FilterSpec {
   std::unique_ptr<FilterInstance> instantiate(Context& ctx, int width, int height, const ParamMap& params,
                                               std::uint64_t seed) const override {
     for (const auto& [key, value] : params)
-      if (key != "sigma_spatial" && key != "sigma_range" && key != "radius" && key != "channels" &&
-          key != "border")
+      if (key != "sigma_spatial" && key != "sigma_range" && key != "radius" && key != "channels" && key != "border")
         throw std::invalid_argument(fmt::format("bilateral has no parameter '{}'", key));
     BilateralParams p;
     p.sigma_spatial = param_double(params, "sigma_spatial", 3.0);

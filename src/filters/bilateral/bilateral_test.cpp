@@ -25,10 +25,8 @@ Context& test_context() {
   return ctx;
 }
 
-const Border kBorders[] = {{BorderMode::replicate, 0},
-                           {BorderMode::reflect101, 0},
-                           {BorderMode::constant, 0},
-                           {BorderMode::constant, 173}};
+const Border kBorders[] = {
+    {BorderMode::replicate, 0}, {BorderMode::reflect101, 0}, {BorderMode::constant, 0}, {BorderMode::constant, 173}};
 
 struct SigmaPair {
   double spatial;
@@ -70,8 +68,7 @@ std::vector<double> brute_force_means(const Image& in, const BilateralParams& p)
       for (int dy = -r; dy <= r; ++dy)
         for (int dx = -r; dx <= r; ++dx) {
           double dist2 = 0;
-          for (int ch = 0; ch < colours; ++ch)
-            dist2 += std::pow(sample(x + dx, y + dy, ch) - sample(x, y, ch), 2);
+          for (int ch = 0; ch < colours; ++ch) dist2 += std::pow(sample(x + dx, y + dy, ch) - sample(x, y, ch), 2);
           const double weight = std::exp(-(dx * dx + dy * dy) / (2 * p.sigma_spatial * p.sigma_spatial) -
                                          dist2 / (2 * p.sigma_range * p.sigma_range));
           for (int ch = 0; ch < colours; ++ch) sum[ch] += weight * sample(x + dx, y + dy, ch);
@@ -111,9 +108,8 @@ TEST(BilateralReference, MatchesTheFormulaEvaluatedByBruteForce) {
               }
             }
           }
-  std::cout << fmt::format(
-      "[ reference ] {} samples equal to the rounded formula ({} within 1e-9 of a tie)\n", checked,
-      near_ties);
+  std::cout << fmt::format("[ reference ] {} samples equal to the rounded formula ({} within 1e-9 of a tie)\n", checked,
+                           near_ties);
 }
 
 TEST(BilateralReference, DefaultRadiusIsCeilTwoSigmaCappedAtSixteen) {
@@ -132,8 +128,8 @@ TEST(BilateralReference, DefaultRadiusIsCeilTwoSigmaCappedAtSixteen) {
 TEST(ColourRangeTable, WorstCaseErrorKeepsTheContract) {
   using namespace bilateral_detail;
   constexpr double kNeighbours = 33 * 33 - 1;  // the most weights a window can perturb besides the centre
-  for (double sigma : {0.01, 0.5, 1.0, 5.0, 10.0, 15.9, 16.0, 16.1, 20.0, 30.0, 50.0, 78.0, 78.1, 80.0, 100.0,
-                       255.0, 1000.0, 1e5}) {
+  for (double sigma :
+       {0.01, 0.5, 1.0, 5.0, 10.0, 15.9, 16.0, 16.1, 20.0, 30.0, 50.0, 78.0, 78.1, 80.0, 100.0, 255.0, 1000.0, 1e5}) {
     SCOPED_TRACE(fmt::format("sigma_range={}", sigma));
     const ColourRangeTable table = colour_range_table(sigma);
     ASSERT_EQ(table.weights.size(), std::size_t(kColourTableSize));
@@ -171,8 +167,7 @@ TEST(ColourRangeTable, WorstCaseErrorKeepsTheContract) {
 TEST(ColourRangeTable, BinsMatchTheKernelsIntegerFormula) {
   using namespace bilateral_detail;
   // scale = 2^18 is the identity; bins never decrease with d2.
-  for (std::uint32_t d2 : {0u, 1u, 2u, 8191u, 8192u, kMaxColourDistance2})
-    EXPECT_EQ(colour_bin(d2, 1u << 18), d2);
+  for (std::uint32_t d2 : {0u, 1u, 2u, 8191u, 8192u, kMaxColourDistance2}) EXPECT_EQ(colour_bin(d2, 1u << 18), d2);
   const ColourRangeTable table = colour_range_table(60);
   for (std::uint32_t d2 = 1; d2 <= kMaxColourDistance2; ++d2)
     ASSERT_GE(colour_bin(d2, table.scale), colour_bin(d2 - 1, table.scale));
@@ -223,9 +218,8 @@ struct DifferenceLog {
   }
   void print(const std::string& what) const {
     for (const auto& [variant, entry] : by_variant)
-      std::cout << fmt::format("[ accuracy ] {} {:<12} mean |difference| {:.6f} over {} samples\n", what,
-                               variant, entry.second ? entry.first / double(entry.second) : 0.0,
-                               entry.second);
+      std::cout << fmt::format("[ accuracy ] {} {:<12} mean |difference| {:.6f} over {} samples\n", what, variant,
+                               entry.second ? entry.first / double(entry.second) : 0.0, entry.second);
   }
 };
 
@@ -267,8 +261,7 @@ TEST_P(BilateralSmall, EveryVariantWithinOneOfTheReference) {
       for (int radius : kRadii)
         for (const Border& border : kBorders) {
           const BilateralParams params = make_params(s, radius, border);
-          SCOPED_TRACE(
-              fmt::format("size={} channels={} {} seed={}", size_name(size), c, describe(params), seed));
+          SCOPED_TRACE(fmt::format("size={} channels={} {} seed={}", size_name(size), c, describe(params), seed));
           check_all_variants(in, params, log);
         }
   }
@@ -276,8 +269,7 @@ TEST_P(BilateralSmall, EveryVariantWithinOneOfTheReference) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Sizes, BilateralSmall,
-                         ::testing::Values(SizeCase{1, 1}, SizeCase{5, 3}, SizeCase{31, 17},
-                                           SizeCase{64, 64}),
+                         ::testing::Values(SizeCase{1, 1}, SizeCase{5, 3}, SizeCase{31, 17}, SizeCase{64, 64}),
                          [](const auto& info) { return size_name(info.param); });
 
 // 257x129: every sigma pair and radius, grey and RGBA; the border modes rotate over the combinations
@@ -325,8 +317,7 @@ float soft_exp2(float x, bool clamp) {
   if (clamp) x = std::fmax(x, -125.0f);
   const float t = x + 12582912.0f;
   const float f = x - (t - 12582912.0f);
-  const float p =
-      std::fma(std::fma(std::fma(0x1.c3f76p-5f, f, 0x1.f0de1ap-3f), f, 0x1.62f31ap-1f), f, 0x1.fff692p-1f);
+  const float p = std::fma(std::fma(std::fma(0x1.c3f76p-5f, f, 0x1.f0de1ap-3f), f, 0x1.62f31ap-1f), f, 0x1.fff692p-1f);
   return std::bit_cast<float>(std::bit_cast<std::uint32_t>(p) + (std::bit_cast<std::uint32_t>(t) << 23));
 }
 
@@ -363,8 +354,7 @@ TEST(UnrolledRangeScale, ScaledColoursAndDifferencesAreExact) {
     for (int p = 0; p <= 255; ++p) {
       ASSERT_EQ(double(float(p) * scale), double(p) * double(scale)) << p;
       for (int c : {0, 1, 77, 254, 255})
-        ASSERT_EQ(double(float(p) * scale - float(c) * scale), double(p - c) * double(scale))
-            << p << " " << c;
+        ASSERT_EQ(double(float(p) * scale - float(c) * scale), double(p - c) * double(scale)) << p << " " << c;
     }
   }
 }
@@ -406,11 +396,9 @@ TEST(UnrolledVariant, EveryShapeWithinOneOfTheReference) {
     SigmaPair sigma;
     TuningConfig shape;
   };
-  auto shape = [](int local_x, int local_y, int block_x, int rows, int soft_exp, int table_taps = 0,
-                  int int_exp = 0) {
-    return TuningConfig{{"local_x", local_x}, {"local_y", local_y},   {"block_x", block_x},
-                        {"rows", rows},       {"soft_exp", soft_exp}, {"table_taps", table_taps},
-                        {"int_exp", int_exp}};
+  auto shape = [](int local_x, int local_y, int block_x, int rows, int soft_exp, int table_taps = 0, int int_exp = 0) {
+    return TuningConfig{{"local_x", local_x},   {"local_y", local_y},       {"block_x", block_x}, {"rows", rows},
+                        {"soft_exp", soft_exp}, {"table_taps", table_taps}, {"int_exp", int_exp}};
   };
   const Run runs[] = {
       {67, 35, 1, 4, {3, 30}, {}},  // the defaults: 16x8 work-items, 4x2 outputs each, table_taps 5 (grey)
@@ -436,15 +424,12 @@ TEST(UnrolledVariant, EveryShapeWithinOneOfTheReference) {
   int rotation = 0;
   for (const Run& run : runs) {
     const auto seed = testing::fresh_seed();
-    const BilateralParams params =
-        make_params(run.sigma, run.radius, kBorders[rotation % std::size(kBorders)]);
-    const Image in = rotation++ % 2
-                         ? testing::random_image(run.width, run.height, run.channels, SampleType::u8, seed)
-                         : synthetic_photo(run.width, run.height, run.channels, seed);
-    SCOPED_TRACE(fmt::format("{}x{}x{} {} [{}] seed={}", run.width, run.height, run.channels,
-                             describe(params), to_string(run.shape), seed));
-    ASSERT_FALSE(bilateral_unsupported(ctx.info(), "unrolled", params, run.width, run.height, run.channels,
-                                       run.shape));
+    const BilateralParams params = make_params(run.sigma, run.radius, kBorders[rotation % std::size(kBorders)]);
+    const Image in = rotation++ % 2 ? testing::random_image(run.width, run.height, run.channels, SampleType::u8, seed)
+                                    : synthetic_photo(run.width, run.height, run.channels, seed);
+    SCOPED_TRACE(fmt::format("{}x{}x{} {} [{}] seed={}", run.width, run.height, run.channels, describe(params),
+                             to_string(run.shape), seed));
+    ASSERT_FALSE(bilateral_unsupported(ctx.info(), "unrolled", params, run.width, run.height, run.channels, run.shape));
     DeviceImage d_in = DeviceImage::upload(ctx, in);
     const Image expected = bilateral_reference(in, params);
     const Image got = run_device("unrolled", d_in, params, run.shape);
@@ -471,8 +456,8 @@ TEST(UnrolledVariant, EveryExp2PathFlipsAlmostNoRounding) {
     const auto seed = testing::fresh_seed();
     const BilateralParams params = make_params({3, 30}, 4, {BorderMode::reflect101, 0});
     const TuningConfig config = {{"soft_exp", soft_exp}, {"table_taps", table_taps}, {"int_exp", int_exp}};
-    SCOPED_TRACE(fmt::format("channels={} soft_exp={} table_taps={} int_exp={} seed={}", c, soft_exp,
-                             table_taps, int_exp, seed));
+    SCOPED_TRACE(fmt::format("channels={} soft_exp={} table_taps={} int_exp={} seed={}", c, soft_exp, table_taps,
+                             int_exp, seed));
     const Image in = synthetic_photo(256, 192, c, seed);
     DeviceImage d_in = DeviceImage::upload(ctx, in);
     const Image expected = bilateral_reference(in, params);
@@ -500,8 +485,7 @@ TEST(UnrolledVariant, RefusesWhatItCannotBuild) {
   EXPECT_FALSE(bilateral_unsupported(device, "unrolled", p, 64, 64, 4, {{"table_taps", -1}}));
   EXPECT_FALSE(bilateral_unsupported(device, "unrolled", p, 64, 64, 4, {{"int_exp", 1}}));
   EXPECT_TRUE(bilateral_unsupported(device, "unrolled", p, 64, 64, 1, {{"int_exp", 1}}));  // colour only
-  EXPECT_TRUE(
-      bilateral_unsupported(device, "unrolled", make_params({1, 10}, 4, {}), 64, 64, 4, {{"int_exp", 1}}));
+  EXPECT_TRUE(bilateral_unsupported(device, "unrolled", make_params({1, 10}, 4, {}), 64, 64, 4, {{"int_exp", 1}}));
   EXPECT_TRUE(bilateral_unsupported(device, "unrolled", p, 64, 64, 4, {{"int_exp", 2}}));
   // A tile larger than the device's local memory.
   EXPECT_TRUE(bilateral_unsupported(device, "unrolled", p, 64, 64, 4,
@@ -635,11 +619,9 @@ TEST(BilateralHost, RgbMatchesTheReferenceOnRgbaAndGreyAlphaKeepsItsAlpha) {
   const Image got = bilateral(ctx, grey_alpha, params, "range_table");
   ASSERT_EQ(got.channels, 2);
   for (std::size_t i = 0; i < grey.pixel_count(); ++i) {
-    ASSERT_LE(
-        std::abs(int(got.samples<std::uint8_t>()[2 * i]) - int(expected_grey.samples<std::uint8_t>()[i])), 1)
+    ASSERT_LE(std::abs(int(got.samples<std::uint8_t>()[2 * i]) - int(expected_grey.samples<std::uint8_t>()[i])), 1)
         << "pixel " << i;
-    ASSERT_EQ(got.samples<std::uint8_t>()[2 * i + 1], grey_alpha.samples<std::uint8_t>()[2 * i + 1])
-        << "alpha " << i;
+    ASSERT_EQ(got.samples<std::uint8_t>()[2 * i + 1], grey_alpha.samples<std::uint8_t>()[2 * i + 1]) << "alpha " << i;
   }
 }
 
@@ -651,8 +633,7 @@ TEST(BilateralHost, AlphaIsCopied) {
     if (bilateral_unsupported(ctx.info(), v.name, params, in.width, in.height, 4)) continue;
     const Image got = bilateral(ctx, in, params, v.name);
     for (std::size_t i = 0; i < in.pixel_count(); ++i)
-      ASSERT_EQ(got.samples<std::uint8_t>()[4 * i + 3], in.samples<std::uint8_t>()[4 * i + 3])
-          << v.name << " " << i;
+      ASSERT_EQ(got.samples<std::uint8_t>()[4 * i + 3], in.samples<std::uint8_t>()[4 * i + 3]) << v.name << " " << i;
   }
 }
 
@@ -675,11 +656,9 @@ TEST(BilateralHost, RejectsBadParameters) {
   };
   EXPECT_THROW(bilateral(ctx, in, with([](auto& p) { p.sigma_spatial = -1; })), std::invalid_argument);
   EXPECT_THROW(bilateral(ctx, in, with([](auto& p) { p.sigma_range = 0; })), std::invalid_argument);
-  EXPECT_THROW(bilateral(ctx, in, with([](auto& p) { p.sigma_range = std::nan(""); })),
-               std::invalid_argument);
+  EXPECT_THROW(bilateral(ctx, in, with([](auto& p) { p.sigma_range = std::nan(""); })), std::invalid_argument);
   EXPECT_THROW(bilateral(ctx, in, with([](auto& p) { p.sigma_spatial = INFINITY; })), std::invalid_argument);
-  EXPECT_THROW(bilateral(ctx, in, with([](auto& p) { p.radius = kMaxBilateralRadius + 1; })),
-               std::invalid_argument);
+  EXPECT_THROW(bilateral(ctx, in, with([](auto& p) { p.radius = kMaxBilateralRadius + 1; })), std::invalid_argument);
   EXPECT_THROW(bilateral(ctx, in, with([](auto& p) { p.radius = -2; })), std::invalid_argument);
   EXPECT_THROW(bilateral(ctx, in, with([](auto& p) {
                            p.border = {BorderMode::constant, 256};

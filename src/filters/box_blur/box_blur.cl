@@ -49,7 +49,9 @@ typedef ushort pair_t;
 #endif
 
 // SPEC "Rounding to 8 bits": (s + n/2) / n, ties up.
-inline acc_t round_div(acc_t s, uint n) { return (s + (acc_t)(n >> 1)) / (acc_t)n; }
+inline acc_t round_div(acc_t s, uint n) {
+  return (s + (acc_t)(n >> 1)) / (acc_t)n;
+}
 
 // Pixel (x, y) with the border applied to both coordinates.
 inline acc_t fetch(__global const pix_t* src, int x, int y, int w, int h, int mode, pix_t cval) {
@@ -97,8 +99,7 @@ inline __global const pix_t* border_row(__global const pix_t* src, int y, int w,
 
 // ---------------------------------------------------------------------------------------------
 // naive: one output pixel per work-item, d*d loads of packed pixels (seed 004, baseline kernel).
-__kernel void box_naive(__global const pix_t* src, __global pix_t* dst, int w, int h, int d, int mode,
-                        uint cval_bits) {
+__kernel void box_naive(__global const pix_t* src, __global pix_t* dst, int w, int h, int d, int mode, uint cval_bits) {
   const int x = get_global_id(0), y = get_global_id(1);
   if (x >= w || y >= h) return;
   const pix_t cval = (pix_t)cval_bits;
@@ -116,8 +117,7 @@ __kernel void box_naive(__global const pix_t* src, __global pix_t* dst, int w, i
 // Each of the d+3 input rows the block needs is read once: its 4 horizontal window sums come from
 // one vector-loaded run of d pixels plus 3 pixels on each side (hs[j+1] = hs[j] + p[d+j] - p[j]),
 // and each row's sums are added to the up-to-4 output rows whose window contains it.
-inline void store_block_row(__global pix_t* dst, int x0, int y, int w, acc_t a, acc_t b, acc_t c, acc_t e,
-                            uint n) {
+inline void store_block_row(__global pix_t* dst, int x0, int y, int w, acc_t a, acc_t b, acc_t c, acc_t e, uint n) {
   const pix_t p0 = PACK(round_div(a, n)), p1 = PACK(round_div(b, n)), p2 = PACK(round_div(c, n)),
               p3 = PACK(round_div(e, n));
   __global pix_t* out = dst + y * w + x0;
@@ -150,10 +150,30 @@ __kernel void box_block4x4(__global const pix_t* src, __global pix_t* dst, int w
     const acc_t h2 = h1 + row_fetch(row, xs + d + 1, w, mode, cval) - row_fetch(row, xs + 1, w, mode, cval);
     const acc_t h3 = h2 + row_fetch(row, xs + d + 2, w, mode, cval) - row_fetch(row, xs + 2, w, mode, cval);
     // Input row t lies in the window of output row k when k <= t < k + d.
-    if (t < d) { o00 += h0; o01 += h1; o02 += h2; o03 += h3; }
-    if (t >= 1 && t < d + 1) { o10 += h0; o11 += h1; o12 += h2; o13 += h3; }
-    if (t >= 2 && t < d + 2) { o20 += h0; o21 += h1; o22 += h2; o23 += h3; }
-    if (t >= 3) { o30 += h0; o31 += h1; o32 += h2; o33 += h3; }
+    if (t < d) {
+      o00 += h0;
+      o01 += h1;
+      o02 += h2;
+      o03 += h3;
+    }
+    if (t >= 1 && t < d + 1) {
+      o10 += h0;
+      o11 += h1;
+      o12 += h2;
+      o13 += h3;
+    }
+    if (t >= 2 && t < d + 2) {
+      o20 += h0;
+      o21 += h1;
+      o22 += h2;
+      o23 += h3;
+    }
+    if (t >= 3) {
+      o30 += h0;
+      o31 += h1;
+      o32 += h2;
+      o33 += h3;
+    }
   }
   const uint n = (uint)(d * d);
   store_block_row(dst, x0, y0, w, o00, o01, o02, o03, n);
@@ -171,8 +191,9 @@ __kernel void box_block4x4(__global const pix_t* src, __global pix_t* dst, int w
 // columns, but each input row is read once for the 4 output rows it feeds.
 // Sub-groups whose window reaches past the image (or widths not a multiple of 4, which would break
 // the 16-byte alignment block writes need) take the border-aware path with ordinary loads.
-__kernel __attribute__((reqd_work_group_size(64, 1, 1))) void box_block4x4_subgroups(
-    __global const uint* src, __global uint* dst, int w, int h, int d, int mode, uint cval) {
+__kernel __attribute__((reqd_work_group_size(64, 1, 1))) void box_block4x4_subgroups(__global const uint* src,
+                                                                                     __global uint* dst, int w, int h,
+                                                                                     int d, int mode, uint cval) {
   const int S = (int)get_sub_group_size();
   const int lane = (int)get_sub_group_local_id();
   const int base = (int)get_group_id(0) * 256 + ((int)get_local_id(0) - lane) * 4;
@@ -180,8 +201,8 @@ __kernel __attribute__((reqd_work_group_size(64, 1, 1))) void box_block4x4_subgr
   const int r = d / 2;
   const uint n = (uint)(d * d);
   if (base >= w || y0 >= h) return;  // uniform across the sub-group
-  const bool interior = (w % 4 == 0) && base - r >= 0 && base + 4 * S - r + d - 1 <= w && y0 - r >= 0 &&
-                        y0 + 3 - r + d - 1 < h;
+  const bool interior =
+      (w % 4 == 0) && base - r >= 0 && base + 4 * S - r + d - 1 <= w && y0 - r >= 0 && y0 + 3 - r + d - 1 < h;
   if (interior) {
     uint4 o[4][4];
     for (int k = 0; k < 4; ++k)
@@ -507,9 +528,9 @@ inline uint round_pack(acc_t s, uint twice_half, uint magic, uint shift, float i
 #endif
 }
 
-__kernel void box_fused_blocks(__global const uint* src, __global uint* dst, int w, int h, int d, int mode,
-                               uint cval, int strip, uint twice_half, uint magic, uint shift, float inv_n,
-                               float bias, __local csum_t* entries, __local wsum_t* blocks) {
+__kernel void box_fused_blocks(__global const uint* src, __global uint* dst, int w, int h, int d, int mode, uint cval,
+                               int strip, uint twice_half, uint magic, uint shift, float inv_n, float bias,
+                               __local csum_t* entries, __local wsum_t* blocks) {
   const int lx = get_local_id(0), L = get_local_size(0);
   const int r = d / 2, ra = (r + ITEMS - 1) / ITEMS * ITEMS, a = ra - r;
   const int halo = (a + d - 1 + ITEMS - 1) / ITEMS;
@@ -640,7 +661,9 @@ inline float4 csum_to_float(uint2 v) {
 }
 
 // Rows of strip g (none for g < 0 or past the image).
-inline int strip_length(int g, int strip, int h) { return g < 0 ? 0 : clamp(h - g * strip, 0, strip); }
+inline int strip_length(int g, int strip, int h) {
+  return g < 0 ? 0 : clamp(h - g * strip, 0, strip);
+}
 
 #ifndef PAIR
 #define PAIR 0
@@ -737,8 +760,8 @@ inline void load_step(__global const uint* src, int first, int dir, int i, int d
 #else
 #define FUSED_KERNEL box_fused_packed
 #endif
-#define WINDOW_ARGS uint magic, uint half_n, __local uint4* cbuf
-#define CPAIRS (ITEMS / 2 + 1)                   // uint4 entries per work-item: ITEMS / 2 pairs and a pad
+#define WINDOW_ARGS uint magic, uint half_n, __local uint4 *cbuf
+#define CPAIRS (ITEMS / 2 + 1)  // uint4 entries per work-item: ITEMS / 2 pairs and a pad
 // fused_wide's published block sums: while a block's lanes cannot carry (ITEMS * 255 * d < 2^16) a block is its
 // packed word sum X alone, H being X >> 16, so it takes 8 bytes in an array of its own after the column pairs (the
 // host's box_wide_packed_blocks), read without bank conflicts, instead of (X, H) in the pad entry; and BLOCK_GROUP
@@ -760,7 +783,7 @@ inline void load_step(__global const uint* src, int first, int dir, int i, int d
 #define WIDE_END (WIN_A + DIAMETER)
 #define WIDE_LO (WIDE_END > ITEMS ? WIDE_END / ITEMS * ITEMS : ITEMS)
 #define READ_COLS min(ITEMS, WIDE_END + ITEMS - 1 - WIDE_LO)
-#define M0 (WIN_A & ~1)                          // first column read: pairs start at even columns
+#define M0 (WIN_A & ~1)                               // first column read: pairs start at even columns
 #define NPAIRS ((WIN_A + ITEMS + DIAMETER - M0) / 2)  // columns WIN_A .. WIN_A + ITEMS + d - 2, as pairs
 
 // On NVIDIA (NV_PTX_FTZ marks its PTX) mul_hi as one IMAD.HI; clang's PTX otherwise widens it to a
@@ -825,7 +848,7 @@ __kernel void box_packed_round_check(__global uint* out, uint magic, uint lo) {
 __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, int h, int d, int mode, uint cval,
                            int strip, int mirror, WINDOW_ARGS RING_ARG) {
 #ifdef DIAMETER
-  d = DIAMETER;  // the host passes the same; as a constant it folds the start-up's loop and offsets
+  d = DIAMETER;                 // the host passes the same; as a constant it folds the start-up's loop and offsets
   const int reach = ITEMS - 2;  // work-item t's outputs read columns up to t * ITEMS + a + d + ITEMS - 2
 #else
   const int reach = ITEMS - 1;  // and here blocks up to (t * ITEMS + a + d + ITEMS - 1) / ITEMS
@@ -865,8 +888,7 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
   const int last = first + dir * (n + d - 2);
 #if PAIR
   const int ye = min(2 * (int)get_group_id(1) * strip, h);
-  const bool direct =
-      aligned && min(min(first, last), ye - r - 1) >= 0 && max(max(first, last), ye - r + d - 1) < h;
+  const bool direct = aligned && min(min(first, last), ye - r - 1) >= 0 && max(max(first, last), ye - r + d - 1) < h;
 #else
   const bool direct = aligned && min(first, last) >= 0 && max(first, last) < h;
 #endif
@@ -888,10 +910,10 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
     if (i < n)
       load_step(src, first, dir, i, d, h, mode, cx, w, cval, aligned, direct, xk, p_in[i % PREFETCH],
                 p_out[i % PREFETCH]);
-  // The d rows of output step 0's window, START_ROWS loads issued before they are added (64 bytes per
-  // work-item in flight; more costs registers at ITEMS=8): with short strips this start-up chain of
-  // dependent loads is most of a work-group's time. With pair at ITEMS=4, 8 rows: on the H100 (bench/NOTES.md, box
-  // blur step 33) they took d=31 from 0.267 to 0.256 ms; 16 rows, and deeper starts at ITEMS=8, lost.
+      // The d rows of output step 0's window, START_ROWS loads issued before they are added (64 bytes per
+      // work-item in flight; more costs registers at ITEMS=8): with short strips this start-up chain of
+      // dependent loads is most of a work-group's time. With pair at ITEMS=4, 8 rows: on the H100 (bench/NOTES.md, box
+      // blur step 33) they took d=31 from 0.267 to 0.256 ms; 16 rows, and deeper starts at ITEMS=8, lost.
 #define START_ROWS (ITEMS >= 8 ? 2 : PAIR && ITEMS == 4 ? 8 : 16 / ITEMS)
 #if PAIR
   // The edge: strip 2j's first row and one past strip 2j - 1's last. Up's first window is rows ye - 1 - r ..
@@ -926,29 +948,29 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
     }
   } else
 #endif
-  for (int j = 0; j < count; j += START_ROWS) {
-    uint t[START_ROWS][ITEMS];
+    for (int j = 0; j < count; j += START_ROWS) {
+      uint t[START_ROWS][ITEMS];
 #pragma unroll
-    for (int q = 0; q < START_ROWS; ++q) {
-      if (j + q < count) {
-        load_row(src, START_ROW(j + q), h, mode, cx, w, cval, aligned, direct, xk, t[q]);
-      } else {
-        for (int k = 0; k < ITEMS; ++k) t[q][k] = 0;
+      for (int q = 0; q < START_ROWS; ++q) {
+        if (j + q < count) {
+          load_row(src, START_ROW(j + q), h, mode, cx, w, cval, aligned, direct, xk, t[q]);
+        } else {
+          for (int k = 0; k < ITEMS; ++k) t[q][k] = 0;
+        }
       }
-    }
-    // The G, A lanes stay below 2^16 (at most d * 255 in all); the word sums wrap, exactly (TO_WORD_GA).
+      // The G, A lanes stay below 2^16 (at most d * 255 in all); the word sums wrap, exactly (TO_WORD_GA).
 #pragma unroll
-    for (int q = 0; q < START_ROWS; ++q) {
-      for (int k = 0; k < ITEMS; ++k) col[k] += TO_WORD_GA(t[q][k]);
+      for (int q = 0; q < START_ROWS; ++q) {
+        for (int k = 0; k < ITEMS; ++k) col[k] += TO_WORD_GA(t[q][k]);
 #if RING
-      if (j + q < d) {
-        pix_items v;
-        for (int k = 0; k < ITEMS; ++k) v.a[k] = t[q][k];
-        ring[(j + q) * L + lx] = v.v;  // slot k holds strip row k until step k + 1 takes it out
-      }
+        if (j + q < d) {
+          pix_items v;
+          for (int k = 0; k < ITEMS; ++k) v.a[k] = t[q][k];
+          ring[(j + q) * L + lx] = v.v;  // slot k holds strip row k until step k + 1 takes it out
+        }
 #endif
+      }
     }
-  }
   for (int k = 0; k < ITEMS; ++k) col[k] = WORD_GA_TO_CSUM(col[k]);
 #if PAIR
   {
@@ -1046,8 +1068,8 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
           for (int k = 0; k < ITEMS; ++k) col[k] = col[k] + TO_CSUM(p_in[u][k]) - TO_CSUM(p_out[u][k]);
 #endif
           if (steady || i + PREFETCH < n)
-            load_step(src, first, dir, i + PREFETCH, d, h, mode, cx, w, cval, aligned, steady || direct, xk,
-                      p_in[u], p_out[u]);
+            load_step(src, first, dir, i + PREFETCH, d, h, mode, cx, w, cval, aligned, steady || direct, xk, p_in[u],
+                      p_out[u]);
         }
         // The buffers alternate between rows; u0 & 1 is i & 1 when ROW_UNROLL is even, as it is unless overridden.
         const int buf = ROW_UNROLL % 2 == 0 ? u0 & 1 : i & 1;
@@ -1317,9 +1339,9 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
 // 0.382 at 4 with the registers held at the one-pair kernel's 80. bench/NOTES.md, box blur step 47, and
 // bench/results/2026-11-27-nvidia-h100-persist-*.
 // Tried and removed: two pairs per work-group (fused_wide's pair=2, -D PAIR=2; code in commit 7e94ab4): four row lanes
-// ran pairs 2j and 2j + 1, whose shared starts overlap by d - 1 - 2 strip rows, summed once, each lane a quarter of both
-// starts' rows, the shares swapped through local memory. At d = 63 in 14-row strips a lane sums 23 rows instead of 31,
-// which a diagnostic start of 23 rows measured at 5% on the H100. It lost: 0.294-0.297 ms at 80 registers against
+// ran pairs 2j and 2j + 1, whose shared starts overlap by d - 1 - 2 strip rows, summed once, each lane a quarter of
+// both starts' rows, the shares swapped through local memory. At d = 63 in 14-row strips a lane sums 23 rows instead of
+// 31, which a diagnostic start of 23 rows measured at 5% on the H100. It lost: 0.294-0.297 ms at 80 registers against
 // pair's 0.273-0.275, 0.34 uncapped (95 registers). bench/NOTES.md, box blur step 54, and
 // bench/results/2026-11-28-nvidia-h100-quad*.
 // Tried and removed: L1 eviction priorities on the direct loads (-D L1HINT, never committed; its diff in
@@ -1329,7 +1351,7 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
 // (bench/NOTES.md, box blur step 57).
 // Tried and removed: the steady part's rows two steps ahead (-D STEADY_PREFETCH=2 with ROW_SPLIT, never committed; its
 // diff in bench/results/2026-11-29-nvidia-h200-steady-prefetch.md): the start and the first steps kept prefetch 1's
-// single row in flight, the steady part and the rest loaded two ahead. On the H200 d=31 took 0.200-0.203 ms in the tuned
-// 14-row pair strips against 0.189-0.191 without the split; d=63 0.246-0.259 against 0.233-0.240, its second slot 19
-// registers (a block an SM) more; capped at 88 a tie at best (bench/NOTES.md, box blur step 60).
+// single row in flight, the steady part and the rest loaded two ahead. On the H200 d=31 took 0.200-0.203 ms in the
+// tuned 14-row pair strips against 0.189-0.191 without the split; d=63 0.246-0.259 against 0.233-0.240, its second slot
+// 19 registers (a block an SM) more; capped at 88 a tie at best (bench/NOTES.md, box blur step 60).
 #endif

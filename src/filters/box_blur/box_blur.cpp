@@ -1,4 +1,6 @@
 // Host launcher for the box blur variants (kernels in box_blur.cl).
+#include "clfilters/box_blur.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -6,7 +8,6 @@
 #include <chrono>
 #include <stdexcept>
 
-#include "clfilters/box_blur.hpp"
 #include "filters/box_blur/box_blur_internal.hpp"
 #include "runtime/launch.hpp"
 
@@ -116,11 +117,11 @@ Plan make_plan(Context& ctx, const BoxBlurParams& params, std::string_view varia
   if (v == "fused_packed" || v == "fused_wide") {
     const bool wide = v == "fused_wide";
     const BlocksShape shape = box_packed_shape(plan.config, params.diameter, v.c_str());
-    plan.options += fmt::format(" -D ITEMS={} -D WIN_A={} -D DIAMETER={} -D PREFETCH={} -D RING={}{}{}{}{}",
-                                shape.items, box_window_offset(shape.items, params.diameter), params.diameter,
-                                shape.prefetch, int(shape.ring), wide ? " -D WIDE=1" : "",
-                                shape.pair ? " -D PAIR=1" : "", shape.direct ? " -D DIRECT=1" : "",
-                                device.fast_math_options());
+    plan.options +=
+        fmt::format(" -D ITEMS={} -D WIN_A={} -D DIAMETER={} -D PREFETCH={} -D RING={}{}{}{}{}", shape.items,
+                    box_window_offset(shape.items, params.diameter), params.diameter, shape.prefetch, int(shape.ring),
+                    wide ? " -D WIDE=1" : "", shape.pair ? " -D PAIR=1" : "", shape.direct ? " -D DIRECT=1" : "",
+                    device.fast_math_options());
     plan.kernels = {wide ? "box_fused_wide" : "box_fused_packed"};
   }
   return plan;
@@ -196,8 +197,7 @@ std::vector<cl::Event> box_blur(Context& ctx, const DeviceImage& in, DeviceImage
   // The fused_blocks family: one work-group per band of (local_x - halo) * items columns and strip rows.
   auto launch_bands = [&](const BlocksShape& shape) {
     // The ring, where there is one, is the last argument (RING_ARG in box_blur.cl).
-    if (shape.ring_bytes)
-      kernel(0).setArg(kernel(0).getInfo<CL_KERNEL_NUM_ARGS>() - 1, cl::Local(shape.ring_bytes));
+    if (shape.ring_bytes) kernel(0).setArg(kernel(0).getInfo<CL_KERNEL_NUM_ARGS>() - 1, cl::Local(shape.ring_bytes));
     const std::size_t tw = std::size_t(shape.local_x - shape.halo) * std::size_t(shape.items);
     const std::size_t groups_x = (W + tw - 1) / tw, strips = (H + shape.strip - 1) / std::size_t(shape.strip);
     // pair: work-group j runs strips 2j - 1 and 2j, one per row lane.
@@ -207,8 +207,8 @@ std::vector<cl::Event> box_blur(Context& ctx, const DeviceImage& in, DeviceImage
   };
   if (variant == "fused_blocks") {
     const BlocksShape shape = box_blocks_shape(tunables, d);
-    set_kernel_args(kernel(0), in.buffer, out.buffer, w, h, d, mode, cval, shape.strip, twice_half, magic, shift,
-                    inv_n, bias, cl::Local(shape.entry_bytes), cl::Local(shape.block_bytes));
+    set_kernel_args(kernel(0), in.buffer, out.buffer, w, h, d, mode, cval, shape.strip, twice_half, magic, shift, inv_n,
+                    bias, cl::Local(shape.entry_bytes), cl::Local(shape.block_bytes));
     return {launch_bands(shape)};
   }
   if (variant == "fused_prefix") {
@@ -224,14 +224,14 @@ std::vector<cl::Event> box_blur(Context& ctx, const DeviceImage& in, DeviceImage
     // ceil(2^32 / n) and n/2 in both 16-bit lanes (see box_fused_packed; box_fused_wide splits them).
     const auto packed_magic = cl_uint(((std::uint64_t(1) << 32) + n - 1) / n);
     const auto half_n = cl_uint(n / 2 * 0x10001u);
-    set_kernel_args(kernel(0), in.buffer, out.buffer, w, h, d, mode, cval, shape.strip, shape.mirror, packed_magic, half_n,
-                    cl::Local(shape.entry_bytes));
+    set_kernel_args(kernel(0), in.buffer, out.buffer, w, h, d, mode, cval, shape.strip, shape.mirror, packed_magic,
+                    half_n, cl::Local(shape.entry_bytes));
     return {launch_bands(shape)};
   }
   if (variant == "fused_sliding") {
     const FusedShape shape = box_fused_shape(ctx.info(), tunables, d, c);
-    set_kernel_args(kernel(0), in.buffer, out.buffer, w, h, d, mode, cval, shape.items, shape.strip, twice_half,
-                    magic, shift, cl::Local(shape.column_sum_bytes), cl::Local(shape.row_out_bytes));
+    set_kernel_args(kernel(0), in.buffer, out.buffer, w, h, d, mode, cval, shape.items, shape.strip, twice_half, magic,
+                    shift, cl::Local(shape.column_sum_bytes), cl::Local(shape.row_out_bytes));
     const std::size_t tw = std::size_t(shape.local_x) * std::size_t(shape.items);
     const std::size_t groups_x = (W + tw - 1) / tw, groups_y = (H + shape.strip - 1) / std::size_t(shape.strip);
     return {launch(ctx, kernel(0), cl::NDRange(groups_x * shape.local_x, groups_y),

@@ -1,8 +1,8 @@
 // clfilters box-blur IN OUT --diameter 9 [--border ...] [--variant ...] [--device ...] [--time]
 #include <fmt/format.h>
 
-#include "cli_common.hpp"
 #include "clfilters/box_blur.hpp"
+#include "cli_common.hpp"
 
 namespace clf::cli {
 namespace {
@@ -24,15 +24,16 @@ class BoxBlurCommand : public Command {
     check_output_extension(options_.output);
     const Image input = read_input(options_.input);
     if (input.type != SampleType::u8 || input.channels > 4)
-      throw std::runtime_error(fmt::format("{}: box-blur needs 8-bit images with 1 to 4 channels, this file holds "
-                                           "{} channel(s) of {}",
-                                           options_.input, input.channels, sample_type_name(input.type)));
+      throw std::runtime_error(
+          fmt::format("{}: box-blur needs 8-bit images with 1 to 4 channels, this file holds "
+                      "{} channel(s) of {}",
+                      options_.input, input.channels, sample_type_name(input.type)));
     Context ctx(options_.device);
     const int device_channels = input.channels == 1 ? 1 : 4;
     const VariantChoice choice =
         box_blur_choose(ctx, params_, options_.variant, input.width, input.height, device_channels);
-    if (auto why = box_blur_unsupported(ctx.info(), choice.variant, params_, input.width, input.height,
-                                        device_channels, choice.config))
+    if (auto why = box_blur_unsupported(ctx.info(), choice.variant, params_, input.width, input.height, device_channels,
+                                        choice.config))
       throw UsageError(*why);
     Timing timing;
     const Image out = box_blur(ctx, input, params_, options_.variant, &timing);

@@ -19,9 +19,9 @@ TileShape box_local_tile_shape(const DeviceInfo& device, const TuningConfig& con
 inline constexpr int kMaxFusedDiameter = 2047;
 
 struct FusedShape {
-  int local_x;  // work-items per work-group
-  int items;    // consecutive output columns per work-item
-  int strip;    // rows per work-group
+  int local_x;                   // work-items per work-group
+  int items;                     // consecutive output columns per work-item
+  int strip;                     // rows per work-group
   std::size_t column_sum_bytes;  // local memory for the column sums
   std::size_t row_out_bytes;     // local memory for one output row
 };
@@ -35,14 +35,14 @@ FusedShape box_fused_shape(const DeviceInfo& device, const TuningConfig& config,
 namespace clf {
 
 struct BlocksShape {
-  int local_x;         // work-items per work-group
-  int items;           // consecutive columns per work-item
-  int strip;           // rows per work-group
-  int halo;            // work-items at the right end that only sum columns for their neighbours
+  int local_x;                 // work-items per work-group
+  int items;                   // consecutive columns per work-item
+  int strip;                   // rows per work-group
+  int halo;                    // work-items at the right end that only sum columns for their neighbours
   bool window_packed = false;  // fused_blocks: window sums fit two 16-bit channels per uint (d <= 15)
-  int prefetch = 1;    // fused_prefix, fused_packed, fused_wide: rows of input loaded ahead per work-item
-  int mirror = 0;      // the same three: odd strips run upwards
-  bool ring = false;   // the same three: leaving rows from a local-memory ring (-D RING)
+  int prefetch = 1;            // fused_prefix, fused_packed, fused_wide: rows of input loaded ahead per work-item
+  int mirror = 0;              // the same three: odd strips run upwards
+  bool ring = false;           // the same three: leaving rows from a local-memory ring (-D RING)
   std::size_t ring_bytes = 0;  // local memory for the ring: d rows of each work-item's pixels
   int pair = 0;  // fused_packed, fused_wide: two row lanes run mirrored strips from a shared start (-D PAIR)
   std::size_t row_lanes() const { return pair ? 2 : 1; }  // work-group rows: one per strip it runs

@@ -33,7 +33,8 @@ Image box_blur_reference(const Image& input, const BoxBlurParams& params, int th
           const int xx = border_index(k - r, w, mode);
           prefix[k + 1] = prefix[k] + (xx < 0 ? cval : px[y * lanes + static_cast<std::size_t>(xx) * c + ch]);
         }
-        for (int x = 0; x < w; ++x) rowsum[y * lanes + static_cast<std::size_t>(x) * c + ch] = prefix[x + d] - prefix[x];
+        for (int x = 0; x < w; ++x)
+          rowsum[y * lanes + static_cast<std::size_t>(x) * c + ch] = prefix[x + d] - prefix[x];
       }
   });
 

@@ -27,9 +27,11 @@ const std::vector<Tunable> kLocalSize = {
 // On the H200 mirrored strips tied or won everywhere (up to 10% with 64-row strips); the ring won at d = 3..11
 // with 32-48-row strips and lost at d >= 15, where its local memory (d rows) costs work-groups per SM:
 // bench/results/2026-11-24-nvidia-h200-ring-mirror.md.
-const Tunable kMirrorTunable = {"mirror", {1, 0}, "odd strips run upwards (1) so neighbours share their edge rows in L2"};
+const Tunable kMirrorTunable = {
+    "mirror", {1, 0}, "odd strips run upwards (1) so neighbours share their edge rows in L2"};
 Tunable ring_tunable(int default_value) {
-  return {"ring", {default_value, 1 - default_value},
+  return {"ring",
+          {default_value, 1 - default_value},
           "leaving rows from a local-memory ring of d rows (1) instead of global memory"};
 }
 
@@ -58,8 +60,8 @@ std::vector<Tunable> per_d_band_tunables(std::vector<int> strips, std::vector<in
 std::optional<std::string> blocks_shape_problem(const DeviceInfo& device, std::string_view variant,
                                                 const BlocksShape& shape, int d) {
   if (std::size_t(shape.local_x) * shape.row_lanes() > device.max_work_group_size)
-    return fmt::format("work-group of {}x{} exceeds the device's {} work-items", shape.local_x,
-                       shape.row_lanes(), device.max_work_group_size);
+    return fmt::format("work-group of {}x{} exceeds the device's {} work-items", shape.local_x, shape.row_lanes(),
+                       device.max_work_group_size);
   if (shape.local_x <= shape.halo)
     return fmt::format("{} needs more than {} work-items per group for d={}", variant, shape.halo, d);
   // At least one byte to spare: the H200 refused (CL_OUT_OF_RESOURCES) a work-group asking for all
@@ -93,8 +95,7 @@ const std::vector<VariantInfo>& box_blur_variants() {
         {"column_segment", {32, 16, 64, 128}, "rows per work-item in the column pass"}}},
       {"local_tile",
        "tile plus halo loaded once into local memory per work-group",
-       {{"tile_x", {16, 8, 32}, "work-group (tile) width"},
-        {"tile_y", {16, 8, 4}, "work-group (tile) height"}}},
+       {{"tile_x", {16, 8, 32}, "work-group (tile) width"}, {"tile_y", {16, 8, 4}, "work-group (tile) height"}}},
       {"fused_sliding",
        "one pass: column running sums in local memory, a sliding row window over them; input read once, "
        "no intermediate",
@@ -160,7 +161,8 @@ FusedShape box_fused_shape(const DeviceInfo& device, const TuningConfig& config,
   const VariantInfo& v = *find_variant(box_blur_variants(), "fused_sliding");
   FusedShape shape;
   shape.local_x = tunable_value(config, v, "local_x");
-  if (config.empty()) shape.local_x = int(std::min<std::size_t>(std::size_t(shape.local_x), device.max_work_group_size));
+  if (config.empty())
+    shape.local_x = int(std::min<std::size_t>(std::size_t(shape.local_x), device.max_work_group_size));
   // The initial window costs d local reads per work-item and row, each later column two: about
   // d/4 columns per work-item keeps the first from dominating.
   shape.items = tunable_value(config, v, "items");
@@ -182,9 +184,7 @@ BlocksShape box_blocks_shape(const TuningConfig& config, int diameter) {
   shape.local_x = tunable_value(config, v, "local_x");
   shape.items = tunable_value(config, v, "items");
   shape.strip = tunable_value(config, v, "strip");
-  auto halo = [&] {
-    return (box_window_offset(shape.items, diameter) + diameter - 1 + shape.items - 1) / shape.items;
-  };
+  auto halo = [&] { return (box_window_offset(shape.items, diameter) + diameter - 1 + shape.items - 1) / shape.items; };
   shape.halo = halo();
   if (config.empty() && 2 * shape.halo > shape.local_x) {
     // Wide windows: by default keep at least half of the work-items producing output.
@@ -244,8 +244,7 @@ BlocksShape box_packed_shape(const TuningConfig& config, int diameter, const cha
   const VariantInfo& v = *find_variant(box_blur_variants(), variant);
   shape.pair = tunable_value(config, v, "pair");
   shape.direct = tunable_value(config, v, "direct");
-  shape.entry_bytes =
-      2 * std::size_t(shape.local_x) * std::size_t(shape.items / 2 + 1) * 16 * shape.row_lanes();
+  shape.entry_bytes = 2 * std::size_t(shape.local_x) * std::size_t(shape.items / 2 + 1) * 16 * shape.row_lanes();
   if (std::string_view(variant) == "fused_wide" && box_wide_packed_blocks(shape.items, diameter))
     shape.entry_bytes += 2 * std::size_t(shape.local_x) * 8 * shape.row_lanes();
   shape.block_bytes = 0;
@@ -267,8 +266,8 @@ std::optional<std::string> box_blur_unsupported(const DeviceInfo& device, std::s
     if (d % 2 != 0) return fmt::format("two_pass needs an even diameter (got {})", d);
     const std::size_t bytes = std::size_t(width + d - 2) * std::size_t(height + d - 2) * 2 * pixel_bytes;
     if (bytes > device.max_alloc_bytes)
-      return fmt::format("two_pass needs a {} MiB temporary, above the device's {} MiB allocation limit",
-                         bytes >> 20, device.max_alloc_bytes >> 20);
+      return fmt::format("two_pass needs a {} MiB temporary, above the device's {} MiB allocation limit", bytes >> 20,
+                         device.max_alloc_bytes >> 20);
   }
   if (variant == "separable_sliding") {
     const std::size_t bytes = std::size_t(width) * height * pixel_bytes * (d > 257 ? 4 : 2);

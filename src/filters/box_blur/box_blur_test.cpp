@@ -21,8 +21,8 @@ Context& test_context() {
   return ctx;
 }
 
-const Border kBorders[] = {{BorderMode::replicate, 0}, {BorderMode::reflect101, 0}, {BorderMode::constant, 0},
-                           {BorderMode::constant, 173}};
+const Border kBorders[] = {
+    {BorderMode::replicate, 0}, {BorderMode::reflect101, 0}, {BorderMode::constant, 0}, {BorderMode::constant, 173}};
 
 // Brute force straight from docs/SPEC.md: sum the d*d window, border applied per coordinate.
 Image brute_force_box(const Image& in, int d, Border border) {
@@ -54,8 +54,7 @@ TEST(BoxBlurReference, MatchesBruteForce) {
           const auto seed = testing::fresh_seed();
           SCOPED_TRACE(fmt::format("{}x{}x{} d={} border={} seed={}", w, h, c, d, to_string(border), seed));
           const Image in = testing::random_image(w, h, c, SampleType::u8, seed);
-          ASSERT_TRUE(testing::images_equal(brute_force_box(in, d, border),
-                                            box_blur_reference(in, {d, border}, 2)));
+          ASSERT_TRUE(testing::images_equal(brute_force_box(in, d, border), box_blur_reference(in, {d, border}, 2)));
         }
 }
 
@@ -84,11 +83,13 @@ struct SizeCase {
   int height;
 };
 
-std::string size_name(const SizeCase& s) { return fmt::format("{}x{}", s.width, s.height); }
+std::string size_name(const SizeCase& s) {
+  return fmt::format("{}x{}", s.width, s.height);
+}
 
 // Runs `variant` into a poisoned output, so an unwritten pixel shows, and returns what came back.
-Image blur_on_device(Context& ctx, const DeviceImage& in, const BoxBlurParams& params,
-                     const std::string& variant, const TuningConfig& config = {}) {
+Image blur_on_device(Context& ctx, const DeviceImage& in, const BoxBlurParams& params, const std::string& variant,
+                     const TuningConfig& config = {}) {
   Image poisoned(in.width, in.height, in.channels);
   testing::poison(poisoned);
   DeviceImage out = DeviceImage::upload(ctx, poisoned);
@@ -108,14 +109,13 @@ void check_variant(const std::string& variant, SizeCase size, const std::vector<
     for (int d : diameters)
       for (const Border& border : borders) {
         const BoxBlurParams params{d, border};
-        SCOPED_TRACE(fmt::format("variant={} size={} channels={} d={} border={} seed={}", variant, size_name(size),
-                                 c, d, to_string(border), seed));
+        SCOPED_TRACE(fmt::format("variant={} size={} channels={} d={} border={} seed={}", variant, size_name(size), c,
+                                 d, to_string(border), seed));
         if (auto why = box_blur_unsupported(ctx.info(), variant, params, size.width, size.height, c)) {
           // Only the documented limitations may skip: two_pass on odd d, local_tile beyond local memory,
           // fused_sliding beyond its rounding's range.
           EXPECT_TRUE((variant == "two_pass" && d % 2 == 1) || variant == "local_tile" ||
-                      (variant == "fused_sliding" && d > 2047) ||
-                      (variant == "fused_blocks" && (c == 1 || d > 2047)) ||
+                      (variant == "fused_sliding" && d > 2047) || (variant == "fused_blocks" && (c == 1 || d > 2047)) ||
                       (variant == "fused_prefix" && (c == 1 || d > 128)) ||
                       (variant == "fused_packed" && (c == 1 || d < 2 || d > 15)) ||
                       (variant == "fused_wide" && (c == 1 || d < 2 || d > 64)))
@@ -152,8 +152,7 @@ std::vector<std::string> variant_names() {
 INSTANTIATE_TEST_SUITE_P(Small, BoxBlurVariant,
                          ::testing::Combine(::testing::ValuesIn(variant_names()),
                                             ::testing::Values(SizeCase{1, 1}, SizeCase{1, 7}, SizeCase{7, 1},
-                                                              SizeCase{13, 17}, SizeCase{64, 64},
-                                                              SizeCase{257, 129})),
+                                                              SizeCase{13, 17}, SizeCase{64, 64}, SizeCase{257, 129})),
                          [](const auto& info) {
                            return fmt::format("{}_{}", std::get<0>(info.param), size_name(std::get<1>(info.param)));
                          });
@@ -244,8 +243,7 @@ TEST(BoxBlurFusedPrefix, EveryPrefetchDepthMatchesTheReference) {
                                            {"mirror", (prefetch + strip + d) % 2}};
               SCOPED_TRACE(fmt::format("{}x37 d={} border={} config={} seed={}", width, d, to_string(border),
                                        to_string(config), seed));
-              ASSERT_FALSE(
-                  box_blur_unsupported(ctx.info(), "fused_prefix", params, in.width, in.height, 4, config));
+              ASSERT_FALSE(box_blur_unsupported(ctx.info(), "fused_prefix", params, in.width, in.height, 4, config));
               const Image got = blur_on_device(ctx, d_in, params, "fused_prefix", config);
               ASSERT_TRUE(testing::images_equal(expected, got));
             }
@@ -287,7 +285,9 @@ void expect_band_shapes_match(const char* variant, std::initializer_list<int> di
 // mirrored strips and direct row loads on and off.
 TEST(BoxBlurFusedPacked, EveryDiameterAndShapeMatchesTheReference) {
   expect_band_shapes_match("fused_packed", {2, 3, 6, 9, 14, 15}, {2, 4, 8}, [](int d, int items, int strip) {
-    return TuningConfig{{"prefetch", items == 2 ? 4 : items == 4 ? 1 : 2},
+    return TuningConfig{{"prefetch", items == 2   ? 4
+                                     : items == 4 ? 1
+                                                  : 2},
                         {"ring", items != 4},
                         {"mirror", (strip + d + items) % 2},
                         {"direct", (d + items / 2) % 2}};
@@ -308,9 +308,9 @@ TEST(BoxBlurFusedPacked, RoundingIsExactForEveryWindowSum) {
     const auto magic = cl_uint(((std::uint64_t(1) << 32) + n - 1) / n);
     const cl_uint top = cl_uint(255 * n + n / 2);  // the largest window sum plus n/2
     // packed_round depends on magic alone, so one build serves every d.
-    cl::Kernel& check = ctx.kernel(
-        "box_blur.cl", "-D CHANNELS=4 -D ITEMS=2 -D WIN_A=0 -D DIAMETER=2" + ctx.info().fast_math_options(),
-        "box_packed_round_check");
+    cl::Kernel& check =
+        ctx.kernel("box_blur.cl", "-D CHANNELS=4 -D ITEMS=2 -D WIN_A=0 -D DIAMETER=2" + ctx.info().fast_math_options(),
+                   "box_packed_round_check");
     const std::size_t count = std::size_t(top) + 1, bytes = count * sizeof(cl_uint);
     cl::Buffer out = ctx.buffer(CL_MEM_READ_WRITE, bytes);
     for (cl_uint lo : {top, cl_uint(n / 2), cl_uint(top / 2 + 7)}) {
@@ -358,10 +358,8 @@ TEST(BoxBlurFusedPair, EveryDiameterAndShapeMatchesTheReference) {
   expect_band_shapes_match("fused_wide", {2, 17, 31, 64}, {4, 8}, pair_config, {3, 5, 64});
   Context& ctx = test_context();
   // pair needs mirrored strips and no ring.
-  EXPECT_TRUE(
-      box_blur_unsupported(ctx.info(), "fused_wide", {31, {}}, 300, 70, 4, {{"pair", 1}, {"mirror", 0}}));
-  EXPECT_TRUE(
-      box_blur_unsupported(ctx.info(), "fused_packed", {9, {}}, 300, 70, 4, {{"pair", 1}, {"ring", 1}}));
+  EXPECT_TRUE(box_blur_unsupported(ctx.info(), "fused_wide", {31, {}}, 300, 70, 4, {{"pair", 1}, {"mirror", 0}}));
+  EXPECT_TRUE(box_blur_unsupported(ctx.info(), "fused_packed", {9, {}}, 300, 70, 4, {{"pair", 1}, {"ring", 1}}));
 }
 
 // direct: strips whose rows are all inside the image load them with no border test. The band tests' 37 rows hold
@@ -377,7 +375,7 @@ TEST(BoxBlurFusedDirect, InteriorStripsOfWideWindowsMatchTheReference) {
     const Image expected = box_blur_reference(in, params);
     for (int items : {4, 8})
       for (int pair : {0, 1}) {
-        const TuningConfig config = {{"items", items}, {"local_x", 32}, {"strip", 16}, {"prefetch", 2},
+        const TuningConfig config = {{"items", items}, {"local_x", 32}, {"strip", 16},  {"prefetch", 2},
                                      {"ring", 0},      {"mirror", 1},   {"pair", pair}, {"direct", 1}};
         SCOPED_TRACE(fmt::format("d={} config={} seed={}", d, to_string(config), seed));
         ASSERT_FALSE(box_blur_unsupported(ctx.info(), "fused_wide", params, in.width, in.height, 4, config));
@@ -443,7 +441,7 @@ TEST(BoxBlurFusedWide, AlternatingRowsGiveTheWidestDeltas) {
     const BoxBlurParams params{d, kBorders[d % 4]};
     const Image expected = box_blur_reference(in, params);
     for (int pair : {0, 1}) {
-      const TuningConfig config = {{"items", 4}, {"local_x", 32}, {"strip", 16}, {"prefetch", 1},
+      const TuningConfig config = {{"items", 4}, {"local_x", 32}, {"strip", 16},  {"prefetch", 1},
                                    {"ring", 0},  {"mirror", 1},   {"pair", pair}, {"direct", 1}};
       SCOPED_TRACE(fmt::format("d={} config={} seed={}", d, to_string(config), seed));
       ASSERT_TRUE(testing::images_equal(expected, blur_on_device(ctx, d_in, params, "fused_wide", config)));

@@ -42,7 +42,9 @@ typedef uchar pix_t;
 #define ALPHA_N(N, v) ((uchar##N)(0))
 #endif
 
-inline uint round_div(uint s, uint n) { return (s + (n >> 1)) / n; }
+inline uint round_div(uint s, uint n) {
+  return (s + (n >> 1)) / n;
+}
 
 // The pixel at column x of `row` (NULL for a row that is all border constant), border applied to x.
 inline pix_t row_pixel(__global const pix_t* row, int x, int w, int mode, pix_t cval) {
@@ -221,81 +223,81 @@ __kernel void eps_packed(__global const pix_t* src, __global pix_t* dst, int w, 
 
 // Two forms of the per-pixel step. select: the compare chooses what is added (steps 2 and 3).
 // branchless (step 5): the compare becomes a 0/1 multiplier, so every lane runs the same arithmetic.
-#define ACCUMULATE_SELECT(N, p, c, t, row_sum, n)                    \
-  {                                                                  \
-    const short##N in_ = abs_diff(p, c) <= (t);                      \
-    row_sum += select((ushort##N)(0), p, in_);                       \
-    n += select((ushort##N)(0), (ushort##N)(1), in_);                \
+#define ACCUMULATE_SELECT(N, p, c, t, row_sum, n)     \
+  {                                                   \
+    const short##N in_ = abs_diff(p, c) <= (t);       \
+    row_sum += select((ushort##N)(0), p, in_);        \
+    n += select((ushort##N)(0), (ushort##N)(1), in_); \
   }
-#define ACCUMULATE_BRANCHLESS(N, p, c, t, row_sum, n)                \
-  {                                                                  \
-    const ushort##N one_ = as_ushort##N(-(abs_diff(p, c) <= (t)));   \
-    row_sum += one_ * (p);                                           \
-    n += one_;                                                       \
+#define ACCUMULATE_BRANCHLESS(N, p, c, t, row_sum, n)              \
+  {                                                                \
+    const ushort##N one_ = as_ushort##N(-(abs_diff(p, c) <= (t))); \
+    row_sum += one_ * (p);                                         \
+    n += one_;                                                     \
   }
 
-#define DEFINE_PIXEL_IO(N)                                                                                     \
-  /* N raw pixels from column xs of `row` (NULL: a border-constant row); `fast` when xs .. xs+N-1 lie in   \
-     the row, else each lane goes through border_index. */                                                \
-  inline PIXN(N) load_pixels##N(__global const pix_t* row, int xs, int w, int mode, pix_t cval, bool fast) {  \
-    if (!row) return (PIXN(N))(cval);                                                                      \
-    if (fast) return vload##N(0, row + xs);                                                                \
-    pix_t lanes[N];                                                                                        \
-    for (int i = 0; i < N; ++i) lanes[i] = row_pixel(row, xs + i, w, mode, cval);                          \
-    return vload##N(0, lanes);                                                                             \
-  }                                                                                                        \
-  /* Stores N outputs at column x0, dropping those past the row end. */                                   \
-  inline void store_pixels##N(__global pix_t* row, int x0, int w, PIXN(N) v) {                             \
-    if (x0 + N <= w) {                                                                                     \
-      vstore##N(v, 0, row + x0);                                                                           \
-      return;                                                                                              \
-    }                                                                                                      \
-    pix_t lanes[N];                                                                                        \
-    vstore##N(v, 0, lanes);                                                                                \
-    for (int i = 0; i < w - x0; ++i) row[x0 + i] = lanes[i];                                               \
+#define DEFINE_PIXEL_IO(N)                                                                                   \
+  /* N raw pixels from column xs of `row` (NULL: a border-constant row); `fast` when xs .. xs+N-1 lie in     \
+     the row, else each lane goes through border_index. */                                                   \
+  inline PIXN(N) load_pixels##N(__global const pix_t* row, int xs, int w, int mode, pix_t cval, bool fast) { \
+    if (!row) return (PIXN(N))(cval);                                                                        \
+    if (fast) return vload##N(0, row + xs);                                                                  \
+    pix_t lanes[N];                                                                                          \
+    for (int i = 0; i < N; ++i) lanes[i] = row_pixel(row, xs + i, w, mode, cval);                            \
+    return vload##N(0, lanes);                                                                               \
+  }                                                                                                          \
+  /* Stores N outputs at column x0, dropping those past the row end. */                                      \
+  inline void store_pixels##N(__global pix_t* row, int x0, int w, PIXN(N) v) {                               \
+    if (x0 + N <= w) {                                                                                       \
+      vstore##N(v, 0, row + x0);                                                                             \
+      return;                                                                                                \
+    }                                                                                                        \
+    pix_t lanes[N];                                                                                          \
+    vstore##N(v, 0, lanes);                                                                                  \
+    for (int i = 0; i < w - x0; ++i) row[x0 + i] = lanes[i];                                                 \
   }
 
 #define DEFINE_VEC_ROW(N, FORM, ACCUMULATE)                                                                   \
-  /* One window row for N outputs and colour channel k: returns the row's sums, adds to the counts. */    \
+  /* One window row for N outputs and colour channel k: returns the row's sums, adds to the counts. */        \
   inline ushort##N eps_row##N##_##FORM(__global const pix_t* row, int x0, int r, int w, int mode, pix_t cval, \
-                                        bool fast, int k, ushort##N c, ushort##N t, ushort##N* n) {        \
-    ushort##N row_sum = 0, count = *n;                                                                     \
-    for (int dx = -r; dx <= r; ++dx) {                                                                     \
-      const ushort##N p = CHANNEL_N(N, load_pixels##N(row, x0 + dx, w, mode, cval, fast), k);             \
-      ACCUMULATE(N, p, c, t, row_sum, count)                                                               \
-    }                                                                                                      \
-    *n = count;                                                                                            \
-    return row_sum;                                                                                        \
+                                       bool fast, int k, ushort##N c, ushort##N t, ushort##N* n) {            \
+    ushort##N row_sum = 0, count = *n;                                                                        \
+    for (int dx = -r; dx <= r; ++dx) {                                                                        \
+      const ushort##N p = CHANNEL_N(N, load_pixels##N(row, x0 + dx, w, mode, cval, fast), k);                 \
+      ACCUMULATE(N, p, c, t, row_sum, count)                                                                  \
+    }                                                                                                         \
+    *n = count;                                                                                               \
+    return row_sum;                                                                                           \
   }
 
-#define DEFINE_VEC_KERNEL(N, FORM)                                                                             \
-  __kernel void eps_vec##N##_##FORM(__global const pix_t* src, __global pix_t* dst, int w, int h, int r, int T,  \
-                                 int mode, uint cval_bits) {                                                \
-    const int x0 = get_global_id(0) * N, y = get_global_id(1);                                              \
-    if (x0 >= w || y >= h) return;                                                                          \
-    const pix_t cval = (pix_t)cval_bits;                                                                    \
-    const bool fast = x0 - r >= 0 && x0 + N + r <= w;                                                       \
-    /* The centres come through the same border path as the dx = 0 loads, so lanes past the row end */     \
-    /* (computed, never stored) also count their own centre and never divide by zero. */                   \
-    const PIXN(N) centre = load_pixels##N(src + y * w, x0, w, mode, cval, x0 + N <= w);                    \
-    const ushort##N t = (ushort##N)((ushort)T);                                                             \
-    PIXN(N) out = ALPHA_N(N, centre);                                                                       \
-    for (int k = 0; k < COLOUR_CHANNELS; ++k) {                                                             \
-      const ushort##N c = CHANNEL_N(N, centre, k);                                                          \
-      uint##N s = 0;                                                                                        \
-      ushort##N n = 0;                                                                                      \
-      for (int dy = -r; dy < r; dy += 2) { /* rows unrolled by two: 2r+1 rows are r pairs and one more */  \
-        s += convert_uint##N(eps_row##N##_##FORM(border_row(src, y + dy, w, h, mode), x0, r, w, mode, cval,  \
-                                                 fast, k, c, t, &n));                                       \
-        s += convert_uint##N(eps_row##N##_##FORM(border_row(src, y + dy + 1, w, h, mode), x0, r, w, mode,    \
-                                                 cval, fast, k, c, t, &n));                                 \
-      }                                                                                                     \
-      s += convert_uint##N(                                                                                 \
-          eps_row##N##_##FORM(border_row(src, y + r, w, h, mode), x0, r, w, mode, cval, fast, k, c, t, &n)); \
-      const uint##N count = convert_uint##N(max(n, (ushort##N)(1)));                                        \
-      out |= PUT_CHANNEL_N(N, (s + (count >> (uint)1)) / count, k);                                         \
-    }                                                                                                       \
-    store_pixels##N(dst + y * w, x0, w, out);                                                               \
+#define DEFINE_VEC_KERNEL(N, FORM)                                                                                  \
+  __kernel void eps_vec##N##_##FORM(__global const pix_t* src, __global pix_t* dst, int w, int h, int r, int T,     \
+                                    int mode, uint cval_bits) {                                                     \
+    const int x0 = get_global_id(0) * N, y = get_global_id(1);                                                      \
+    if (x0 >= w || y >= h) return;                                                                                  \
+    const pix_t cval = (pix_t)cval_bits;                                                                            \
+    const bool fast = x0 - r >= 0 && x0 + N + r <= w;                                                               \
+    /* The centres come through the same border path as the dx = 0 loads, so lanes past the row end */              \
+    /* (computed, never stored) also count their own centre and never divide by zero. */                            \
+    const PIXN(N) centre = load_pixels##N(src + y * w, x0, w, mode, cval, x0 + N <= w);                             \
+    const ushort##N t = (ushort##N)((ushort)T);                                                                     \
+    PIXN(N) out = ALPHA_N(N, centre);                                                                               \
+    for (int k = 0; k < COLOUR_CHANNELS; ++k) {                                                                     \
+      const ushort##N c = CHANNEL_N(N, centre, k);                                                                  \
+      uint##N s = 0;                                                                                                \
+      ushort##N n = 0;                                                                                              \
+      for (int dy = -r; dy < r; dy += 2) { /* rows unrolled by two: 2r+1 rows are r pairs and one more */           \
+        s += convert_uint##N(                                                                                       \
+            eps_row##N##_##FORM(border_row(src, y + dy, w, h, mode), x0, r, w, mode, cval, fast, k, c, t, &n));     \
+        s += convert_uint##N(                                                                                       \
+            eps_row##N##_##FORM(border_row(src, y + dy + 1, w, h, mode), x0, r, w, mode, cval, fast, k, c, t, &n)); \
+      }                                                                                                             \
+      s += convert_uint##N(                                                                                         \
+          eps_row##N##_##FORM(border_row(src, y + r, w, h, mode), x0, r, w, mode, cval, fast, k, c, t, &n));        \
+      const uint##N count = convert_uint##N(max(n, (ushort##N)(1)));                                                \
+      out |= PUT_CHANNEL_N(N, (s + (count >> (uint)1)) / count, k);                                                 \
+    }                                                                                                               \
+    store_pixels##N(dst + y * w, x0, w, out);                                                                       \
   }
 
 DEFINE_PIXEL_IO(4)
@@ -500,7 +502,7 @@ __kernel void eps_vec4_half(__global const pix_t* src, __global pix_t* dst, int 
 #define RB_FW ((RB_TW + RB_LX - 1) / RB_LX * RB_LX)  // filled width
 #define RB_FH ((RB_TH + RB_LY - 1) / RB_LY * RB_LY)  // filled height
 #define RB_TP ((RB_FW + 3) & ~3)                     // row pitch
-#define RB_SPAN (RB_COLS + 2 * RB_R)        // tile columns one work-item reads per row
+#define RB_SPAN (RB_COLS + 2 * RB_R)                 // tile columns one work-item reads per row
 
 #if CHANNELS == 4
 #define RB_CHANNEL(p, k) (((p) >> (uint)(8 * (k))) & 0xFFu)
@@ -566,10 +568,10 @@ typedef float rb_word;
 #define RB_COUNT_ONE(cnt) cnt += 1.0f;
 #endif
 #if RB_FORM == 2
-#define RB_TAP(acc, cnt, v, c)     \
-  if (fabs((v) - (c)) <= tf) {     \
-    acc += (v);                    \
-    RB_COUNT_ONE(cnt)              \
+#define RB_TAP(acc, cnt, v, c) \
+  if (fabs((v) - (c)) <= tf) { \
+    acc += (v);                \
+    RB_COUNT_ONE(cnt)          \
   }
 #else
 #if RB_FORM == 1
@@ -577,21 +579,24 @@ typedef float rb_word;
 #else
 #define RB_WEIGHT(d) (fabs(d) <= tf ? 1.0f : 0.0f)
 #endif
-#define RB_TAP(acc, cnt, v, c)                      \
-  {                                                 \
-    const float w_ = RB_WEIGHT((v) - (c));          \
-    acc = mad(w_, (v), acc); /* w * v is exact */   \
-    RB_COUNT_W(cnt, w_)                             \
+#define RB_TAP(acc, cnt, v, c)                    \
+  {                                               \
+    const float w_ = RB_WEIGHT((v) - (c));        \
+    acc = mad(w_, (v), acc); /* w * v is exact */ \
+    RB_COUNT_W(cnt, w_)                           \
   }
 #endif
 #endif  // RB_FORM
 
 // (s + n/2) / n through a float division: (s + n/2 + 0.5) / n lies at least 0.5/n >= 1.1e-4 (n <= 65^2)
 // from an integer, more than the 2.5 ulp (< 8e-5 below 256) OpenCL allows a division.
-inline uint rb_round_div(uint s, uint n) { return convert_uint(((float)(s + (n >> 1)) + 0.5f) / (float)n); }
+inline uint rb_round_div(uint s, uint n) {
+  return convert_uint(((float)(s + (n >> 1)) + 0.5f) / (float)n);
+}
 
-__kernel __attribute__((reqd_work_group_size(RB_LX, RB_LY, 1))) void eps_regblock(
-    __global const pix_t* src, __global pix_t* dst, int w, int h, int T, int mode, uint cval_bits) {
+__kernel __attribute__((reqd_work_group_size(RB_LX, RB_LY, 1))) void eps_regblock(__global const pix_t* src,
+                                                                                  __global pix_t* dst, int w, int h,
+                                                                                  int T, int mode, uint cval_bits) {
   __local uint4 tile4[RB_FH * RB_TP / 4];
   __local rb_word* tile = (__local rb_word*)tile4;
   const int lx = get_local_id(0), ly = get_local_id(1);
@@ -600,8 +605,7 @@ __kernel __attribute__((reqd_work_group_size(RB_LX, RB_LY, 1))) void eps_regbloc
   const pix_t cval = (pix_t)cval_bits;
   const int origin = ly * RB_ROWS * RB_TP + lx * RB_COLS;  // this work-item's window corner in the tile
   // Tiles inside the image (nearly all) skip border_index; the +1 covers the f16x2 form's right neighbour.
-  const bool interior =
-      gx0 - RB_R >= 0 && gx0 - RB_R + RB_FW + 1 <= w && gy0 - RB_R >= 0 && gy0 - RB_R + RB_FH <= h;
+  const bool interior = gx0 - RB_R >= 0 && gx0 - RB_R + RB_FW + 1 <= w && gy0 - RB_R >= 0 && gy0 - RB_R + RB_FH <= h;
 #if RB_FORM == 3
   const uint kq = h2_from_float_rz((float)((T + 1) * (T + 1)));
 #else
@@ -613,11 +617,11 @@ __kernel __attribute__((reqd_work_group_size(RB_LX, RB_LY, 1))) void eps_regbloc
 #pragma unroll
     for (int m = 0; m < RB_COLS; ++m) out[k][m] = 0;
 
-  // Unrolled so no barrier sits in a loop (PoCL compiles such kernels very slowly).
+      // Unrolled so no barrier sits in a loop (PoCL compiles such kernels very slowly).
 #pragma unroll
   for (int ch = 0; ch < COLOUR_CHANNELS; ++ch) {
     if (ch > 0) barrier(CLK_LOCAL_MEM_FENCE);  // every work-item has read the previous channel's tile
-    // Unrolled on GPUs, so every global load of the tile is in flight at once.
+      // Unrolled on GPUs, so every global load of the tile is in flight at once.
 #if RB_UNROLL
 #pragma unroll
 #else
@@ -671,8 +675,8 @@ __kernel __attribute__((reqd_work_group_size(RB_LX, RB_LY, 1))) void eps_regbloc
       }
 #endif
 
-    // Tile row i reaches output rows k = i - 2r .. i of the block (window row dy = i - k). Not unrolled:
-    // the body is already RB_ROWS * RB_COLS * (2r+1) taps, and more would overflow the instruction cache.
+      // Tile row i reaches output rows k = i - 2r .. i of the block (window row dy = i - k). Not unrolled:
+      // the body is already RB_ROWS * RB_COLS * (2r+1) taps, and more would overflow the instruction cache.
 #pragma unroll 1
     for (int i = 0; i < RB_ROWS + 2 * RB_R; ++i) {
       rb_word v[RB_SPAN + 3];

@@ -1,11 +1,12 @@
 // Host launcher for the epsilon filter variants (kernels in epsilon.cl).
+#include "clfilters/epsilon.hpp"
+
 #include <fmt/format.h>
 
 #include <chrono>
 #include <cstdint>
 #include <stdexcept>
 
-#include "clfilters/epsilon.hpp"
 #include "filters/epsilon/epsilon_internal.hpp"
 #include "runtime/launch.hpp"
 
@@ -120,10 +121,10 @@ Plan make_plan(Context& ctx, const EpsilonParams& params, std::string_view varia
     EpsilonRegBlockShape shape = epsilon_regblock_shape(plan.config);
     const int unroll = device.type & CL_DEVICE_TYPE_CPU ? 0 : 1;
     const auto options = [&](int form) {
-      return plan.options + fmt::format(" -D RB_RADIUS={} -D RB_COLS={} -D RB_ROWS={} -D RB_LX={} -D RB_LY={} "
-                                        "-D RB_FORM={} -D RB_UNROLL={}",
-                                        params.radius, shape.cols, shape.rows, shape.local_x, shape.local_y, form,
-                                        unroll);
+      return plan.options + fmt::format(
+                                " -D RB_RADIUS={} -D RB_COLS={} -D RB_ROWS={} -D RB_LX={} -D RB_LY={} "
+                                "-D RB_FORM={} -D RB_UNROLL={}",
+                                params.radius, shape.cols, shape.rows, shape.local_x, shape.local_y, form, unroll);
     };
     plan.kernel = "eps_regblock";
     if (shape.form == 3) {
@@ -212,8 +213,7 @@ std::vector<cl::Event> epsilon(Context& ctx, const DeviceImage& in, DeviceImage&
   return {launch(ctx, kernel, global, local)};
 }
 
-Image epsilon(Context& ctx, const Image& input, const EpsilonParams& params, std::string_view variant,
-              Timing* timing) {
+Image epsilon(Context& ctx, const Image& input, const EpsilonParams& params, std::string_view variant, Timing* timing) {
   if (input.type != SampleType::u8)
     throw std::invalid_argument(fmt::format("epsilon needs 8-bit samples, got {}", sample_type_name(input.type)));
   if (input.channels < 1 || input.channels > 4)

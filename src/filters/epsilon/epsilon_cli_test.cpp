@@ -29,10 +29,16 @@ using testing::read_file;
 using testing::run_shell;
 using testing::write_file;
 
-std::string cli() { return fmt::format("'{}'", CLF_CLI_PATH); }
-CliResult run_cli(const std::string& args) { return run_shell(cli() + " " + args); }
+std::string cli() {
+  return fmt::format("'{}'", CLF_CLI_PATH);
+}
+CliResult run_cli(const std::string& args) {
+  return run_shell(cli() + " " + args);
+}
 
-int line_count(const std::string& text) { return int(std::count(text.begin(), text.end(), '\n')); }
+int line_count(const std::string& text) {
+  return int(std::count(text.begin(), text.end(), '\n'));
+}
 
 // Bytes after the Y plane of one frame, computed here from the Y4M specification.
 std::size_t rest_bytes(const std::string& colorspace, int w, int h) {
@@ -126,7 +132,8 @@ Video expected_output(const Video& in, const EpsilonParams& params) {
     Image e(expected.width, expected.height, 1), a(expected.width, expected.height, 1);
     std::copy_n(expected.frames[i].begin(), luma, e.data.begin());
     std::copy_n(actual.frames[i].begin(), luma, a.data.begin());
-    if (auto r = testing::images_equal(e, a); !r) return ::testing::AssertionFailure() << "frame " << i + 1 << " Y: " << r.message();
+    if (auto r = testing::images_equal(e, a); !r)
+      return ::testing::AssertionFailure() << "frame " << i + 1 << " Y: " << r.message();
     if (expected.frames[i].compare(luma, std::string::npos, actual.frames[i], luma) != 0)
       return ::testing::AssertionFailure() << "frame " << i + 1 << ": chroma (or alpha) planes changed";
   }
@@ -213,8 +220,8 @@ TEST_F(EpsilonCli, StdinToStdoutMatchesFiles) {
   out.height = h;
   EXPECT_TRUE(videos_equal(expected, out));
   // Redirections; without --quiet the summary goes to stderr, never into the video on stdout.
-  r = run_shell(fmt::format("{} epsilon - - < {} > {} 2> {}", cli(), path("in.y4m"), path("redirected.y4m"),
-                            path("stderr.txt")));
+  r = run_shell(
+      fmt::format("{} epsilon - - < {} > {} 2> {}", cli(), path("in.y4m"), path("redirected.y4m"), path("stderr.txt")));
   ASSERT_EQ(r.code, 0) << r.output << read_file(path("stderr.txt"));
   EXPECT_EQ(read_file(path("redirected.y4m")), read_file(path("piped.y4m")));
   EXPECT_NE(read_file(path("stderr.txt")).find("7 frames"), std::string::npos);
@@ -241,8 +248,8 @@ TEST_F(EpsilonCli, TruncatedFinalFrameNamesItAndKeepsTheFramesBefore) {
   for (const std::size_t cut : {whole.size() - frame_bytes / 2, whole.size() - frame_bytes - 3}) {
     SCOPED_TRACE(fmt::format("cut at {} of {} bytes", cut, whole.size()));
     write_file(path("cut.y4m"), whole.substr(0, cut));
-    const CliResult r = run_shell(fmt::format("{} epsilon {} - > {} 2> {}", cli(), path("cut.y4m"),
-                                              path("streamed.y4m"), path("err.txt")));
+    const CliResult r = run_shell(
+        fmt::format("{} epsilon {} - > {} 2> {}", cli(), path("cut.y4m"), path("streamed.y4m"), path("err.txt")));
     const std::string err = read_file(path("err.txt"));
     EXPECT_EQ(r.code, 1) << err;
     EXPECT_NE(err.find("frame 5"), std::string::npos) << err;
@@ -340,7 +347,8 @@ TEST_F(EpsilonCli, RawNv12AndI420) {
     params.radius = 2;
     params.threshold = 25;
     params.border = {BorderMode::reflect101, 0};
-    const std::string options = fmt::format("--raw-format {} --size {}x{} -r 2 -t 25 --border reflect101", format, w, h);
+    const std::string options =
+        fmt::format("--raw-format {} --size {}x{} -r 2 -t 25 --border reflect101", format, w, h);
     CliResult r = run_cli(fmt::format("epsilon {} {} {}", path("in.yuv"), path("out.yuv"), options));
     ASSERT_EQ(r.code, 0) << r.output;
     const Video expected = expected_output(in, params);
@@ -434,7 +442,8 @@ TEST_F(EpsilonCli, EveryVariantThatRunsHereMatchesTheReference) {
   write_image(grey, path("in.pgm"));
   const Image expected = epsilon_reference(grey, {});
   for (const auto& v : epsilon_variants()) {
-    const CliResult r = run_cli(fmt::format("epsilon {} {} --variant {} --time", path("in.pgm"), path("out.pgm"), v.name));
+    const CliResult r =
+        run_cli(fmt::format("epsilon {} {} --variant {} --time", path("in.pgm"), path("out.pgm"), v.name));
     if (r.code == 2) {  // needs a feature this device lacks: the reason is given
       EXPECT_EQ(line_count(r.output), 1) << v.name << ": " << r.output;
       continue;
@@ -465,7 +474,8 @@ TEST_F(EpsilonCli, ExitCodes) {
     EXPECT_NE(r.output.find(name), std::string::npos) << r.output;
     EXPECT_EQ(line_count(r.output), 1) << r.output;
   }
-  const CliResult r = run_cli(fmt::format("epsilon {} {} --raw-format nv12 --size 8x8", path("missing.yuv"), out + ".yuv"));
+  const CliResult r =
+      run_cli(fmt::format("epsilon {} {} --raw-format nv12 --size 8x8", path("missing.yuv"), out + ".yuv"));
   EXPECT_EQ(r.code, 1) << r.output;
   EXPECT_NE(r.output.find("missing.yuv"), std::string::npos) << r.output;
   // A video cannot be written as an image.
@@ -544,11 +554,12 @@ TEST_F(EpsilonCli, FfmpegPipelineRemovesMosquitoNoise) {
   const double before = luma_psnr(clean, noisy), after = luma_psnr(clean, filtered);
   RecordProperty("psnr_noisy", fmt::format("{:.2f}", before));
   RecordProperty("psnr_filtered", fmt::format("{:.2f}", after));
-  EXPECT_GT(after, before) << fmt::format("Y PSNR against the clean clip: noisy {:.2f} dB, filtered {:.2f} dB",
-                                          before, after);
+  EXPECT_GT(after, before) << fmt::format("Y PSNR against the clean clip: noisy {:.2f} dB, filtered {:.2f} dB", before,
+                                          after);
   // The chroma passes through untouched (ffv1 is lossless).
   for (int f = 0; f < frames; ++f)
-    ASSERT_EQ(noisy.frames[std::size_t(f)].substr(std::size_t(w) * h), filtered.frames[std::size_t(f)].substr(std::size_t(w) * h))
+    ASSERT_EQ(noisy.frames[std::size_t(f)].substr(std::size_t(w) * h),
+              filtered.frames[std::size_t(f)].substr(std::size_t(w) * h))
         << "frame " << f + 1;
   // And the command as written (ffmpeg's default codec for .mkv) works.
   r = run_shell(fmt::format("{0} -i {1} -f yuv4mpegpipe - | {2} epsilon - - | {0} -f yuv4mpegpipe -i - {3}", ffmpeg,

@@ -10,9 +10,9 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "cli_common.hpp"
 #include "clfilters/epsilon.hpp"
 #include "clfilters/image_io.hpp"
+#include "cli_common.hpp"
 #include "filters/epsilon/epsilon_video.hpp"
 
 namespace clf::cli {
@@ -30,8 +30,9 @@ class EpsilonCommand : public Command {
  public:
   CLI::App* add_to(CLI::App& app) override {
     auto* cmd = app.add_subcommand(
-        "epsilon", "epsilon filter (mosquito-noise removal): the rounded mean of the window pixels within T of the "
-                   "centre; images, Y4M video and raw YUV");
+        "epsilon",
+        "epsilon filter (mosquito-noise removal): the rounded mean of the window pixels within T of the "
+        "centre; images, Y4M video and raw YUV");
     add_image_options(cmd, options_, epsilon_variants());
     cmd->get_option("IN")->description(
         "input: an image (PNG, JPEG, PGM/PPM, .npy), a Y4M video, raw YUV with --raw-format, or - for stdin "
@@ -82,9 +83,10 @@ class EpsilonCommand : public Command {
     check_output_extension(options_.output);
     const Image input = read_input(options_.input);
     if (input.type != SampleType::u8 || input.channels > 4)
-      throw std::runtime_error(fmt::format("{}: epsilon needs 8-bit images with 1 to 4 channels, this file holds "
-                                           "{} channel(s) of {}",
-                                           options_.input, input.channels, sample_type_name(input.type)));
+      throw std::runtime_error(
+          fmt::format("{}: epsilon needs 8-bit images with 1 to 4 channels, this file holds "
+                      "{} channel(s) of {}",
+                      options_.input, input.channels, sample_type_name(input.type)));
     Context ctx(options_.device);
     // Grey+alpha runs as grey: the grey channel is filtered, the alpha copied.
     const int device_channels = input.channels <= 2 ? 1 : 4;
@@ -108,9 +110,10 @@ class EpsilonCommand : public Command {
 
   int run_video() {
     if (options_.output != "-" && has_image_extension(options_.output))
-      throw UsageError(fmt::format("{}: video is written in the input's format (a .y4m or .yuv file, or - for "
-                                   "stdout), not as an image",
-                                   options_.output));
+      throw UsageError(
+          fmt::format("{}: video is written in the input's format (a .y4m or .yuv file, or - for "
+                      "stdout), not as an image",
+                      options_.output));
     video::VideoFormat raw = video::VideoFormat::y4m;
     int raw_width = 0, raw_height = 0;
     if (!raw_format_.empty()) {

@@ -19,8 +19,7 @@ Image epsilon_reference(const Image& input, const EpsilonParams& params, int thr
     throw std::invalid_argument("epsilon_reference takes u8 images with 1 or 4 channels");
   if (params.radius < kMinEpsilonRadius || params.radius > kMaxEpsilonRadius)
     throw std::invalid_argument(fmt::format("epsilon radius must be {}..{}", kMinEpsilonRadius, kMaxEpsilonRadius));
-  if (params.threshold < 0 || params.threshold > 255)
-    throw std::invalid_argument("epsilon threshold must be 0..255");
+  if (params.threshold < 0 || params.threshold > 255) throw std::invalid_argument("epsilon threshold must be 0..255");
   const int w = input.width, h = input.height, c = input.channels, r = params.radius, T = params.threshold;
   const int colours = c == 4 ? 3 : 1;  // RGBA: alpha is copied, not filtered
   const BorderMode mode = params.border.mode;

@@ -48,8 +48,7 @@ const std::vector<VariantInfo>& epsilon_variants() {
       {"packed_half",
        "packed with half4 pixels and arithmetic, exact (integers below 2048); needs cl_khr_fp16 (seed 003 9.2.2)",
        kLocalSize},
-      {"vec4_half", "vec4 with half4 pixels and arithmetic, exact; needs cl_khr_fp16 (seed 003 9.2.3)",
-       kLocalSize},
+      {"vec4_half", "vec4 with half4 pixels and arithmetic, exact; needs cl_khr_fp16 (seed 003 9.2.3)", kLocalSize},
       {"regblock",
        "not from a seed: a rows x cols block of outputs per work-item from a tile in local memory, window rows "
        "read once into registers; per tap 3 float instructions with the count folded into the sum, or (form 3, "
@@ -97,16 +96,15 @@ std::optional<std::string> epsilon_unsupported(const DeviceInfo& device, std::st
                          device.image2d_max_width, device.image2d_max_height);
   }
   if ((variant == "packed_half" || variant == "vec4_half") && !device.has_fp16())
-    return fmt::format("{} computes in half precision and needs cl_khr_fp16, which the device does not list",
-                       variant);
+    return fmt::format("{} computes in half precision and needs cl_khr_fp16, which the device does not list", variant);
   if (variant == "local") {
     const EpsilonLocalShape group = epsilon_local_shape(config);
     if (std::size_t(group.width) * std::size_t(group.height) > device.max_work_group_size)
       return fmt::format("local work-group {}x{} exceeds the device's {} work-items", group.width, group.height,
                          device.max_work_group_size);
     const int r = std::max(params.radius, 0);
-    const std::size_t bytes = std::size_t(4 * group.width + 2 * r) * std::size_t(group.height + 2 * r) *
-                              std::size_t(channels == 4 ? 4 : 1);
+    const std::size_t bytes =
+        std::size_t(4 * group.width + 2 * r) * std::size_t(group.height + 2 * r) * std::size_t(channels == 4 ? 4 : 1);
     if (bytes > device.local_mem_bytes)
       return fmt::format("local needs {} bytes of local memory for r={}, the device has {}", bytes, r,
                          device.local_mem_bytes);
@@ -115,12 +113,12 @@ std::optional<std::string> epsilon_unsupported(const DeviceInfo& device, std::st
   if (variant == "regblock") {
     const EpsilonRegBlockShape shape = epsilon_regblock_shape(config);
     if (std::size_t(shape.local_x) * std::size_t(shape.local_y) > device.max_work_group_size)
-      return fmt::format("regblock work-group {}x{} exceeds the device's {} work-items", shape.local_x,
-                         shape.local_y, device.max_work_group_size);
+      return fmt::format("regblock work-group {}x{} exceeds the device's {} work-items", shape.local_x, shape.local_y,
+                         device.max_work_group_size);
     const std::size_t bytes = epsilon_regblock_tile_bytes(shape, std::max(params.radius, 0));
     if (bytes > device.local_mem_bytes)
-      return fmt::format("regblock needs {} bytes of local memory for r={}, the device has {}", bytes,
-                         params.radius, device.local_mem_bytes);
+      return fmt::format("regblock needs {} bytes of local memory for r={}, the device has {}", bytes, params.radius,
+                         device.local_mem_bytes);
     return std::nullopt;
   }
   const int lx = tunable_value(config, *info, "local_x"), ly = tunable_value(config, *info, "local_y");
@@ -144,8 +142,8 @@ std::string epsilon_param_class(const EpsilonParams& params, int channels) {
   return fmt::format("c{} {}", channels, params.radius <= 2 ? "r<=2" : params.radius <= 4 ? "r<=4" : "r>4");
 }
 
-VariantChoice epsilon_choose(Context& ctx, const EpsilonParams& params, std::string_view variant, int width,
-                             int height, int channels, const TuningConfig& config) {
+VariantChoice epsilon_choose(Context& ctx, const EpsilonParams& params, std::string_view variant, int width, int height,
+                             int channels, const TuningConfig& config) {
   return choose_variant(
       ctx, variant, config, "epsilon", "epsilon.cl", epsilon_param_class(params, channels), width, height,
       [&](const std::string& v, const TuningConfig& c) {

@@ -1,6 +1,8 @@
 // Every epsilon variant, bit-exact against the CPU reference, across the sizes, radii, thresholds,
 // borders and channel counts of issue 3; the reference itself is checked against a brute-force
 // version written straight from docs/SPEC.md, and the degenerate thresholds against independent answers.
+#include "clfilters/epsilon.hpp"
+
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -8,7 +10,6 @@
 #include <map>
 #include <tuple>
 
-#include "clfilters/epsilon.hpp"
 #include "testing/test_images.hpp"
 #if CLF_HAVE_BOX_BLUR
 #include "clfilters/box_blur.hpp"
@@ -152,7 +153,9 @@ struct SizeCase {
   int height;
 };
 
-std::string size_name(const SizeCase& s) { return fmt::format("{}x{}", s.width, s.height); }
+std::string size_name(const SizeCase& s) {
+  return fmt::format("{}x{}", s.width, s.height);
+}
 
 // Inputs are drawn once per size and channel count per run (fresh seeds) and references computed once
 // per parameter set, then shared by every variant.
@@ -474,8 +477,7 @@ TEST(EpsilonHost, UnsupportedNamesTheReason) {
   EXPECT_NE(epsilon_unsupported(bare, "vec4_half", p, 64, 64, 4).value_or("").find("cl_khr_fp16"), std::string::npos);
   bare.local_mem_bytes = 1024;
   EXPECT_NE(epsilon_unsupported(bare, "local", p, 64, 64, 4).value_or("").find("local memory"), std::string::npos);
-  EXPECT_NE(epsilon_unsupported(bare, "regblock", p, 64, 64, 1).value_or("").find("local memory"),
-            std::string::npos);
+  EXPECT_NE(epsilon_unsupported(bare, "regblock", p, 64, 64, 1).value_or("").find("local memory"), std::string::npos);
   EXPECT_TRUE(epsilon_unsupported(bare, "no_such_variant", p, 64, 64, 1).has_value());
   for (const char* plain : {"packed", "vec4", "vec8", "vec16", "vec4_branchless", "vec8_branchless"})
     EXPECT_FALSE(epsilon_unsupported(bare, plain, p, 64, 64, 4)) << plain;

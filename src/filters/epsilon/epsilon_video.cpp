@@ -23,7 +23,9 @@ constexpr std::size_t kMaxLineBytes = 1 << 16;
 // Frames up to 2^29 pixels: the filters index with 32-bit ints (4 bytes per pixel for RGBA).
 constexpr std::uint64_t kMaxPixels = std::uint64_t(1) << 29;
 
-std::string errno_message(int err) { return std::error_code(err, std::generic_category()).message(); }
+std::string errno_message(int err) {
+  return std::error_code(err, std::generic_category()).message();
+}
 
 // Text from a stream, made safe for a one-line message: control bytes become '?', long text is cut.
 std::string printable(std::string_view text, std::size_t limit = 40) {
@@ -128,8 +130,7 @@ StreamInfo parse_y4m_header(const std::string& line, const std::string& name) {
         if (!parse_positive(value, 1 << 20, w)) throw bad(fmt::format("width '{}' is not 1..1048576", printable(tag)));
         break;
       case 'H':
-        if (!parse_positive(value, 1 << 20, h))
-          throw bad(fmt::format("height '{}' is not 1..1048576", printable(tag)));
+        if (!parse_positive(value, 1 << 20, h)) throw bad(fmt::format("height '{}' is not 1..1048576", printable(tag)));
         break;
       case 'F':
       case 'A':
@@ -167,13 +168,15 @@ StreamInfo parse_y4m_header(const std::string& line, const std::string& name) {
   else if (cs == "mono")
     info.frame_bytes = luma;
   else if (const int bits = named_bit_depth(cs); bits != 0 && bits != 8)
-    throw VideoError(fmt::format("{}: C{} is {}-bit video; only 8-bit video is supported (convert it, e.g. "
-                                 "ffmpeg ... -pix_fmt yuv420p)",
-                                 name, printable(cs), bits));
+    throw VideoError(
+        fmt::format("{}: C{} is {}-bit video; only 8-bit video is supported (convert it, e.g. "
+                    "ffmpeg ... -pix_fmt yuv420p)",
+                    name, printable(cs), bits));
   else
-    throw VideoError(fmt::format("{}: unsupported Y4M colour space 'C{}' (expected 420jpeg, 420paldv, 420mpeg2, "
-                                 "420, 422, 444, 444alpha or mono)",
-                                 name, printable(cs)));
+    throw VideoError(
+        fmt::format("{}: unsupported Y4M colour space 'C{}' (expected 420jpeg, 420paldv, 420mpeg2, "
+                    "420, 422, 444, 444alpha or mono)",
+                    name, printable(cs)));
   return info;
 }
 
@@ -210,7 +213,9 @@ VideoReader::~VideoReader() {
   if (file_ && owned_) std::fclose(file_);
 }
 
-void VideoReader::fail(const std::string& problem) const { throw VideoError(fmt::format("{}: {}", name_, problem)); }
+void VideoReader::fail(const std::string& problem) const {
+  throw VideoError(fmt::format("{}: {}", name_, problem));
+}
 
 namespace {
 
@@ -273,8 +278,8 @@ void VideoReader::read_header() {
 
 bool VideoReader::read_frame(std::span<std::uint8_t> frame, std::string& parameters) {
   if (frame.size() != info_.frame_bytes)
-    throw std::invalid_argument(fmt::format("read_frame: buffer of {} bytes for frames of {} bytes", frame.size(),
-                                            info_.frame_bytes));
+    throw std::invalid_argument(
+        fmt::format("read_frame: buffer of {} bytes for frames of {} bytes", frame.size(), info_.frame_bytes));
   const std::int64_t number = frames_read_ + 1;
   parameters.clear();
   if (info_.format == VideoFormat::y4m) {
@@ -283,8 +288,7 @@ bool VideoReader::read_frame(std::span<std::uint8_t> frame, std::string& paramet
     const bool complete = read_line(file_, line, too_long);
     if (std::ferror(file_)) fail(fmt::format("frame {}: cannot read: {}", number, errno_message(errno)));
     if (!complete && line.empty()) return false;  // a clean end between frames
-    if (!complete)
-      fail(fmt::format("frame {} is truncated: the stream ends inside its FRAME line", number));
+    if (!complete) fail(fmt::format("frame {} is truncated: the stream ends inside its FRAME line", number));
     if (line.rfind("FRAME", 0) != 0 || (line.size() > 5 && line[5] != ' '))
       fail(fmt::format("frame {}: expected a FRAME line, found '{}'", number, printable(line, 20)));
     if (too_long) fail(fmt::format("frame {}: FRAME line longer than 64 KiB", number));
@@ -294,8 +298,7 @@ bool VideoReader::read_frame(std::span<std::uint8_t> frame, std::string& paramet
   if (got < frame.size()) {
     if (std::ferror(file_)) fail(fmt::format("frame {}: cannot read: {}", number, errno_message(errno)));
     if (got == 0 && info_.format != VideoFormat::y4m) return false;
-    fail(fmt::format("frame {} is truncated: {} of {} bytes before the end of the stream", number, got,
-                     frame.size()));
+    fail(fmt::format("frame {} is truncated: {} of {} bytes before the end of the stream", number, got, frame.size()));
   }
   ++frames_read_;
   return true;
@@ -304,7 +307,8 @@ bool VideoReader::read_frame(std::span<std::uint8_t> frame, std::string& paramet
 // ---------------------------------------------------------------------------------------------------
 // Writing
 
-VideoWriter::VideoWriter(const std::string& path, const StreamInfo& info) : path_(display_name(path, true)), info_(info) {
+VideoWriter::VideoWriter(const std::string& path, const StreamInfo& info)
+    : path_(display_name(path, true)), info_(info) {
   if (path == "-") {
     file_ = stdout;
   } else {
@@ -351,7 +355,9 @@ VideoWriter::~VideoWriter() {
   if (!temp_path_.empty()) ::unlink(temp_path_.c_str());  // not committed: leave no partial output
 }
 
-void VideoWriter::fail(const std::string& problem) const { throw VideoError(fmt::format("{}: {}", path_, problem)); }
+void VideoWriter::fail(const std::string& problem) const {
+  throw VideoError(fmt::format("{}: {}", path_, problem));
+}
 
 void VideoWriter::write(const void* data, std::size_t size) {
   if (size && std::fwrite(data, 1, size, file_) != size) fail("cannot write: " + errno_message(errno));

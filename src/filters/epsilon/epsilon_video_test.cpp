@@ -54,10 +54,15 @@ class VideoIo : public ::testing::Test {
 
 TEST(Y4mHeader, FrameSizeOfEveryColourSpace) {
   // 7x5: odd in both directions, so the chroma sizes round up.
-  const std::vector<std::pair<std::string, std::size_t>> cases = {
-      {"", 35 + 2 * 4 * 3},         {" C420jpeg", 35 + 2 * 4 * 3}, {" C420paldv", 35 + 2 * 4 * 3},
-      {" C420mpeg2", 35 + 2 * 4 * 3}, {" C420", 35 + 2 * 4 * 3},   {" C422", 35 + 2 * 4 * 5},
-      {" C444", 3 * 35},            {" C444alpha", 4 * 35},        {" Cmono", 35}};
+  const std::vector<std::pair<std::string, std::size_t>> cases = {{"", 35 + 2 * 4 * 3},
+                                                                  {" C420jpeg", 35 + 2 * 4 * 3},
+                                                                  {" C420paldv", 35 + 2 * 4 * 3},
+                                                                  {" C420mpeg2", 35 + 2 * 4 * 3},
+                                                                  {" C420", 35 + 2 * 4 * 3},
+                                                                  {" C422", 35 + 2 * 4 * 5},
+                                                                  {" C444", 3 * 35},
+                                                                  {" C444alpha", 4 * 35},
+                                                                  {" Cmono", 35}};
   for (const auto& [tag, bytes] : cases) {
     const std::string header = "YUV4MPEG2 W7 H5 F24:1 Ip A1:1" + tag + " XYSCSS=ANY XMORE";
     const StreamInfo info = parse_y4m_header(header, "t.y4m");
@@ -195,8 +200,7 @@ TEST_F(VideoIo, TruncatedAndCorruptFramesAreNamed) {
   write_file(path("h.y4m"), "");
   EXPECT_NE(video_error([&] { VideoReader::open_y4m(path("h.y4m")); }).find("empty stream"), std::string::npos);
   write_file(path("h.y4m"), "YUV4MPEG2 W6 H4");
-  EXPECT_NE(video_error([&] { VideoReader::open_y4m(path("h.y4m")); }).find("truncated Y4M header"),
-            std::string::npos);
+  EXPECT_NE(video_error([&] { VideoReader::open_y4m(path("h.y4m")); }).find("truncated Y4M header"), std::string::npos);
   EXPECT_NE(video_error([&] { VideoReader::open_y4m(path("missing.y4m")); }).find("cannot open"), std::string::npos);
 }
 
@@ -206,10 +210,10 @@ TEST_F(VideoIo, PipelineKeepsOrderWithAnyNumberOfFramesInFlight) {
   SCOPED_TRACE(fmt::format("seed={}", seed_));
   std::mt19937_64 rng(seed_);
   Context ctx;
-  cl::Program& program = ctx.program_from_source(
-      "invert", "kernel void invert(global const uchar* in, global uchar* out) {\n"
-                "  out[get_global_id(0)] = (uchar)(255 - in[get_global_id(0)]);\n}\n",
-      "");
+  cl::Program& program = ctx.program_from_source("invert",
+                                                 "kernel void invert(global const uchar* in, global uchar* out) {\n"
+                                                 "  out[get_global_id(0)] = (uchar)(255 - in[get_global_id(0)]);\n}\n",
+                                                 "");
   cl_int err = CL_SUCCESS;
   cl::Kernel invert(program, "invert", &err);
   check_cl(err, "clCreateKernel");

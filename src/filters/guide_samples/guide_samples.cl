@@ -1,8 +1,7 @@
 // Seed 003 section 9.1: the guide's small samples.
 
 // 9.1.2, original: one float per work-item, 4 bytes read from each input and 4 written.
-__kernel void matrix_add_scalar(__global const float* a, __global const float* b, __global float* sum,
-                                uint count) {
+__kernel void matrix_add_scalar(__global const float* a, __global const float* b, __global float* sum, uint count) {
   const uint i = get_global_id(0);
   if (i < count) sum[i] = a[i] + b[i];
 }

@@ -1,10 +1,11 @@
 // Host side of the guide samples (seed 003 section 9.1).
+#include "clfilters/guide_samples.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <stdexcept>
 
-#include "clfilters/guide_samples.hpp"
 #include "common/parallel.hpp"
 #include "runtime/launch.hpp"
 
@@ -18,7 +19,8 @@ const std::vector<VariantInfo>& matrix_add_variants() {
       {"scalar", "one float per work-item (seed 003 9.1.2, original)", {}},
       {"float4",
        "float4 loads and stores (seed 003 9.1.2, optimised)",
-       {{"vectors", {1, 2, 4, 8}, "float4 per work-item"}, {"local", {0, 64, 128, 256}, "work-group size (0: driver)"}}},
+       {{"vectors", {1, 2, 4, 8}, "float4 per work-item"},
+        {"local", {0, 64, 128, 256}, "work-group size (0: driver)"}}},
   };
   return all;
 }
@@ -70,8 +72,8 @@ Float4Image make_float4_image(Context& ctx, const float* data, std::size_t count
   if (img.height > ctx.info().image2d_max_height)
     throw std::invalid_argument(fmt::format("{} pairs do not fit a 2D image on this device", count));
   cl_int err = CL_SUCCESS;
-  img.image = cl::Image2D(ctx.context(), CL_MEM_READ_ONLY, cl::ImageFormat(CL_RGBA, CL_FLOAT), img.width, img.height,
-                          0, nullptr, &err);
+  img.image = cl::Image2D(ctx.context(), CL_MEM_READ_ONLY, cl::ImageFormat(CL_RGBA, CL_FLOAT), img.width, img.height, 0,
+                          nullptr, &err);
   check_cl(err, "clCreateImage");
   // Whole rows, then the partial last row, so the upload never reads past `data`.
   const std::size_t full_rows = count / img.width, tail = count % img.width;

@@ -35,7 +35,8 @@ std::vector<float> download(Context& ctx, const cl::Buffer& b, std::size_t n) {
 }
 
 void reject_params(const ParamMap& params, const std::string& filter) {
-  if (!params.empty()) throw std::invalid_argument(fmt::format("{} has no parameter '{}'", filter, params.begin()->first));
+  if (!params.empty())
+    throw std::invalid_argument(fmt::format("{} has no parameter '{}'", filter, params.begin()->first));
 }
 
 double ms_since(std::chrono::steady_clock::time_point t) {
@@ -45,8 +46,12 @@ double ms_since(std::chrono::steady_clock::time_point t) {
 class MatrixAddInstance : public FilterInstance {
  public:
   MatrixAddInstance(Context& ctx, std::size_t count, std::uint64_t seed)
-      : ctx_(ctx), a_(random_floats(count, seed)), b_(random_floats(count, seed + 1)), a_dev_(upload(ctx, a_)),
-        b_dev_(upload(ctx, b_)), sum_dev_(ctx.buffer(CL_MEM_READ_WRITE, count * sizeof(float))) {}
+      : ctx_(ctx),
+        a_(random_floats(count, seed)),
+        b_(random_floats(count, seed + 1)),
+        a_dev_(upload(ctx, a_)),
+        b_dev_(upload(ctx, b_)),
+        sum_dev_(ctx.buffer(CL_MEM_READ_WRITE, count * sizeof(float))) {}
 
   std::optional<std::string> unsupported(const std::string& variant, const TuningConfig& config) const override {
     const VariantInfo* v = find_variant(matrix_add_variants(), variant);
@@ -94,8 +99,13 @@ class MatrixAddInstance : public FilterInstance {
 class DotInstance : public FilterInstance {
  public:
   DotInstance(Context& ctx, std::size_t count, std::uint64_t seed)
-      : ctx_(ctx), count_(count), a_(random_floats(4 * count, seed)), b_(random_floats(4 * count, seed + 1)),
-        a_dev_(upload(ctx, a_)), b_dev_(upload(ctx, b_)), result_dev_(ctx.buffer(CL_MEM_READ_WRITE, count * 4)) {}
+      : ctx_(ctx),
+        count_(count),
+        a_(random_floats(4 * count, seed)),
+        b_(random_floats(4 * count, seed + 1)),
+        a_dev_(upload(ctx, a_)),
+        b_dev_(upload(ctx, b_)),
+        result_dev_(ctx.buffer(CL_MEM_READ_WRITE, count * 4)) {}
 
   std::optional<std::string> unsupported(const std::string& variant, const TuningConfig&) const override {
     if (!find_variant(dot_product_variants(), variant)) return "unknown variant " + variant;
@@ -109,7 +119,8 @@ class DotInstance : public FilterInstance {
   }
   std::vector<cl::Event> enqueue(const std::string& variant, const TuningConfig&) override {
     if (variant != "image") return dot_product(ctx_, a_dev_, b_dev_, result_dev_, count_);
-    if (!a_img_) a_img_ = make_float4_image(ctx_, a_.data(), count_), b_img_ = make_float4_image(ctx_, b_.data(), count_);
+    if (!a_img_)
+      a_img_ = make_float4_image(ctx_, a_.data(), count_), b_img_ = make_float4_image(ctx_, b_.data(), count_);
     return dot_product(ctx_, *a_img_, *b_img_, result_dev_, count_);
   }
   double run_host_to_host(const std::string& variant, const TuningConfig&) override {

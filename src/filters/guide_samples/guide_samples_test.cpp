@@ -1,5 +1,7 @@
 // Matrix add exact against the CPU's IEEE addition, dot products within 1e-6 * sum|ab| of a double
 // reference, for counts that leave remainders (float4 tails, partial image rows). Outputs poisoned.
+#include "clfilters/guide_samples.hpp"
+
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -7,7 +9,6 @@
 #include <cstring>
 #include <random>
 
-#include "clfilters/guide_samples.hpp"
 #include "testing/test_images.hpp"
 
 namespace clf {

@@ -33,7 +33,9 @@ inline bool converged_before(__global const uint* changes, int prev_from, int pr
   return false;
 }
 
-inline uint change_bits(float next, float prev) { return as_uint(fabs(next - prev)); }
+inline uint change_bits(float next, float prev) {
+  return as_uint(fabs(next - prev));
+}
 
 // ---------------------------------------------------------------------------------------------
 // Edge map: one pixel per work-item.
@@ -41,16 +43,17 @@ __kernel void jacobi_edges(__global const float* u, __global float* edges, int w
   const int x = get_global_id(0), y = get_global_id(1);
   if (x >= w || y >= h) return;
   const float c = u[y * w + x];
-  edges[y * w + x] = ((u_at(u, x - 1, y, w, h) + u_at(u, x + 1, y, w, h)) +
-                      (u_at(u, x, y - 1, w, h) + u_at(u, x, y + 1, w, h))) - 4.0f * c;
+  edges[y * w + x] =
+      ((u_at(u, x - 1, y, w, h) + u_at(u, x + 1, y, w, h)) + (u_at(u, x, y - 1, w, h) + u_at(u, x, y + 1, w, h))) -
+      4.0f * c;
 }
 
 // ---------------------------------------------------------------------------------------------
 // seed 002, starting point (inverseEdgeDetect1D_col): one work-item per row, looping over the
 // columns. Neighbouring work-items touch addresses a whole row apart: uncoalesced on purpose.
 // host_roundtrip runs this kernel too, with the host copy between iterations.
-__kernel void jacobi_col1d(__global const float* edges, __global const float* src, __global float* dst, int w,
-                           int h, __global uint* changes, int prev_from, int prev_to, int slot, uint tol_bits) {
+__kernel void jacobi_col1d(__global const float* edges, __global const float* src, __global float* dst, int w, int h,
+                           __global uint* changes, int prev_from, int prev_to, int slot, uint tol_bits) {
   if (converged_before(changes, prev_from, prev_to, tol_bits)) return;
   const int y = get_global_id(0);
   if (y >= h) return;
@@ -65,8 +68,8 @@ __kernel void jacobi_col1d(__global const float* edges, __global const float* sr
 
 // seed 002, "Memory access": one work-item per column, looping over the rows, so neighbouring
 // work-items read neighbouring addresses on every step (coalesced).
-__kernel void jacobi_row1d(__global const float* edges, __global const float* src, __global float* dst, int w,
-                           int h, __global uint* changes, int prev_from, int prev_to, int slot, uint tol_bits) {
+__kernel void jacobi_row1d(__global const float* edges, __global const float* src, __global float* dst, int w, int h,
+                           __global uint* changes, int prev_from, int prev_to, int slot, uint tol_bits) {
   if (converged_before(changes, prev_from, prev_to, tol_bits)) return;
   const int x = get_global_id(0);
   if (x >= w) return;
@@ -107,9 +110,8 @@ inline void group_max_to_global(uint bits, __local uint* scratch, __global uint*
 #define ROWS 1
 #endif
 __kernel void jacobi_tiled2d(__global const float* restrict edges, __global const float* restrict src,
-                             __global float* restrict dst, int w,
-                             int h, __global uint* changes, int prev_from, int prev_to, int slot, uint tol_bits,
-                             __local uint* scratch) {
+                             __global float* restrict dst, int w, int h, __global uint* changes, int prev_from,
+                             int prev_to, int slot, uint tol_bits, __local uint* scratch) {
   if (converged_before(changes, prev_from, prev_to, tol_bits)) return;
   const int ly = get_local_size(1);
   const int x = get_global_id(0);
@@ -153,10 +155,9 @@ __kernel void jacobi_tiled2d(__global const float* restrict edges, __global cons
 // per step, as in tiled2d: an earlier form (a local atomic_max per step, then one global atomic per step
 // after the loop) corrupted host memory on PoCL 3.1's CPU device, for reasons not found.
 // The host sizes ua, ub and le to (lw + 2*steps) x (lh + 2*steps) floats, scratch to lw*lh uints.
-__kernel void jacobi_temporal(__global const float* edges, __global const float* src, __global float* dst, int w,
-                              int h, int steps, __global uint* changes, int prev_from, int prev_to, int slot,
-                              uint tol_bits, __local float* ua, __local float* ub, __local float* le,
-                              __local uint* scratch) {
+__kernel void jacobi_temporal(__global const float* edges, __global const float* src, __global float* dst, int w, int h,
+                              int steps, __global uint* changes, int prev_from, int prev_to, int slot, uint tol_bits,
+                              __local float* ua, __local float* ub, __local float* le, __local uint* scratch) {
   if (converged_before(changes, prev_from, prev_to, tol_bits)) return;
   const int lw = get_local_size(0), lh = get_local_size(1);
   const int n = lw * lh;
@@ -336,8 +337,8 @@ __kernel void jacobi_strip(__global const float* restrict edges, __global const 
 #ifdef STEPS
 
 // Row y of p at this work-item's columns, zero outside the image.
-FORCE_INLINE void wf_load(__global const float* restrict p, const int* xc, const bool* in_x, int y, int w,
-                          int h, float* out) {
+FORCE_INLINE void wf_load(__global const float* restrict p, const int* xc, const bool* in_x, int y, int w, int h,
+                          float* out) {
   const bool row_in = y >= 0 && y < h;
 #pragma unroll
   for (int c = 0; c < COLS; ++c) out[c] = row_in && in_x[c] ? p[y * w + xc[c]] : 0.0f;
@@ -360,9 +361,9 @@ typedef struct {
 // (j-t-3, j-t-2, j-t-1) on entry; its new row j - t replaces the oldest, p[t], so the next step passes
 // (q, r, p): the rows rotate by renaming, without moves. `checks`: zero outside the image and copy past
 // `steps` (false only where neither can happen); `ramp`: level t has valid inputs from step 2t only.
-FORCE_INLINE void wf_step(const WfSweep* sw, int s, bool checks, bool ramp, float p[STEPS][COLS],
-                          float q[STEPS][COLS], float r[STEPS][COLS], float ed[STEPS + 1][COLS],
-                          float nu[2][COLS], float ne[2][COLS], uint m[STEPS]) {
+FORCE_INLINE void wf_step(const WfSweep* sw, int s, bool checks, bool ramp, float p[STEPS][COLS], float q[STEPS][COLS],
+                          float r[STEPS][COLS], float ed[STEPS + 1][COLS], float nu[2][COLS], float ne[2][COLS],
+                          uint m[STEPS]) {
   const int j = sw->y0 - STEPS + s;
   __local const uint* rd = sw->first + ((s + 1) & 1) * STEPS * sw->pitch + sw->i;  // written at step s - 1
   __local const uint* rdl = sw->last + ((s + 1) & 1) * STEPS * sw->pitch + sw->i;
@@ -388,7 +389,7 @@ FORCE_INLINE void wf_step(const WfSweep* sw, int s, bool checks, bool ramp, floa
   for (int t = 1; t <= STEPS; ++t) {
     if (ramp && 2 * t > s) break;  // uniform; every later level is not valid yet either
     const int y = j - t;
-    const float lft = as_float(rdl[(t - 1) * sw->pitch]);   // left work-item's last column, level t-1, row y
+    const float lft = as_float(rdl[(t - 1) * sw->pitch]);     // left work-item's last column, level t-1, row y
     const float rgt = as_float(rd[(t - 1) * sw->pitch + 2]);  // right work-item's first column
     float v[COLS];
 #pragma unroll
@@ -422,11 +423,11 @@ FORCE_INLINE void wf_step(const WfSweep* sw, int s, bool checks, bool ramp, floa
 // Three steps with the windows' roles rotated, each followed by the barrier that publishes its rows.
 // The barriers are unconditional (steps past the end only skip their work): with conditional ones
 // PoCL 3.1 took minutes to compile the kernel. RAMP: whether these steps may lie in the first 2 * STEPS.
-#define WF_STEP3(CHECKS, RAMP)                                                                     \
-  wf_step(&sw, s, CHECKS, RAMP && s < 2 * STEPS, wa, wb, wc, ed, nu, ne, m);                       \
-  barrier(CLK_LOCAL_MEM_FENCE);                                                                    \
+#define WF_STEP3(CHECKS, RAMP)                                                                          \
+  wf_step(&sw, s, CHECKS, RAMP&& s < 2 * STEPS, wa, wb, wc, ed, nu, ne, m);                             \
+  barrier(CLK_LOCAL_MEM_FENCE);                                                                         \
   if (s + 1 < total) wf_step(&sw, s + 1, CHECKS, RAMP && s + 1 < 2 * STEPS, wb, wc, wa, ed, nu, ne, m); \
-  barrier(CLK_LOCAL_MEM_FENCE);                                                                    \
+  barrier(CLK_LOCAL_MEM_FENCE);                                                                         \
   if (s + 2 < total) wf_step(&sw, s + 2, CHECKS, RAMP && s + 2 < 2 * STEPS, wc, wa, wb, ed, nu, ne, m); \
   barrier(CLK_LOCAL_MEM_FENCE);
 
@@ -439,10 +440,9 @@ FORCE_INLINE void wf_step(const WfSweep* sw, int s, bool checks, bool ramp, floa
 #define MEASURE 1
 #endif
 __kernel __attribute__((reqd_work_group_size(LOCAL_X, 1, 1))) void jacobi_wavefront(
-    __global const float* restrict edges, __global const float* restrict src,
-                               __global float* restrict dst, int w, int h, int steps, int rows,
-                               __global uint* changes, int prev_from, int prev_to, int slot, uint tol_bits,
-                               __local uint* first, __local uint* last_cols) {
+    __global const float* restrict edges, __global const float* restrict src, __global float* restrict dst, int w,
+    int h, int steps, int rows, __global uint* changes, int prev_from, int prev_to, int slot, uint tol_bits,
+    __local uint* first, __local uint* last_cols) {
   if (converged_before(changes, prev_from, prev_to, tol_bits)) return;
   const int tw = LOCAL_X, i = get_local_id(0);
   const int ow = COLS * tw - 2 * STEPS;  // owned columns
@@ -456,7 +456,7 @@ __kernel __attribute__((reqd_work_group_size(LOCAL_X, 1, 1))) void jacobi_wavefr
   sw.last = last_cols;
 #endif
   sw.w = w, sw.h = h, sw.steps = steps, sw.y0 = y0, sw.y_end = min(y0 + rows, h), sw.i = i;
-  sw.pitch = tw + 2;  // one pad on each side of a row of work-items
+  sw.pitch = tw + 2;                  // one pad on each side of a row of work-items
   sw.measure = MEASURE && slot >= 0;  // MEASURE 0: the host never passes slot >= 0
 #pragma unroll
   for (int c = 0; c < COLS; ++c) {
@@ -474,8 +474,8 @@ __kernel __attribute__((reqd_work_group_size(LOCAL_X, 1, 1))) void jacobi_wavefr
   barrier(CLK_LOCAL_MEM_FENCE);
 
   float wa[STEPS][COLS], wb[STEPS][COLS], wc[STEPS][COLS];  // each level's three newest rows
-  float ed[STEPS + 1][COLS];  // edges of rows j, j-1, ..., j-STEPS
-  float nu[2][COLS], ne[2][COLS];  // level 0 (u) and edges of rows j+1, j+2, loaded ahead
+  float ed[STEPS + 1][COLS];                                // edges of rows j, j-1, ..., j-STEPS
+  float nu[2][COLS], ne[2][COLS];                           // level 0 (u) and edges of rows j+1, j+2, loaded ahead
   uint m[STEPS];
 #pragma unroll
   for (int t = 0; t < STEPS; ++t) {

@@ -1,4 +1,6 @@
 // Host launcher for the edge map and the Jacobi reconstruction (kernels in jacobi.cl).
+#include "clfilters/jacobi.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -9,7 +11,6 @@
 #include <limits>
 #include <stdexcept>
 
-#include "clfilters/jacobi.hpp"
 #include "filters/jacobi/jacobi_internal.hpp"
 #include "runtime/launch.hpp"
 
@@ -59,11 +60,12 @@ void check_params(const JacobiParams& p) {
   if (p.iterations < 0) throw std::invalid_argument(fmt::format("iterations must be >= 0, got {}", p.iterations));
   if (p.tolerance && !(*p.tolerance >= 0))
     throw std::invalid_argument(fmt::format("tolerance must be >= 0, got {}", *p.tolerance));
-  if (p.check_every < 1)
-    throw std::invalid_argument(fmt::format("check-every must be >= 1, got {}", p.check_every));
+  if (p.check_every < 1) throw std::invalid_argument(fmt::format("check-every must be >= 1, got {}", p.check_every));
 }
 
-bool same_buffer(const cl::Buffer& a, const cl::Buffer& b) { return a() != nullptr && a() == b(); }
+bool same_buffer(const cl::Buffer& a, const cl::Buffer& b) {
+  return a() != nullptr && a() == b();
+}
 
 VariantChoice resolve_variant(Context& ctx, std::string_view variant, int w, int h, const TuningConfig& config) {
   VariantChoice choice = jacobi_choose(ctx, variant, w, h, config);
@@ -83,8 +85,7 @@ std::string kernel_name(const std::string& variant) {
 // Build options: strip's, wavefront's and tiled2d's register arrays need their sizes at compile time;
 // wavefront also takes its work-group width and whether it measures the change (jacobi.cl). tiled2d with
 // rows 1 is the file's default (ROWS 1), so it shares the program of the kernels without options.
-std::string kernel_options(const std::string& variant, const TuningConfig& config, int width,
-                           bool measure = false) {
+std::string kernel_options(const std::string& variant, const TuningConfig& config, int width, bool measure = false) {
   const VariantInfo& info = *find_variant(jacobi_variants(), variant);
   if (variant == "strip") {
     const int vec = tunable_value(config, info, "vec");
@@ -93,8 +94,7 @@ std::string kernel_options(const std::string& variant, const TuningConfig& confi
   }
   if (variant == "wavefront")
     return fmt::format("-D STEPS={} -D COLS={} -D LOCAL_X={} -D MEASURE={}", tunable_value(config, info, "steps"),
-                       tunable_value(config, info, "cols"), tunable_value(config, info, "local_x"),
-                       measure ? 1 : 0);
+                       tunable_value(config, info, "cols"), tunable_value(config, info, "local_x"), measure ? 1 : 0);
   if (variant == "tiled2d") {
     const int rows = tunable_value(config, info, "rows");
     return rows == 1 ? kNoOptions : fmt::format("-D ROWS={}", rows);
@@ -273,8 +273,8 @@ class Runner {
       const int rows = jacobi_wavefront_rows(ctx_.info(), config_, w_, h_);
       const std::size_t owned = std::size_t(cols) * lx - 2 * std::size_t(steps);
       const std::size_t levels = sizeof(float) * 2 * std::size_t(steps) * (lx + 2);
-      set_kernel_args(k, edges_.buffer, l.src, l.dst, w_, h_, l.count, rows, changes_, prev_from, prev_to,
-                      slot, tol_bits_, cl::Local(levels), cl::Local(cols > 1 ? levels : sizeof(float)));
+      set_kernel_args(k, edges_.buffer, l.src, l.dst, w_, h_, l.count, rows, changes_, prev_from, prev_to, slot,
+                      tol_bits_, cl::Local(levels), cl::Local(cols > 1 ? levels : sizeof(float)));
       const cl::NDRange global((W + owned - 1) / owned * lx, (H + std::size_t(rows) - 1) / std::size_t(rows));
       events.push_back(launch(ctx_, k, global, cl::NDRange(lx, 1)));
       return;
@@ -285,16 +285,14 @@ class Runner {
       const auto rows = std::size_t(tunable_value(config_, info_, "rows"));
       set_kernel_args(k, edges_.buffer, l.src, l.dst, w_, h_, changes_, prev_from, prev_to, slot, tol_bits_,
                       cl::Local(sizeof(cl_uint) * lx * ly));
-      events.push_back(
-          launch(ctx_, k, cl::NDRange(round_up(W, lx), round_up((H + rows - 1) / rows, ly)), local));
+      events.push_back(launch(ctx_, k, cl::NDRange(round_up(W, lx), round_up((H + rows - 1) / rows, ly)), local));
       return;
     }
     const cl::NDRange global(round_up(W, lx), round_up(H, ly));
     const std::size_t halo = 2 * std::size_t(l.count);
     const std::size_t region = sizeof(float) * (lx + halo) * (ly + halo);
     set_kernel_args(k, edges_.buffer, l.src, l.dst, w_, h_, l.count, changes_, prev_from, prev_to, slot, tol_bits_,
-                    cl::Local(region), cl::Local(region), cl::Local(region),
-                    cl::Local(sizeof(cl_uint) * lx * ly));
+                    cl::Local(region), cl::Local(region), cl::Local(region), cl::Local(sizeof(cl_uint) * lx * ly));
     events.push_back(launch(ctx_, k, global, local));
   }
 
@@ -383,7 +381,8 @@ JacobiResult jacobi_reconstruct(Context& ctx, const Image& edges, const JacobiPa
 std::vector<cl::Event> jacobi_edges(Context& ctx, const DeviceFloatImage& image, DeviceFloatImage& edges) {
   if (image.width != edges.width || image.height != edges.height)
     throw std::invalid_argument("jacobi_edges: the output must have the image's size");
-  if (same_buffer(image.buffer, edges.buffer)) throw std::invalid_argument("jacobi_edges: the output aliases the input");
+  if (same_buffer(image.buffer, edges.buffer))
+    throw std::invalid_argument("jacobi_edges: the output aliases the input");
   check_size(image.width, image.height);
   cl::Kernel& k = ctx.kernel(kKernelFile, kNoOptions, "jacobi_edges");
   set_kernel_args(k, image.buffer, edges.buffer, image.width, image.height);

@@ -9,9 +9,9 @@
 #include <filesystem>
 #include <limits>
 
-#include "cli_common.hpp"
 #include "clfilters/image_io.hpp"
 #include "clfilters/jacobi.hpp"
+#include "cli_common.hpp"
 
 namespace clf::cli {
 namespace {
@@ -90,8 +90,9 @@ class ReconstructCommand : public Command {
     iterations_option_ = cmd->add_option("-n,--iterations", params_.iterations,
                                          "the most iterations (default 1000, or 1000000 with --tolerance)")
                              ->check(CLI::NonNegativeNumber);
-    tolerance_option_ = cmd->add_option("-t,--tolerance", tolerance_, "stop once the largest change in one iteration is <= T")
-        ->check(CLI::NonNegativeNumber);
+    tolerance_option_ =
+        cmd->add_option("-t,--tolerance", tolerance_, "stop once the largest change in one iteration is <= T")
+            ->check(CLI::NonNegativeNumber);
     cmd->add_option("--check-every", params_.check_every,
                     "with --tolerance: read the device's per-iteration maxima back every M iterations")
         ->check(CLI::Range(1, std::numeric_limits<int>::max()))
@@ -101,8 +102,7 @@ class ReconstructCommand : public Command {
     for (const auto& v : jacobi_variants()) help += fmt::format("\n  {}: {}", v.name, v.summary);
     cmd->add_option("--variant", options_.variant, help)->capture_default_str();
     add_device_options(cmd, options_);
-    cmd->add_option("--quality", options_.jpeg_quality, "JPEG quality of the output, 1-100")
-        ->check(CLI::Range(1, 100));
+    cmd->add_option("--quality", options_.jpeg_quality, "JPEG quality of the output, 1-100")->check(CLI::Range(1, 100));
     return cmd;
   }
 
@@ -115,9 +115,10 @@ class ReconstructCommand : public Command {
 
     const Image edges = read_input(options_.input);
     if (edges.type != SampleType::f32 || edges.channels != 1)
-      throw std::runtime_error(fmt::format("{}: the edge map must be a float32 array of shape H x W, this file holds "
-                                           "{} of shape {}",
-                                           options_.input, sample_type_name(edges.type), shape_text(edges)));
+      throw std::runtime_error(
+          fmt::format("{}: the edge map must be a float32 array of shape H x W, this file holds "
+                      "{} of shape {}",
+                      options_.input, sample_type_name(edges.type), shape_text(edges)));
     Image initial;
     if (!initial_.empty()) {
       const Image raw = read_input(initial_);
@@ -128,8 +129,7 @@ class ReconstructCommand : public Command {
       }
       if (initial.width != edges.width || initial.height != edges.height)
         throw std::runtime_error(fmt::format("{}: the initial image is {}x{} but the edge map {} is {}x{}", initial_,
-                                             initial.width, initial.height, options_.input, edges.width,
-                                             edges.height));
+                                             initial.width, initial.height, options_.input, edges.width, edges.height));
     }
 
     Context ctx(options_.device);
@@ -144,8 +144,8 @@ class ReconstructCommand : public Command {
     else
       write_output(to_u8(result.image), options_);
 
-    fmt::print("reconstruct variant={} on {} ({}): {}x{} -> {}\n", variant, ctx.info().name,
-               ctx.info().platform_name, edges.width, edges.height, options_.output);
+    fmt::print("reconstruct variant={} on {} ({}): {}x{} -> {}\n", variant, ctx.info().name, ctx.info().platform_name,
+               edges.width, edges.height, options_.output);
     const std::string change = result.last_change ? fmt::format("{:.6g}", *result.last_change) : "n/a";
     std::string why;
     if (params_.tolerance && result.last_change && *result.last_change <= *params_.tolerance)

@@ -24,9 +24,10 @@ Image to_grey_float(const Image& image) {
     return out;
   }
   if (image.type != SampleType::u8 || image.channels > 4)
-    throw std::invalid_argument(fmt::format("expected a grey image, 8-bit colour, or 1 channel of any type; got {} "
-                                            "channel(s) of {}",
-                                            image.channels, sample_type_name(image.type)));
+    throw std::invalid_argument(
+        fmt::format("expected a grey image, 8-bit colour, or 1 channel of any type; got {} "
+                    "channel(s) of {}",
+                    image.channels, sample_type_name(image.type)));
   const auto px = image.samples<std::uint8_t>();
   const std::size_t c = static_cast<std::size_t>(image.channels);
   for (std::size_t i = 0; i < o.size(); ++i) {
@@ -56,8 +57,8 @@ Image jacobi_edges_reference(const Image& image) {
 JacobiReference jacobi_reference(const Image& edges, const JacobiParams& params, const Image& initial, int threads) {
   if (edges.type != SampleType::f32 || edges.channels != 1)
     throw std::invalid_argument("jacobi_reference: the edge map must be 1 channel of float32");
-  if (!initial.empty() && (initial.type != SampleType::f32 || initial.channels != 1 ||
-                           initial.width != edges.width || initial.height != edges.height))
+  if (!initial.empty() && (initial.type != SampleType::f32 || initial.channels != 1 || initial.width != edges.width ||
+                           initial.height != edges.height))
     throw std::invalid_argument("jacobi_reference: the initial image must be f32, 1 channel, the edge map's size");
   if (params.iterations < 0) throw std::invalid_argument("jacobi_reference: iterations must be >= 0");
   const int w = edges.width, h = edges.height;

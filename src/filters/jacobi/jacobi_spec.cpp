@@ -9,8 +9,8 @@
 #include "clfilters/jacobi.hpp"
 #include "common/synthetic_image.hpp"
 #include "filters/filter_spec.hpp"
-#include "tuning/tuning_db.hpp"
 #include "filters/jacobi/jacobi_internal.hpp"
+#include "tuning/tuning_db.hpp"
 
 namespace clf {
 namespace {
@@ -64,7 +64,8 @@ const std::vector<VariantInfo>& jacobi_variants() {
 }
 
 std::pair<int, int> jacobi_work_group(const TuningConfig& config, const VariantInfo& variant) {
-  if (variant.name == "temporal") return {tunable_value(config, variant, "tile_x"), tunable_value(config, variant, "tile_y")};
+  if (variant.name == "temporal")
+    return {tunable_value(config, variant, "tile_x"), tunable_value(config, variant, "tile_y")};
   if (variant.name == "wavefront") return {tunable_value(config, variant, "local_x"), 1};
   return {tunable_value(config, variant, "local_x"), tunable_value(config, variant, "local_y")};
 }
@@ -98,14 +99,14 @@ std::size_t jacobi_wavefront_local_bytes(const TuningConfig& config) {
   return levels + (tunable_value(config, info, "cols") > 1 ? levels : sizeof(float));
 }
 
-std::optional<std::string> jacobi_unsupported(const DeviceInfo& device, std::string_view variant, int width,
-                                              int height, const TuningConfig& config) {
+std::optional<std::string> jacobi_unsupported(const DeviceInfo& device, std::string_view variant, int width, int height,
+                                              const TuningConfig& config) {
   (void)width, (void)height;  // every variant takes every size
   const VariantInfo* info = find_variant(jacobi_variants(), std::string(variant));
   if (!info) return fmt::format("unknown reconstruction variant '{}'", variant);
   for (const auto& [name, value] : config) {
-    const bool known = std::any_of(info->tunables.begin(), info->tunables.end(),
-                                   [&](const Tunable& t) { return t.name == name; });
+    const bool known =
+        std::any_of(info->tunables.begin(), info->tunables.end(), [&](const Tunable& t) { return t.name == name; });
     if (!known) return fmt::format("{} has no tunable '{}'", variant, name);
     if (value < 0) return fmt::format("{} must be >= 0, got {}", name, value);
   }
@@ -153,16 +154,16 @@ std::optional<std::string> jacobi_unsupported(const DeviceInfo& device, std::str
       return fmt::format("wavefront's {} x {} columns leave none inside halos of {}", lx, cols, k);
     const std::size_t bytes = jacobi_wavefront_local_bytes(config);
     if (bytes > device.local_mem_bytes)
-      return fmt::format("wavefront (local_x {}, k={}) needs {} bytes of local memory, the device has {}",
-                         lx, k, bytes, device.local_mem_bytes);
+      return fmt::format("wavefront (local_x {}, k={}) needs {} bytes of local memory, the device has {}", lx, k, bytes,
+                         device.local_mem_bytes);
   }
   return std::nullopt;
 }
 
 // The rule until the tuner has measured this device. GPUs: wavefront (fewest passes over device memory,
 // a halo in x only) where its default fits: on the H200 at 8k, 100 iterations, 8.1 ms against strip 18.8,
-// tiled2d 29.5 and temporal 44.8 (bench/results/2026-11-23-nvidia-h200-epsilon-bilateral-jacobi.md). CPUs: strip, as PoCL runs
-// wavefront's barrier per row slowly (2-core PoCL, 1024x1024, 100 iterations: strip 169 ms, tiled2d 648,
+// tiled2d 29.5 and temporal 44.8 (bench/results/2026-11-23-nvidia-h200-epsilon-bilateral-jacobi.md). CPUs: strip, as
+// PoCL runs wavefront's barrier per row slowly (2-core PoCL, 1024x1024, 100 iterations: strip 169 ms, tiled2d 648,
 // wavefront 1348). Else tiled2d, the seed's last step.
 std::string jacobi_auto_variant(const DeviceInfo& device, int width, int height) {
   const bool gpu = (device.type & CL_DEVICE_TYPE_GPU) != 0;
@@ -216,7 +217,8 @@ class JacobiInstance : public FilterInstance {
     const double error = jacobi_relative_l2(*expected_, d_u_.download(ctx_));
     if (last_iterations_ != expected_->iterations)
       return fmt::format("ran {} iterations, the reference {}", last_iterations_, expected_->iterations);
-    if (!(error <= 1e-5)) return fmt::format("relative L2 error {:.3g} > 1e-5 after {} iterations", error, last_iterations_);
+    if (!(error <= 1e-5))
+      return fmt::format("relative L2 error {:.3g} > 1e-5 after {} iterations", error, last_iterations_);
     return std::nullopt;
   }
   void run_reference(int threads) override { jacobi_reference(edges_, params_, {}, threads); }

@@ -3,6 +3,8 @@
 // (temporal, wavefront), strip and tiled2d's rows against one-step Jacobi bit for bit, the exact
 // iteration count of the tolerance stop, a round trip that rebuilds an image, and the errors bad
 // arguments give.
+#include "clfilters/jacobi.hpp"
+
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -12,7 +14,6 @@
 #include <limits>
 #include <tuple>
 
-#include "clfilters/jacobi.hpp"
 #include "common/image_compare.hpp"
 #include "common/synthetic_image.hpp"
 #include "testing/test_images.hpp"
@@ -87,10 +88,14 @@ double max_relative_difference(const std::vector<double>& a, const std::vector<d
 }
 
 // Random float edges: uniform in [-1000, 1000], never all zero.
-Image random_edges(int w, int h, std::uint64_t seed) { return testing::random_image(w, h, 1, SampleType::f32, seed); }
+Image random_edges(int w, int h, std::uint64_t seed) {
+  return testing::random_image(w, h, 1, SampleType::f32, seed);
+}
 
 // The edge map of a photograph-like 8-bit image, the realistic input (u stays within 0..255).
-Image photo_edges(int w, int h, std::uint64_t seed) { return jacobi_edges_reference(synthetic_photo(w, h, 1, seed)); }
+Image photo_edges(int w, int h, std::uint64_t seed) {
+  return jacobi_edges_reference(synthetic_photo(w, h, 1, seed));
+}
 
 TEST(JacobiReference, EdgesMatchBruteForce) {
   for (auto [w, h] : {std::pair{1, 1}, {2, 3}, {1, 9}, {17, 13}}) {
@@ -146,8 +151,9 @@ TEST(JacobiReference, StopsAtTheFirstIterationWithinTolerance) {
   p.iterations = 200;
   p.tolerance = changes[57];
   const JacobiReference ref = jacobi_reference(edges, p);
-  const int expected = int(std::find_if(changes.begin(), changes.end(), [&](double c) { return c <= *p.tolerance; }) -
-                           changes.begin()) + 1;
+  const int expected =
+      int(std::find_if(changes.begin(), changes.end(), [&](double c) { return c <= *p.tolerance; }) - changes.begin()) +
+      1;
   EXPECT_EQ(ref.iterations, expected);
   EXPECT_LE(ref.iterations, 58);
 }
@@ -193,7 +199,9 @@ struct SizeCase {
   int height;
 };
 
-std::string size_name(const SizeCase& s) { return fmt::format("{}x{}", s.width, s.height); }
+std::string size_name(const SizeCase& s) {
+  return fmt::format("{}x{}", s.width, s.height);
+}
 
 // Runs `variant` from `initial` (zeros if empty) with a poisoned scratch state and returns the result.
 JacobiDeviceRun run_device(const std::string& variant, const Image& edges, const JacobiParams& params,
@@ -208,8 +216,8 @@ JacobiDeviceRun run_device(const std::string& variant, const Image& edges, const
   // Poison the other ping-pong buffer (the context's scratch): a pixel a variant forgets to write shows.
   Image poisoned(edges.width, edges.height, 1, SampleType::f32);
   testing::poison(poisoned);
-  check_cl(ctx.queue().enqueueWriteBuffer(ctx.scratch_buffer("jacobi.other", u.byte_size()), CL_TRUE, 0,
-                                          u.byte_size(), poisoned.data.data()),
+  check_cl(ctx.queue().enqueueWriteBuffer(ctx.scratch_buffer("jacobi.other", u.byte_size()), CL_TRUE, 0, u.byte_size(),
+                                          poisoned.data.data()),
            "clEnqueueWriteBuffer");
   JacobiDeviceRun run = jacobi_reconstruct(ctx, d_edges, u, params, variant, config);
   result = u.download(ctx);
@@ -230,8 +238,7 @@ class JacobiVariant : public ::testing::TestWithParam<std::tuple<std::string, Si
 
 TEST_P(JacobiVariant, MatchesDoubleReference) {
   const auto& [variant, size] = GetParam();
-  if (auto why = jacobi_unsupported(test_context().info(), variant, size.width, size.height))
-    GTEST_SKIP() << *why;
+  if (auto why = jacobi_unsupported(test_context().info(), variant, size.width, size.height)) GTEST_SKIP() << *why;
   for (int n : {1, 2, 7, 100}) {
     const auto seed = testing::fresh_seed();
     SCOPED_TRACE(fmt::format("variant={} size={} n={} seed={}", variant, size_name(size), n, seed));
@@ -254,14 +261,12 @@ std::vector<std::string> variant_names() {
   return names;
 }
 
-INSTANTIATE_TEST_SUITE_P(AllSizes, JacobiVariant,
-                         ::testing::Combine(::testing::ValuesIn(variant_names()),
-                                            ::testing::Values(SizeCase{1, 1}, SizeCase{2, 3}, SizeCase{17, 13},
-                                                              SizeCase{64, 64}, SizeCase{257, 129},
-                                                              SizeCase{1000, 700})),
-                         [](const auto& info) {
-                           return fmt::format("{}_{}", std::get<0>(info.param), size_name(std::get<1>(info.param)));
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    AllSizes, JacobiVariant,
+    ::testing::Combine(::testing::ValuesIn(variant_names()),
+                       ::testing::Values(SizeCase{1, 1}, SizeCase{2, 3}, SizeCase{17, 13}, SizeCase{64, 64},
+                                         SizeCase{257, 129}, SizeCase{1000, 700})),
+    [](const auto& info) { return fmt::format("{}_{}", std::get<0>(info.param), size_name(std::get<1>(info.param))); });
 
 // Every variant computes the same float operations in the same order, so their iterates are equal bit
 // for bit; temporal's overlapping ghost zones included, for every k, tile and count (not multiples of k).
@@ -325,8 +330,7 @@ TEST(JacobiWavefront, EqualsOneStepJacobiBitForBit) {
 // Runs `variant` at each config for 7 iterations from a random start on each size and compares it bit
 // for bit with `reference` at its default tunables.
 void expect_configs_match(const std::string& variant, const std::string& reference,
-                          std::initializer_list<std::pair<int, int>> sizes,
-                          const std::vector<TuningConfig>& configs) {
+                          std::initializer_list<std::pair<int, int>> sizes, const std::vector<TuningConfig>& configs) {
   for (auto [w, h] : sizes) {
     const auto seed = testing::fresh_seed();
     const Image edges = random_edges(w, h, seed);
@@ -436,8 +440,8 @@ TEST(JacobiTolerance, CountMatchesTheReferenceForEveryVariantAndCheckInterval) {
           // Several pixels per work-item in their work-group's maximum, tiles off the image's sizes.
           if (v.name == "tiled2d") configs = {{}, {{"rows", 4}, {"local_x", 8}, {"local_y", 2}}};
           for (const TuningConfig& config : configs) {
-            SCOPED_TRACE(fmt::format("{}x{} variant={} [{}] m={} tolerance={} expected count={} seed={}", w, h,
-                                     v.name, to_string(config), m, tolerance, count, seed));
+            SCOPED_TRACE(fmt::format("{}x{} variant={} [{}] m={} tolerance={} expected count={} seed={}", w, h, v.name,
+                                     to_string(config), m, tolerance, count, seed));
             if (jacobi_unsupported(ctx.info(), v.name, w, h, config)) continue;
             Image got;
             const JacobiDeviceRun run = run_device(v.name, edges, p, Image(), got, config);
@@ -554,8 +558,7 @@ TEST(JacobiHost, RejectsBadInputAndParameters) {
   p.iterations = 3;
   // Not float32, not one channel, an initial iterate of another size or type.
   EXPECT_THROW(jacobi_reconstruct(ctx, testing::random_image(8, 6, 1, SampleType::u8, 1), p), std::invalid_argument);
-  EXPECT_THROW(jacobi_reconstruct(ctx, testing::random_image(8, 6, 3, SampleType::f32, 1), p),
-               std::invalid_argument);
+  EXPECT_THROW(jacobi_reconstruct(ctx, testing::random_image(8, 6, 3, SampleType::f32, 1), p), std::invalid_argument);
   EXPECT_THROW(jacobi_reconstruct(ctx, edges, p, "auto", random_edges(6, 8, 1)), std::invalid_argument);
   EXPECT_THROW(jacobi_reconstruct(ctx, edges, p, "auto", testing::random_image(8, 6, 1, SampleType::u8, 1)),
                std::invalid_argument);
@@ -599,8 +602,7 @@ TEST(JacobiHost, RefusesTunablesThatDoNotFit) {
   EXPECT_TRUE(jacobi_unsupported(device, "wavefront", 64, 64, {{"steps", 17}}));
   EXPECT_TRUE(jacobi_unsupported(device, "wavefront", 64, 64, {{"steps", 16}, {"local_x", 16}, {"cols", 2}}));
   EXPECT_TRUE(jacobi_unsupported(device, "wavefront", 64, 64, {{"cols", 3}}));
-  EXPECT_TRUE(
-      jacobi_unsupported(nvidia_like, "wavefront", 64, 64, {{"steps", 16}, {"local_x", 512}, {"cols", 2}}));
+  EXPECT_TRUE(jacobi_unsupported(nvidia_like, "wavefront", 64, 64, {{"steps", 16}, {"local_x", 512}, {"cols", 2}}));
   EXPECT_FALSE(jacobi_unsupported(nvidia_like, "wavefront", 64, 64));
   EXPECT_FALSE(jacobi_unsupported(nvidia_like, "strip", 64, 64));
   EXPECT_TRUE(jacobi_unsupported(device, "strip", 64, 64, {{"vec", 3}}));

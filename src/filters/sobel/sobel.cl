@@ -135,8 +135,8 @@ __kernel void sobel_naive(__global const uchar* src, __global out_t* out_a, __gl
 // separable: seed 003 section 9.3.1, gx = [1 2 1]^T (x) [-1 0 1] and gy = [-1 0 1]^T (x) [1 2 1].
 // Per column of the window: a vertical smoothing (top + 2 mid + bottom) and a vertical difference
 // (bottom - top); then gx = smooth(right) - smooth(left), gy = diff(left) + 2 diff(mid) + diff(right).
-__kernel void sobel_separable(__global const uchar* src, __global out_t* out_a, __global out_t* out_b, int w,
-                              int h, int mode, uint cval_bits) {
+__kernel void sobel_separable(__global const uchar* src, __global out_t* out_a, __global out_t* out_b, int w, int h,
+                              int mode, uint cval_bits) {
   const int x = get_global_id(0), y = get_global_id(1);
   if (x >= w || y >= h) return;
   const uchar cval = (uchar)cval_bits;
@@ -214,8 +214,8 @@ __kernel void sobel_row16(__global const uchar* src, __global out_t* out_a, __gl
 
 // block16x2: 16x2 output pixels per work-item from 18x4 input pixels (seed 003 Figure 9-11): the two
 // middle rows serve both output rows.
-__kernel void sobel_block16x2(__global const uchar* src, __global out_t* out_a, __global out_t* out_b, int w,
-                              int h, int mode, uint cval_bits) {
+__kernel void sobel_block16x2(__global const uchar* src, __global out_t* out_a, __global out_t* out_b, int w, int h,
+                              int mode, uint cval_bits) {
   const int x0 = get_global_id(0) * 16, y0 = get_global_id(1) * 2;
   if (x0 >= w || y0 >= h) return;
   const uchar cval = (uchar)cval_bits;
@@ -317,8 +317,8 @@ typedef union {
 } InWords;
 
 // `interior`: columns x0-1 .. x0+VEC are all inside the row, so no column needs the border.
-inline StripRow load_strip_row(__global const uchar* restrict src, int yy, int x0, int w, int h, int mode,
-                               uchar cval, bool interior) {
+inline StripRow load_strip_row(__global const uchar* restrict src, int yy, int x0, int w, int h, int mode, uchar cval,
+                               bool interior) {
   StripRow r;
   __global const uchar* row = border_row(src, yy, w, h, mode);
   if (!row) {
@@ -407,8 +407,7 @@ inline void store_strip(__global out_t* restrict out_a, __global out_t* restrict
     InWords m;
 #pragma unroll
     for (int j = 0; j < VEC / 4; ++j)
-      m.a[j] = (uint)o[4 * j] | ((uint)o[4 * j + 1] << 8) | ((uint)o[4 * j + 2] << 16) |
-               ((uint)o[4 * j + 3] << 24);
+      m.a[j] = (uint)o[4 * j] | ((uint)o[4 * j + 1] << 8) | ((uint)o[4 * j + 2] << 16) | ((uint)o[4 * j + 3] << 24);
 #if ALIGNED
     *(__global in_words_t*)(out_a + i) = m.v;
 #else
@@ -428,8 +427,7 @@ inline void store_strip(__global out_t* restrict out_a, __global out_t* restrict
 // where clang would otherwise leave its helpers out of line.
 #ifndef ROWS
 __kernel void sobel_row_tile(__global const uchar* restrict src, __global out_t* restrict out_a,
-                             __global out_t* restrict out_b, int w, int h, int mode, uint cval_bits,
-                             int rows) {
+                             __global out_t* restrict out_b, int w, int h, int mode, uint cval_bits, int rows) {
   const int x0 = get_global_id(0) * VEC, y0 = get_global_id(1) * rows;
   if (x0 >= w || y0 >= h) return;
   const uchar cval = (uchar)cval_bits;
@@ -509,8 +507,8 @@ __kernel void sobel_row_tile(__global const uchar* restrict src, __global out_t*
 // column (index 0 for the constant) and the constant is selected afterwards, so the loads need no
 // branches. The VEC columns are one vector when they are all inside the row (every strip but a row's
 // last), else pixel by pixel through the border.
-__attribute__((noinline)) StripRow strip_load_border(__global const uchar* restrict src, int yy, int x0, int xl,
-                                                     int xr, int w, int h, int mode, uchar cval) {
+__attribute__((noinline)) StripRow strip_load_border(__global const uchar* restrict src, int yy, int x0, int xl, int xr,
+                                                     int w, int h, int mode, uchar cval) {
   const int ry = border_index(yy, h, mode);
   __global const uchar* row = src + max(ry, 0) * w;
   InWords m;
@@ -553,7 +551,7 @@ STRIP_INLINE void strip_words(in_words_t v, uint a[NW]) {
 // hs and hd of one input row in lanes: *_e[j] for columns (4j, 4j+2), *_o[j] for (4j+1, 4j+3); hd
 // biased by 0x2000 per lane. `left` and `right` are the halo pixels x0-1 and x0+VEC.
 STRIP_INLINE void strip_hsums(const uint a[NW], uint left, uint right, uint hs_e[NW], uint hd_e[NW], uint hs_o[NW],
-                        uint hd_o[NW]) {
+                              uint hd_o[NW]) {
   uint e[NW], o[NW];
 #pragma unroll
   for (int j = 0; j < NW; ++j) {
@@ -562,7 +560,7 @@ STRIP_INLINE void strip_hsums(const uint a[NW], uint left, uint right, uint hs_e
   }
 #pragma unroll
   for (int j = 0; j < NW; ++j) {
-    const uint o_prev = (o[j] << 16) | (j == 0 ? left : o[j - 1] >> 16);           // pixels 4j-1, 4j+1
+    const uint o_prev = (o[j] << 16) | (j == 0 ? left : o[j - 1] >> 16);          // pixels 4j-1, 4j+1
     const uint e_next = (e[j] >> 16) | ((j == NW - 1 ? right : e[j + 1]) << 16);  // pixels 4j+2, 4j+4
     hs_e[j] = o_prev + (e[j] << 1) + o[j];
     hd_e[j] = o[j] - o_prev + 0x20002000u;
@@ -682,7 +680,7 @@ STRIP_INLINE uint strip_roberts_bits(float u, float v) {
 #if OUTPUT == OUTPUT_L1
   return as_uint(fma(fmin(fmax(fabs(u), fabs(v)), 32640.0f), 0.0078125f, 8388608.0f));
 #else
-  const float t = fmin(fma(u, u, v * v), 2139095040.0f);  // 255 * 2^23
+  const float t = fmin(fma(u, u, v * v), 2139095040.0f);              // 255 * 2^23
   return as_uint(fma(STRIP_SQRT(t), 0.00552427172802f, 8388608.0f));  // sqrt(2) / 256
 #endif
 }
@@ -808,8 +806,7 @@ __kernel void sobel_strip(__global const uchar* restrict src, __global out_t* re
       q[k] = strip_roberts_bits(qs[r + 1][k + 1] - qs[r][k], qs[r][k + 1] - qs[r + 1][k]);
     InWords o;
 #pragma unroll
-    for (int j = 0; j < NW; ++j)
-      o.a[j] = strip_pack_bytes(q[4 * j], q[4 * j + 1], q[4 * j + 2], q[4 * j + 3]);
+    for (int j = 0; j < NW; ++j) o.a[j] = strip_pack_bytes(q[4 * j], q[4 * j + 1], q[4 * j + 2], q[4 * j + 3]);
     strip_store8(out_a, (y0 + r) * w + x0, interior || count == VEC, count, o);
   }
 #elif OUTPUT == OUTPUT_MAGNITUDE && MAG_FLOAT
@@ -842,8 +839,7 @@ __kernel void sobel_strip(__global const uchar* restrict src, __global out_t* re
     }
     InWords o;
 #pragma unroll
-    for (int j = 0; j < NW; ++j)
-      o.a[j] = strip_pack_bytes(q[4 * j], q[4 * j + 1], q[4 * j + 2], q[4 * j + 3]);
+    for (int j = 0; j < NW; ++j) o.a[j] = strip_pack_bytes(q[4 * j], q[4 * j + 1], q[4 * j + 2], q[4 * j + 3]);
     strip_store8(out_a, (y0 + r) * w + x0, interior || count == VEC, count, o);
   }
 #else

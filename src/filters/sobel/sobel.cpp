@@ -1,4 +1,6 @@
 // Host launcher for the Sobel variants (kernels in sobel.cl).
+#include "clfilters/sobel.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -7,7 +9,6 @@
 #include <optional>
 #include <stdexcept>
 
-#include "clfilters/sobel.hpp"
 #include "runtime/launch.hpp"
 
 namespace clf {
@@ -31,7 +32,9 @@ void check_size(int width, int height) {
 }
 
 // The kernel names of the variants (one kernel each; the variant name without the prefix).
-std::string kernel_name(const std::string& variant) { return "sobel_" + variant; }
+std::string kernel_name(const std::string& variant) {
+  return "sobel_" + variant;
+}
 
 // CL_R / CL_UNSIGNED_INT8 is not in OpenCL 1.2's list of required formats, so ask once per context.
 bool r8_images_work(Context& ctx) {
@@ -76,8 +79,9 @@ Plan make_plan(Context& ctx, const SobelParams& params, std::string_view variant
   if (auto why = sobel_unsupported(ctx.info(), plan.variant, params, w, h, plan.config))
     throw std::invalid_argument(*why);
   if (plan.variant == "image" && !r8_images_work(ctx))
-    throw std::invalid_argument("the image variant needs single-channel 8-bit images (CL_R, CL_UNSIGNED_INT8), "
-                                "which this device does not list");
+    throw std::invalid_argument(
+        "the image variant needs single-channel 8-bit images (CL_R, CL_UNSIGNED_INT8), "
+        "which this device does not list");
   plan.options = fmt::format("-D OUTPUT={}", static_cast<int>(params.output));
   if (plan.variant == "row_tile") {
     // Vector width and alignment are build options so the strip's loads and stores are whole vectors.
@@ -91,8 +95,8 @@ Plan make_plan(Context& ctx, const SobelParams& params, std::string_view variant
     const VariantInfo& info = *find_variant(sobel_variants(), "strip");
     const int columns = tunable_value(plan.config, info, "columns"), rows = tunable_value(plan.config, info, "rows");
     const int mag_float = tunable_value(plan.config, info, "mag_float");
-    plan.options += fmt::format(" -D VEC={} -D ROWS={} -D ALIGNED={} -D MAG_FLOAT={} -cl-denorms-are-zero{}",
-                                columns, rows, w % columns == 0 ? 1 : 0, mag_float, ctx.info().fast_math_options());
+    plan.options += fmt::format(" -D VEC={} -D ROWS={} -D ALIGNED={} -D MAG_FLOAT={} -cl-denorms-are-zero{}", columns,
+                                rows, w % columns == 0 ? 1 : 0, mag_float, ctx.info().fast_math_options());
   }
   return plan;
 }
@@ -123,8 +127,8 @@ std::vector<cl::Event> enqueue(Context& ctx, const DeviceImage& in, const cl::Bu
   // Variants without a local_y tunable (row_tile, strip) use one row of work-items per work-group.
   const int lx = tunable_value(plan.config, info, "local_x");
   const int ly = tunable_value(plan.config, info, "local_y", 1);
-  const cl::NDRange global = lx > 0 ? cl::NDRange(round_up(items_x, lx), round_up(items_y, ly))
-                                    : cl::NDRange(items_x, items_y);
+  const cl::NDRange global =
+      lx > 0 ? cl::NDRange(round_up(items_x, lx), round_up(items_y, ly)) : cl::NDRange(items_x, items_y);
   const cl::NDRange local = lx > 0 ? cl::NDRange(lx, ly) : cl::NullRange;
 
   if (plan.variant == "row_tile") {
@@ -139,8 +143,7 @@ std::vector<cl::Event> enqueue(Context& ctx, const DeviceImage& in, const cl::Bu
   // part of this variant's cost, so its event is returned with the kernel's. The image is released
   // here; OpenCL keeps it alive until the commands that use it have finished.
   cl_int err = CL_SUCCESS;
-  cl::Image2D image(ctx.context(), CL_MEM_READ_ONLY, cl::ImageFormat(CL_R, CL_UNSIGNED_INT8), W, H, 0, nullptr,
-                    &err);
+  cl::Image2D image(ctx.context(), CL_MEM_READ_ONLY, cl::ImageFormat(CL_R, CL_UNSIGNED_INT8), W, H, 0, nullptr, &err);
   check_cl(err, "clCreateImage");
   cl::Event copied;
   check_cl(ctx.queue().enqueueCopyBufferToImage(in.buffer, image, 0, {0, 0, 0}, {W, H, 1}, nullptr, &copied),
@@ -210,8 +213,8 @@ std::vector<cl::Event> sobel(Context& ctx, const DeviceImage& in, DeviceImage& o
 std::vector<cl::Event> sobel(Context& ctx, const DeviceImage& in, DeviceGradients& out, const SobelParams& params,
                              std::string_view variant, const TuningConfig& config) {
   if (params.output != SobelOutput::gradients)
-    throw std::invalid_argument(fmt::format("sobel: a DeviceGradients output needs output=gradients, not {}",
-                                            to_string(params.output)));
+    throw std::invalid_argument(
+        fmt::format("sobel: a DeviceGradients output needs output=gradients, not {}", to_string(params.output)));
   if (out.width != in.width || out.height != in.height)
     throw std::invalid_argument("sobel: the gradient planes must have the input's size");
   return enqueue(ctx, in, out.gx, out.gy, params, variant, config);

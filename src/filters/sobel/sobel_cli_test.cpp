@@ -70,8 +70,8 @@ TEST_F(SobelCli, GradientsGoToNpyWithEveryVariant) {
   const Image expected = sobel_reference(input, params);
   for (const auto& v : sobel_variants()) {
     const std::string out = path(v.name + ".npy");
-    const CliResult r = run_cli(fmt::format("sobel {} {} --output gradients --border constant=40 --variant {}",
-                                            path("in.png"), out, v.name));
+    const CliResult r = run_cli(
+        fmt::format("sobel {} {} --output gradients --border constant=40 --variant {}", path("in.png"), out, v.name));
     if (r.code == 2 && v.name == "image") continue;  // no image support on this device
     ASSERT_EQ(r.code, 0) << v.name << "\n" << r.output;
     const Image got = read_image(out);
@@ -88,8 +88,8 @@ TEST_F(SobelCli, L1AndMagnitudeOnGreyPgm) {
   write_image(grey, path("g.pgm"));
   for (SobelOutput output : {SobelOutput::l1, SobelOutput::magnitude}) {
     const std::string out = path(to_string(output) + ".pgm");
-    const CliResult r = run_cli(fmt::format("sobel {} {} --output {} --border reflect101", path("g.pgm"), out,
-                                            to_string(output)));
+    const CliResult r =
+        run_cli(fmt::format("sobel {} {} --output {} --border reflect101", path("g.pgm"), out, to_string(output)));
     ASSERT_EQ(r.code, 0) << r.output;
     EXPECT_TRUE(testing::images_equal(sobel_reference(grey, {output, {BorderMode::reflect101, 0}}), read_image(out)));
   }
@@ -100,9 +100,9 @@ TEST_F(SobelCli, UsageErrorsExitWithTwoAndWriteNothing) {
   write_image(testing::random_image(16, 9, 1, SampleType::u8, testing::fresh_seed()), in);
   for (const std::string& args : std::vector<std::string>{
            "sobel " + in, "sobel " + in + " " + path("g.png") + " --output gradients",
-           "sobel " + in + " " + path("g.pgm") + " --output gradients", "sobel " + in + " " + path("o.png") + " --output l2",
-           "sobel " + in + " " + path("o.png") + " --border wrap", "sobel " + in + " " + path("o.png") + " --variant fast",
-           "sobel " + in + " " + path("o.tiff")}) {
+           "sobel " + in + " " + path("g.pgm") + " --output gradients",
+           "sobel " + in + " " + path("o.png") + " --output l2", "sobel " + in + " " + path("o.png") + " --border wrap",
+           "sobel " + in + " " + path("o.png") + " --variant fast", "sobel " + in + " " + path("o.tiff")}) {
     const CliResult r = run_cli(args);
     EXPECT_EQ(r.code, 2) << args << "\n" << r.output;
   }

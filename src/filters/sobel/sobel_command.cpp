@@ -5,8 +5,8 @@
 #include <cctype>
 #include <filesystem>
 
-#include "cli_common.hpp"
 #include "clfilters/sobel.hpp"
+#include "cli_common.hpp"
 
 namespace clf::cli {
 namespace {
@@ -37,14 +37,15 @@ class SobelCommand : public Command {
       std::string ext = std::filesystem::path(options_.output).extension().string();
       std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return char(std::tolower(c)); });
       if (ext != ".npy")
-        throw UsageError(fmt::format("{}: --output gradients writes two int16 planes, which only .npy holds",
-                                     options_.output));
+        throw UsageError(
+            fmt::format("{}: --output gradients writes two int16 planes, which only .npy holds", options_.output));
     }
     const Image input = read_input(options_.input);
     if (input.type != SampleType::u8 || input.channels > 4)
-      throw std::runtime_error(fmt::format("{}: sobel needs 8-bit images with 1 to 4 channels, this file holds "
-                                           "{} channel(s) of {}",
-                                           options_.input, input.channels, sample_type_name(input.type)));
+      throw std::runtime_error(
+          fmt::format("{}: sobel needs 8-bit images with 1 to 4 channels, this file holds "
+                      "{} channel(s) of {}",
+                      options_.input, input.channels, sample_type_name(input.type)));
     Context ctx(options_.device);
     const VariantChoice choice = sobel_choose(ctx, params, options_.variant, input.width, input.height);
     if (auto why = sobel_unsupported(ctx.info(), choice.variant, params, input.width, input.height, choice.config))

@@ -34,9 +34,7 @@ const std::vector<Tunable> kRowTile = {
 const std::vector<Tunable> kStrip = {
     {"local_x", {64, 32, 128, 256}, "work-items per work-group, side by side along the row"},
     {"columns", {16, 8, 4}, "columns per work-item (one 16/8/4-byte load per input row)"},
-    {"rows",
-     {8, 4, 16, 2},
-     "output rows per work-item, built in (its rows + 2 loads are all issued up front)"},
+    {"rows", {8, 4, 16, 2}, "output rows per work-item, built in (its rows + 2 loads are all issued up front)"},
     {"mag_float",
      {1, 0, 2},
      "1: the magnitude in FP32 (FMA pipe) from the pixels on; 2: the magnitude or l1 as the FP32 "
@@ -49,16 +47,13 @@ const std::vector<Tunable> kStrip = {
 const std::vector<VariantInfo>& sobel_variants() {
   static const std::vector<VariantInfo> all = {
       {"naive", "one pixel per work-item, the 3x3 masks over 9 loads (seed 003 Figure 9-9)", kLocalSize},
-      {"separable", "one pixel per work-item, [1 2 1] x [-1 0 1] separable arithmetic (seed 003 9.3.1)",
-       kLocalSize},
+      {"separable", "one pixel per work-item, [1 2 1] x [-1 0 1] separable arithmetic (seed 003 9.3.1)", kLocalSize},
       {"row16",
        "16x1 pixels per work-item from 18x3 inputs: uchar16 loads plus a 2-pixel tail, short16 arithmetic "
        "(seed 003 9.3.2-9.3.3)",
        kLocalSize},
-      {"block16x2", "16x2 pixels per work-item from 18x4 inputs, vector loads (seed 003 Figure 9-11)",
-       kLocalSize},
-      {"image", "one pixel per work-item, input read through an image object and sampler (seed 003 9.3.4)",
-       kLocalSize},
+      {"block16x2", "16x2 pixels per work-item from 18x4 inputs, vector loads (seed 003 Figure 9-11)", kLocalSize},
+      {"image", "one pixel per work-item, input read through an image object and sampler (seed 003 9.3.4)", kLocalSize},
       {"row_tile",
        "coalesced strips: consecutive work-items own consecutive 4/8/16-column vectors of a row and walk "
        "down `rows` rows with the horizontal sums of two rows in registers (beyond the seeds)",
@@ -92,8 +87,7 @@ std::optional<std::string> sobel_unsupported(const DeviceInfo& device, std::stri
     if (rows < 1 || rows > 32) return fmt::format("strip takes 1 to 32 rows per work-item, not {}", rows);
     if (lx < 1) return fmt::format("strip needs a work-group width of at least 1, not {}", lx);
     const int mag_float = tunable_value(config, *info, "mag_float");
-    if (mag_float < 0 || mag_float > 2)
-      return fmt::format("strip takes mag_float 0, 1 or 2, not {}", mag_float);
+    if (mag_float < 0 || mag_float > 2) return fmt::format("strip takes mag_float 0, 1 or 2, not {}", mag_float);
     // Where a value does not change the code, refusing it keeps the tuner from timing one program twice:
     // 0 and 1 differ for the magnitude only, and gradients have no Roberts path.
     if (params.output != SobelOutput::magnitude && mag_float == 0)
@@ -104,9 +98,8 @@ std::optional<std::string> sobel_unsupported(const DeviceInfo& device, std::stri
     // the stack in bench/sass.py), so those blocks take the lanes.
     const bool fp32 = mag_float == 2 || (params.output == SobelOutput::magnitude && mag_float == 1);
     if (fp32 && columns * rows > 128)
-      return fmt::format(
-          "strip's FP32 paths (mag_float={} here) take at most 128 pixels per work-item, not {}x{}",
-          mag_float, columns, rows);
+      return fmt::format("strip's FP32 paths (mag_float={} here) take at most 128 pixels per work-item, not {}x{}",
+                         mag_float, columns, rows);
   }
   if (lx > 0 && std::size_t(lx) * std::size_t(ly) > device.max_work_group_size)
     return fmt::format("work-group {}x{} exceeds the device's {} work-items", lx, ly, device.max_work_group_size);
@@ -124,8 +117,7 @@ std::optional<std::string> sobel_unsupported(const DeviceInfo& device, std::stri
 // GPUs: row_tile's coalesced loads and stores (H200 8k: gradients 0.143 ms against 1.22 for block16x2
 // and 0.32 for separable; bench/results/2026-11-22-nvidia-h200-sobel-row-tile.md). CPUs: block16x2,
 // whose explicit 16-wide vectors PoCL keeps (row_tile is 2-6x slower there).
-std::string sobel_auto_variant(const DeviceInfo& device, const SobelParams& /*params*/, int /*width*/,
-                               int /*height*/) {
+std::string sobel_auto_variant(const DeviceInfo& device, const SobelParams& /*params*/, int /*width*/, int /*height*/) {
   return (device.type & CL_DEVICE_TYPE_GPU) ? "row_tile" : "block16x2";
 }
 
@@ -133,7 +125,9 @@ VariantChoice sobel_choose(Context& ctx, const SobelParams& params, std::string_
                            const TuningConfig& config) {
   return choose_variant(
       ctx, variant, config, "sobel", "sobel.cl", to_string(params.output), width, height,
-      [&](const std::string& v, const TuningConfig& c) { return !sobel_unsupported(ctx.info(), v, params, width, height, c); },
+      [&](const std::string& v, const TuningConfig& c) {
+        return !sobel_unsupported(ctx.info(), v, params, width, height, c);
+      },
       [&] { return sobel_auto_variant(ctx.info(), params, width, height); });
 }
 

@@ -27,8 +27,8 @@ void poison(Context& ctx, const cl::Buffer& buffer, std::size_t bytes) {
   check_cl(ctx.queue().enqueueWriteBuffer(buffer, CL_TRUE, 0, bytes, junk.data()), "clEnqueueWriteBuffer");
 }
 
-const Border kBorders[] = {{BorderMode::replicate, 0}, {BorderMode::reflect101, 0}, {BorderMode::constant, 0},
-                           {BorderMode::constant, 173}};
+const Border kBorders[] = {
+    {BorderMode::replicate, 0}, {BorderMode::reflect101, 0}, {BorderMode::constant, 0}, {BorderMode::constant, 173}};
 const SobelOutput kOutputs[] = {SobelOutput::magnitude, SobelOutput::l1, SobelOutput::gradients};
 
 // Largest |gx| or |gy|: 4 * 255.
@@ -36,7 +36,9 @@ constexpr int kMaxGradient = 1020;
 
 // round(sqrt(s)) by double precision; exact here because s < 2^22 leaves no tie and no near-tie that
 // a double cannot separate.
-long double_rounded_sqrt(long s) { return std::lround(std::sqrt(static_cast<double>(s))); }
+long double_rounded_sqrt(long s) {
+  return std::lround(std::sqrt(static_cast<double>(s)));
+}
 
 // ---- the exact rounding --------------------------------------------------------------------------
 
@@ -120,11 +122,11 @@ std::vector<std::uint8_t> run_strip_pairs_check(int mag_float, const char* check
   const std::size_t n = std::size_t(side) * side;
   cl::Buffer out = ctx.buffer(CL_MEM_READ_WRITE, n);
   poison(ctx, out, n);
-  cl::Kernel& kernel = ctx.kernel(
-      "sobel.cl",
-      fmt::format("-D OUTPUT=0 -D VEC=16 -D ROWS=1 -D ALIGNED=0 -D MAG_FLOAT={} -cl-denorms-are-zero{}",
-                  mag_float, ctx.info().fast_math_options()),
-      check_kernel);
+  cl::Kernel& kernel =
+      ctx.kernel("sobel.cl",
+                 fmt::format("-D OUTPUT=0 -D VEC=16 -D ROWS=1 -D ALIGNED=0 -D MAG_FLOAT={} -cl-denorms-are-zero{}",
+                             mag_float, ctx.info().fast_math_options()),
+                 check_kernel);
   set_kernel_args(kernel, out);
   launch(ctx, kernel, cl::NDRange(side, side)).wait();
   std::vector<std::uint8_t> got(n);
@@ -227,8 +229,8 @@ TEST(SobelReference, MatchesBruteForce) {
     for (const Border& border : kBorders)
       for (SobelOutput output : kOutputs) {
         const auto seed = testing::fresh_seed();
-        SCOPED_TRACE(fmt::format("{}x{} border={} output={} seed={}", w, h, to_string(border), to_string(output),
-                                 seed));
+        SCOPED_TRACE(
+            fmt::format("{}x{} border={} output={} seed={}", w, h, to_string(border), to_string(output), seed));
         const Image in = testing::random_image(w, h, 1, SampleType::u8, seed);
         const SobelParams p{output, border};
         ASSERT_TRUE(testing::images_equal(brute_force_sobel(in, p), sobel_reference(in, p, 2)));
@@ -252,7 +254,9 @@ struct SizeCase {
   int height;
 };
 
-std::string size_name(const SizeCase& s) { return fmt::format("{}x{}", s.width, s.height); }
+std::string size_name(const SizeCase& s) {
+  return fmt::format("{}x{}", s.width, s.height);
+}
 
 // Runs `variant` with `params` on the device input and downloads the result; outputs are poisoned
 // first so unwritten pixels show.
@@ -307,15 +311,13 @@ TEST_P(SobelVariant, BitExactAgainstReference) {
 
 // The sizes: below, at and past one 16-pixel block, odd heights for block16x2, odd both ways,
 // full HD.
-INSTANTIATE_TEST_SUITE_P(Sizes, SobelVariant,
-                         ::testing::Combine(::testing::ValuesIn(variant_names()),
-                                            ::testing::Values(SizeCase{1, 1}, SizeCase{2, 2}, SizeCase{15, 3},
-                                                              SizeCase{16, 16}, SizeCase{17, 5}, SizeCase{13, 17},
-                                                              SizeCase{33, 31},
-                                                              SizeCase{257, 129}, SizeCase{1920, 1080})),
-                         [](const auto& info) {
-                           return fmt::format("{}_{}", std::get<0>(info.param), size_name(std::get<1>(info.param)));
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    Sizes, SobelVariant,
+    ::testing::Combine(::testing::ValuesIn(variant_names()),
+                       ::testing::Values(SizeCase{1, 1}, SizeCase{2, 2}, SizeCase{15, 3}, SizeCase{16, 16},
+                                         SizeCase{17, 5}, SizeCase{13, 17}, SizeCase{33, 31}, SizeCase{257, 129},
+                                         SizeCase{1920, 1080})),
+    [](const auto& info) { return fmt::format("{}_{}", std::get<0>(info.param), size_name(std::get<1>(info.param))); });
 
 // row_tile's tunables, which change its code paths: vector width (built in), aligned rows (widths
 // that are multiples of it) or not, rows per work-item (1, a remainder strip, automatic), and strips
@@ -346,8 +348,8 @@ const SizeCase kStripSizes[] = {{1, 1}, {2, 3}, {13, 17}, {24, 5}, {48, 33}, {3,
 const std::pair<int, int> kStripShapes[] = {{16, 3}, {16, 8}, {8, 1}, {8, 5}, {4, 2}};
 
 TEST(SobelRowTile, EveryWidthAlignmentAndRowCountIsBitExact) {
-  for (SizeCase size : {SizeCase{1, 1}, SizeCase{13, 17}, SizeCase{24, 5}, SizeCase{48, 33}, SizeCase{3, 40},
-                        SizeCase{257, 129}})
+  for (SizeCase size :
+       {SizeCase{1, 1}, SizeCase{13, 17}, SizeCase{24, 5}, SizeCase{48, 33}, SizeCase{3, 40}, SizeCase{257, 129}})
     for (int columns : {4, 8, 16})
       for (int rows : {0, 1, 3, 16}) expect_shape_bit_exact("row_tile", size, columns, rows);
 }
@@ -396,12 +398,9 @@ TEST(SobelStrip, ExtremeInputsAreBitExact) {
         for (int mag_float : {0, 1, 2}) {
           const SobelParams params{output, {BorderMode::constant, 255}};
           const TuningConfig config{{"columns", columns}, {"rows", 4}, {"mag_float", mag_float}};
-          if (sobel_unsupported(ctx.info(), "strip", params, w, h, config))
-            continue;  // 0: magnitude, 2: not gradients
-          SCOPED_TRACE(
-              fmt::format("pattern={} [{}] output={}", pattern, to_string(config), to_string(output)));
-          ASSERT_TRUE(
-              testing::images_equal(sobel_reference(in, params), run_device("strip", d_in, params, config)));
+          if (sobel_unsupported(ctx.info(), "strip", params, w, h, config)) continue;  // 0: magnitude, 2: not gradients
+          SCOPED_TRACE(fmt::format("pattern={} [{}] output={}", pattern, to_string(config), to_string(output)));
+          ASSERT_TRUE(testing::images_equal(sobel_reference(in, params), run_device("strip", d_in, params, config)));
         }
   }
 }
@@ -429,10 +428,8 @@ TEST(SobelStrip, RefusesTunablesItCannotRun) {
   EXPECT_FALSE(
       sobel_unsupported(device, "strip", magnitude, 64, 64, {{"columns", 16}, {"rows", 16}, {"mag_float", 0}}));
   EXPECT_FALSE(sobel_unsupported(device, "strip", l1, 64, 64, {{"columns", 16}, {"rows", 16}}));
-  EXPECT_TRUE(
-      sobel_unsupported(device, "strip", l1, 64, 64, {{"columns", 16}, {"rows", 16}, {"mag_float", 2}}));
-  EXPECT_FALSE(
-      sobel_unsupported(device, "strip", l1, 64, 64, {{"columns", 16}, {"rows", 8}, {"mag_float", 2}}));
+  EXPECT_TRUE(sobel_unsupported(device, "strip", l1, 64, 64, {{"columns", 16}, {"rows", 16}, {"mag_float", 2}}));
+  EXPECT_FALSE(sobel_unsupported(device, "strip", l1, 64, 64, {{"columns", 16}, {"rows", 8}, {"mag_float", 2}}));
 }
 
 TEST(SobelRowTile, RefusesTunablesItCannotRun) {
@@ -487,7 +484,8 @@ TEST_P(SobelOrientation, StepsGiveOneGradientAndConstantGivesNone) {
   }
   // A constant image with a constant border of its own value has no edge at all.
   const Image flat = pattern_image(Pattern::constant, 99, 99);
-  const Image got = run_device(variant, DeviceImage::upload(ctx, flat), {SobelOutput::gradients, {BorderMode::constant, 99}});
+  const Image got =
+      run_device(variant, DeviceImage::upload(ctx, flat), {SobelOutput::gradients, {BorderMode::constant, 99}});
   for (auto v : got.samples<std::int16_t>()) ASSERT_EQ(v, 0);
 }
 
@@ -553,7 +551,7 @@ TEST(SobelHost, RejectsBadParameters) {
   DeviceGradients gradients = DeviceGradients::allocate(ctx, 8, 8);
   DeviceGradients small_gradients = DeviceGradients::allocate(ctx, 7, 8);
   const SobelParams magnitude{}, grad{SobelOutput::gradients, {}};
-  EXPECT_THROW(sobel(ctx, d_in, grey_out, grad), std::invalid_argument);       // gradients into 8 bits
+  EXPECT_THROW(sobel(ctx, d_in, grey_out, grad), std::invalid_argument);        // gradients into 8 bits
   EXPECT_THROW(sobel(ctx, d_in, gradients, magnitude), std::invalid_argument);  // 8 bits into planes
   EXPECT_THROW(sobel(ctx, d_in, small_out, magnitude), std::invalid_argument);
   EXPECT_THROW(sobel(ctx, d_in, rgba_out, magnitude), std::invalid_argument);
