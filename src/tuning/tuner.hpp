@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "filters/filter_spec.hpp"
-#include "tuning/tuning_db.hpp"
+#include "tuning/db/tuning_db.hpp"
 
 namespace clf {
 

@@ -1,5 +1,5 @@
 // The tuning database: lookups and their fallbacks, atomic saves, corrupt files rebuilt with a warning.
-#include "tuning/tuning_db.hpp"
+#include "tuning/db/tuning_db.hpp"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>

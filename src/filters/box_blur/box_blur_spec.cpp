@@ -11,7 +11,7 @@
 #include "common/synthetic_image.hpp"
 #include "filters/box_blur/box_blur_internal.hpp"
 #include "filters/filter_spec.hpp"
-#include "tuning/tuning_db.hpp"
+#include "tuning/db/tuning_db.hpp"
 
 namespace clf {
 namespace {

@@ -11,7 +11,7 @@
 #include "filters/epsilon/epsilon_internal.hpp"
 #include "filters/filter_spec.hpp"
 #include "runtime/launch.hpp"
-#include "tuning/tuning_db.hpp"
+#include "tuning/db/tuning_db.hpp"
 
 namespace clf {
 namespace {

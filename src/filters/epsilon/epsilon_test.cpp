@@ -10,10 +10,8 @@
 #include <map>
 #include <tuple>
 
-#include "testing/test_images.hpp"
-#if CLF_HAVE_BOX_BLUR
 #include "clfilters/box_blur.hpp"
-#endif
+#include "testing/test_images.hpp"
 
 namespace clf {
 namespace {
@@ -110,7 +108,6 @@ TEST(EpsilonReference, HandComputedRowRoundsHalfUp) {
   EXPECT_EQ(out.data, (std::vector<std::uint8_t>{10, 31, 31}));
 }
 
-#if CLF_HAVE_BOX_BLUR
 // The box blur of diameter 2r+1 on every channel, then alpha put back (the box blur blurs it,
 // epsilon copies it).
 Image box_blur_with_alpha_copied(const Image& in, int r, Border border) {
@@ -133,7 +130,6 @@ TEST(EpsilonReference, MaxThresholdIsTheBoxBlur) {
                                           epsilon_reference(in, make_params(r, 255, border))));
       }
 }
-#endif
 
 // With T = 0 only pixels equal to the centre count, and their mean is the centre: the input comes back.
 TEST(EpsilonReference, ZeroThresholdIsTheIdentity) {
@@ -326,7 +322,6 @@ TEST(EpsilonDegenerate, NeighboursAllAtTheThresholdNearTheF16Bound) {
   }
 }
 
-#if CLF_HAVE_BOX_BLUR
 // T = 255 from every variant equals the box blur's reference with diameter 2r+1.
 TEST(EpsilonDegenerate, MaxThresholdEqualsBoxBlurOnEveryVariant) {
   Context& ctx = test_context();
@@ -348,7 +343,6 @@ TEST(EpsilonDegenerate, MaxThresholdEqualsBoxBlurOnEveryVariant) {
       }
   }
 }
-#endif
 
 // ---- tunables ------------------------------------------------------------------------------------
 

@@ -10,7 +10,7 @@
 #include "common/synthetic_image.hpp"
 #include "filters/filter_spec.hpp"
 #include "filters/jacobi/jacobi_internal.hpp"
-#include "tuning/tuning_db.hpp"
+#include "tuning/db/tuning_db.hpp"
 
 namespace clf {
 namespace {

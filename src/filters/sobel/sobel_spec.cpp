@@ -9,7 +9,7 @@
 #include "common/image_compare.hpp"
 #include "common/synthetic_image.hpp"
 #include "filters/filter_spec.hpp"
-#include "tuning/tuning_db.hpp"
+#include "tuning/db/tuning_db.hpp"
 
 namespace clf {
 namespace {

@@ -1,6 +1,4 @@
-// Y4M and raw planar YUV streams, read and written frame by frame (see epsilon_video.hpp).
-#include "filters/epsilon/epsilon_video.hpp"
-
+// Y4M and raw planar YUV streams, read and written frame by frame (see clfilters/video.hpp).
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <sys/stat.h>
@@ -14,6 +12,8 @@
 #include <random>
 #include <system_error>
 #include <utility>
+
+#include "clfilters/video.hpp"
 
 namespace clf::video {
 namespace {

@@ -1,4 +1,4 @@
-// The streaming video pipeline (see filter_video in epsilon_video.hpp).
+// The streaming video pipeline (see filter_video in clfilters/video.hpp).
 //
 // Each frame goes through three stages on three in-order queues: upload on `upload`, the filter on
 // ctx.queue(), download on `download`, chained with events. A frame occupies one of N slots (host
@@ -11,7 +11,7 @@
 #include <chrono>
 #include <cstdio>
 
-#include "filters/epsilon/epsilon_video.hpp"
+#include "clfilters/video.hpp"
 
 namespace clf::video {
 namespace {

@@ -12,8 +12,8 @@
 
 #include "clfilters/epsilon.hpp"
 #include "clfilters/image_io.hpp"
+#include "clfilters/video.hpp"
 #include "cli_common.hpp"
-#include "filters/epsilon/epsilon_video.hpp"
 
 namespace clf::cli {
 namespace {

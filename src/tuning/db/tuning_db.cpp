@@ -1,4 +1,4 @@
-#include "tuning/tuning_db.hpp"
+#include "tuning/db/tuning_db.hpp"
 
 #include <fmt/format.h>
 

@@ -1,7 +1,5 @@
 // The video layer on its own: Y4M header parsing, frame layouts, reading and writing frame by frame,
 // atomic output, and the streaming pipeline's ordering with any number of frames in flight.
-#include "filters/epsilon/epsilon_video.hpp"
-
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -9,6 +7,7 @@
 #include <filesystem>
 #include <random>
 
+#include "clfilters/video.hpp"
 #include "testing/test_files.hpp"
 #include "testing/test_images.hpp"
 
