@@ -15,10 +15,39 @@ std::string_view embedded_kernel_source(std::string_view file) {
   throw std::invalid_argument("no embedded kernel file named " + std::string(file));
 }
 
+namespace {
+
+// `text` with each line `#include "name.cl"` that names an embedded file replaced by that file (expanded the same
+// way), between #line directives so that the compiler's messages name the right file and line.
+std::string expand_includes(std::string_view file, std::string_view text, int depth) {
+  if (depth > 8) throw std::invalid_argument(fmt::format("{}: kernel files include each other too deeply", file));
+  std::string out;
+  int line_number = 0;
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    const std::size_t end = std::min(text.find('\n', pos), text.size());
+    const std::string_view line = text.substr(pos, end - pos);
+    ++line_number;
+    pos = end + 1;
+    constexpr std::string_view kInclude = "#include \"";
+    if (line.starts_with(kInclude) && line.ends_with('"')) {
+      const std::string_view name = line.substr(kInclude.size(), line.size() - kInclude.size() - 1);
+      out += fmt::format("#line 1 \"{}\"\n{}\n#line {} \"{}\"\n", name,
+                         expand_includes(name, embedded_kernel_source(name), depth + 1), line_number + 1, file);
+    } else {
+      out.append(line);
+      out += '\n';
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 std::string full_kernel_source(std::string_view kernel_file) {
   constexpr std::string_view kSharedHeader = "border.cl";
   return fmt::format("#line 1 \"{}\"\n{}\n#line 1 \"{}\"\n{}\n", kSharedHeader, embedded_kernel_source(kSharedHeader),
-                     kernel_file, embedded_kernel_source(kernel_file));
+                     kernel_file, expand_includes(kernel_file, embedded_kernel_source(kernel_file), 0));
 }
 
 namespace {
@@ -63,6 +92,14 @@ std::size_t token_length(std::string_view source, std::size_t i) {
   for (std::string_view p : kLongPunctuators)
     if (source.substr(i, p.size()) == p) return p.size();
   return 1;
+}
+
+// The name of the preprocessor directive whose '#' ends just before source[i] ("" if none).
+std::string_view kernel_directive_name(std::string_view source, std::size_t i) {
+  while (i < source.size() && (source[i] == ' ' || source[i] == '\t')) ++i;
+  std::size_t end = i;
+  while (end < source.size() && is_word_char(source[end])) ++end;
+  return source.substr(i, end - i);
 }
 
 }  // namespace
@@ -111,6 +148,11 @@ std::string kernel_code(std::string_view text) {
     } else {
       const std::size_t n = token_length(source, i);
       const std::string_view token = std::string_view(source).substr(i, n);
+      if (line_start && token == "#" && kernel_directive_name(source, i + 1) == "line") {
+        // #line only renames lines for the compiler's messages: not code. Skip to the end of the line.
+        i = std::min(source.find('\n', i), source.size());
+        continue;
+      }
       if (line_start && token == "#") {
         in_directive = true;
         directive_tokens = 0;

@@ -18,13 +18,14 @@ const std::vector<EmbeddedKernel>& embedded_kernels();
 // The text of an embedded file; throws std::invalid_argument if there is no such file.
 std::string_view embedded_kernel_source(std::string_view file);
 
-// A kernel file as programs are built from it: the shared common/border.cl, then the file, each after a
-// #line directive so the compiler's messages name the right file and line.
+// A kernel file as programs are built from it: the shared common/border.cl, then the file with each line
+// `#include "part.cl"` replaced by that embedded file (a large family is split over several files this way), each
+// after a #line directive so the compiler's messages name the right file and line.
 std::string full_kernel_source(std::string_view kernel_file);
 
-// The text as the compiler sees it, for keys that should outlive comment and layout edits (the tuning
-// database's): backslash-newlines joined, comments removed, and each run of whitespace outside string and
-// character literals made one space, or one newline where it ends a preprocessor line.
+// The code as the compiler sees it, for keys that should outlive comment and layout edits (the tuning
+// database's): backslash-newlines joined, comments and #line directives removed, and the tokens one space apart,
+// with a newline where a preprocessor line ends (and no space between a #define's name and its parameter list).
 std::string kernel_code(std::string_view text);
 
 // The hash of full_kernel_source's kernel_code: the tuning database's key for a kernel file.

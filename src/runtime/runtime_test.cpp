@@ -231,12 +231,18 @@ TEST(KernelCode, KeepsWhatTheCompilerSees) {
   // A line comment ends at a newline, unless a backslash splices the next line into it.
   EXPECT_EQ(kernel_code("a; // x\nb;"), "a ; b ;");
   EXPECT_EQ(kernel_code("a; // x \\\nb;\nc;"), "a ; c ;");
+  // #line only renames lines for messages, so a kernel split over included files keeps its key.
+  EXPECT_EQ(kernel_code("a;\n#line 7 \"x.cl\"\nb;\n#  line 1 \"y.cl\"\nc;"), "a ; b ; c ;");
 }
 
 TEST(KernelCode, HashesEachKernelFileWithTheSharedHeader) {
   const std::string box = full_kernel_source("box_blur.cl");
   EXPECT_NE(box.find("border_index"), std::string::npos);
   EXPECT_NE(box.find("box_naive"), std::string::npos);
+  // The files box_blur.cl includes are expanded in place, each between #line directives.
+  EXPECT_EQ(box.find("#include \"box_blur_bands.cl\""), std::string::npos);
+  EXPECT_NE(box.find("#line 1 \"box_blur_bands.cl\""), std::string::npos);
+  EXPECT_NE(box.find("FUSED_KERNEL"), std::string::npos);
   EXPECT_EQ(kernel_code_hash("box_blur.cl"), fnv1a64(kernel_code(box)));
   EXPECT_NE(kernel_code_hash("box_blur.cl"), kernel_code_hash("sobel.cl"));
   EXPECT_EQ(Context().source_hash("sobel.cl"), kernel_code_hash("sobel.cl"));
