@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages clfilters needs, only those that are missing.
 set -euo pipefail
-packages=(build-essential cmake git ocl-icd-opencl-dev opencl-headers opencl-clhpp-headers pocl-opencl-icd clinfo
+packages=(build-essential cmake git clang-format-14 ocl-icd-opencl-dev opencl-headers opencl-clhpp-headers pocl-opencl-icd clinfo
           libpng-dev libjpeg62-turbo-dev libcli11-dev nlohmann-json3-dev libfmt-dev libgtest-dev ffmpeg)
 missing=()
 for p in "${packages[@]}"; do
