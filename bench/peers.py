@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""clfilters against what a user would pick instead, on the same GPU in the same run (issue 8).
+"""clfilters against what a user would pick instead, on the same device in the same run.
 
 Fair by construction:
 - Same bytes. `clfilters bench --save-inputs DIR` writes the exact input each case ran on (what its
@@ -256,7 +256,7 @@ NOTES = {
     "box-blur": "cupy's uniform_filter is separable on uint8: the row pass's mean is stored as uint8 before the "
                 "column pass, so it may differ by more than 1. torch: float avg_pool2d, round half to even.",
     "bilateral": "OpenCV's bilateralFilter keeps only taps with dx^2+dy^2 <= radius^2 (49 of the 81 in the 9x9 "
-                 "square that SPEC.md and clfilters use) and, for colour, weighs the L1 distance over B,G,R where "
+                 "square that docs/SPEC.md and clfilters use) and, for colour, weighs the L1 distance over B,G,R where "
                  "clfilters uses the Euclidean one; RGBA runs on OpenCV as the same image's RGB (3 channels, "
                  "OpenCV takes 1 or 3). Parameters map exactly: d = 2*radius+1 = 9, sigmaSpace = sigma_spatial = 3, "
                  "sigmaColor = sigma_range = 30, both as exp(-x^2 / (2 sigma^2)).",
@@ -512,7 +512,7 @@ def write_outputs(args, command, device, names, rows, elapsed):
     notes = [f"- **{k}**: {v}" for k, v in NOTES.items() if any(r["filter"] == k for r in rows)]
     with open(args.out + ".md", "w") as f:
         f.write("# clfilters and its peers, same machine, same run\n\n")
-        f.write(f"Command: `{command}` ({date}, {elapsed:.0f} s)\n\n")
+        f.write(f"Command: `{command}`\n\n")
         f.write("Devices:\n" + "".join(f"- {k}: {v}\n" for k, v in device.items()) + "\n")
         f.write(f"Times in ms: host wall time of one synchronised call on device-resident data, median of {RUNS} "
                 f"after {WARMUP} warm-ups, both sides; clfilters' is `call_ms` of `clfilters bench --variants "

@@ -1,33 +1,51 @@
 #!/usr/bin/env bash
-# One call on the GPU machine: register NVIDIA's OpenCL driver, build, run every test on the NVIDIA
-# device and on PoCL there, tune the NVIDIA device, and benchmark both. Full logs and result files go
-# to OUT_DIR (results/ there is laid out like bench/results/ in the repo); a short summary is printed
-# last. Result files are packed into OUT_DIR/results.tar.gz after every step.
+# Regenerates the per-device result files in bench/results/ on a machine with an NVIDIA GPU: registers NVIDIA's
+# OpenCL driver if needed, builds, runs the tests on the GPU and on PoCL, tunes the GPU, benchmarks it and PoCL,
+# and compares the GPU with its peers (bench/peers.py).
 #   Usage: bench/run-gpu.sh OUT_DIR [STEPS]
-#   STEPS: any of build,test,tune,bench-1080p,bench-8k,bench-auto,bench-pocl,peers
-#          (default: all but bench-auto). CLF_TUNING_FILE=FILE starts from that tuning database.
+#   STEPS: comma-separated, any of build,test,tune,bench-auto,peers,bench-pocl,peers-pocl
+#          (default: build,test,bench-auto,peers,bench-pocl; on a machine without a GPU: build,bench-pocl,peers-pocl)
+# Files written to bench/results/ (and copied to OUT_DIR/results/, for a machine whose tree is a copy):
+#   bench-auto  <gpu>.json, <gpu>.md            every filter's tuned auto at 8k and 1080p, epsilon at 3264x2448,
+#                                                 Jacobi tiled2d; <gpu> is the GPU's name, e.g. nvidia-h200
+#   peers       <gpu>-peers.json, <gpu>-peers.md  clfilters against OpenCV's OpenCL path, CuPy and PyTorch
+#   bench-pocl  pocl-<N>core.json, .md           every variant on PoCL on this machine's N CPU cores, 1080p, untuned
+#   peers-pocl  pocl-<N>core-peers.json, .md     clfilters on PoCL, untuned, against OpenCV's CPU path, 1080p
+#   tune        nvidia-tuning.json                the tuning database, this GPU's entries updated
+# Every call starts from the tuning database bench/results/nvidia-tuning.json (CLF_TUNING_FILE=FILE for another): where
+# the tree is a copy, bring OUT_DIR/results/nvidia-tuning.json back into bench/results/ after a tune before later calls.
+# Logs and a short summary go to OUT_DIR. Built programs and PoCL's kernels are cached outside OUT_DIR
+# (CLF_GPU_CACHE, default /tmp/clfilters-gpu-cache), so steps split over several calls on one machine reuse them.
 set -uo pipefail
 out="${1:?usage: bench/run-gpu.sh OUT_DIR [STEPS]}"
-steps="${2:-build,test,tune,bench-1080p,bench-8k,bench-pocl,peers}"  # bench-auto: on request
-results="$(mktemp -d)/results"
-mkdir -p "$results"
+steps="${2:-build,test,bench-auto,peers,bench-pocl}"
+mkdir -p "$out/results"
+out="$(cd "$out" && pwd)"
 cd "$(dirname "$0")/.."
+results=bench/results
 if [ ! -f /etc/OpenCL/vendors/nvidia.icd ] && [ -e /usr/lib/libnvidia-opencl.so.1 ]; then
   mkdir -p /etc/OpenCL/vendors && echo /usr/lib/libnvidia-opencl.so.1 > /etc/OpenCL/vendors/nvidia.icd
 fi
-# Caches (built programs, PoCL's kernels, the tuning database) stay on the machine, outside OUT_DIR, so
-# later calls reuse them and OUT_DIR holds only logs and results.
 export XDG_CACHE_HOME="${CLF_GPU_CACHE:-/tmp/clfilters-gpu-cache}"
+export CLFILTERS_TUNING_DB="$XDG_CACHE_HOME/clfilters/tuning.json"
 summary="$out/summary.txt"
 : > "$summary"
 step() { [[ ",$steps," == *",$1,"* ]]; }
 elapsed() { echo "$(( $(date +%s) - $1 )) s"; }
-today=$(date -u +%Y-%m-%d)
-cli=build/release/tools/clfilters
+cli=${CLF_CLI:-build/release/tools/clfilters}
 
-nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader > "$out/gpu.txt" 2>&1
-echo "gpu: $(head -1 "$out/gpu.txt")" >> "$summary"
-gpu_slug=$(head -1 "$out/gpu.txt" | cut -d, -f1 | tr 'A-Z ' 'a-z-')
+# <gpu>: "NVIDIA H100 80GB HBM3" -> nvidia-h100, "NVIDIA H200" -> nvidia-h200; empty without a GPU, and the GPU steps
+# are then skipped.
+gpu=
+if nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader > "$out/gpu.txt" 2>&1; then
+  gpu=${CLF_DEVICE_SLUG:-$(head -1 "$out/gpu.txt" | cut -d, -f1 | tr 'A-Z ' 'a-z-' | sed -E 's/-[0-9]+gb.*$//')}
+fi
+echo "gpu: ${gpu:-none} ($(head -1 "$out/gpu.txt"))" >> "$summary"
+gpu_step() { step "$1" && { [ -n "$gpu" ] || { echo "$1: skipped, no GPU" >> "$summary"; false; }; }; }
+pocl="pocl-$(nproc)core"
+
+# Keep a copy in OUT_DIR of everything written to bench/results/.
+keep() { for f in "$@"; do [ -f "$f" ] && cp "$f" "$out/results/"; done; }
 
 if step build; then
   start=$(date +%s)
@@ -39,8 +57,13 @@ if step build; then
 fi
 $cli devices > "$out/devices.txt" 2>&1
 
+db="${CLF_TUNING_FILE:-$results/nvidia-tuning.json}"
+if [ -f "$db" ]; then
+  mkdir -p "$XDG_CACHE_HOME/clfilters" && cp "$db" "$CLFILTERS_TUNING_DB"
+fi
+
 if step test; then
-  for dev in ${CLF_TEST_DEVICES:-nvidia pocl}; do
+  for dev in ${CLF_TEST_DEVICES:-${gpu:+nvidia} pocl}; do
     start=$(date +%s)
     CLFILTERS_DEVICE=$dev ctest --preset release -j 8 --timeout 900 > "$out/ctest-$dev.log" 2>&1
     echo "tests on $dev: $(grep -E 'tests passed|tests failed' "$out/ctest-$dev.log" | tail -1) ($(elapsed $start))" >> "$summary"
@@ -48,55 +71,91 @@ if step test; then
   done
 fi
 
-# A tuning database from an earlier call (the machine is fresh each call): CLF_TUNING_FILE=path.
-if [ -n "${CLF_TUNING_FILE:-}" ] && [ -f "$CLF_TUNING_FILE" ]; then
-  mkdir -p "$XDG_CACHE_HOME/clfilters" && cp "$CLF_TUNING_FILE" "$XDG_CACHE_HOME/clfilters/tuning.json"
-fi
-if step tune; then
+if gpu_step tune; then
   start=$(date +%s)
   CLFILTERS_DEVICE=nvidia $cli tune --size 8192x8192 --budget 120 > "$out/tune-nvidia.log" 2>&1
   # Small images favour other shapes (shorter strips, smaller work-groups): a second size class.
   CLFILTERS_DEVICE=nvidia $cli tune --size 1920x1080 --budget 60 >> "$out/tune-nvidia.log" 2>&1
   CLFILTERS_DEVICE=nvidia $cli tune --show >> "$out/tune-nvidia.log" 2>&1
+  cp "$CLFILTERS_TUNING_DB" "$results/nvidia-tuning.json" && keep "$results/nvidia-tuning.json"
   echo "tune on nvidia: $(elapsed $start)" >> "$summary"
-  cp "$XDG_CACHE_HOME/clfilters/tuning.json" "$results/$today-$gpu_slug-tuning.json" 2>/dev/null
 fi
 
-pack() { tar czf "$out/results.tar.gz" -C "$(dirname "$results")" results; }
-
-# Results named after the device and the date; each Markdown file records the command that made it.
-bench() {  # bench NAME DEVICE ARGS...
-  local name=$1 dev=$2; shift 2
-  local base="$results/$today-$name"
-  local start=$(date +%s)
-  CLFILTERS_DEVICE=$dev $cli bench "$@" --format json --out "$base.json" --plot "$base.svg" > "$base.txt" 2>&1
-  { echo "# clfilters bench on $name ($today)"; echo
-    echo "Command (run by \`bench/run-gpu.sh\` through the device tool): \`CLFILTERS_DEVICE=$dev clfilters bench $*\`"; echo
-    echo '```'; cat "$base.txt"; echo '```'; } > "$base.md"
-  echo "bench $name: $(elapsed $start)" >> "$summary"
-  pack  # after every step, so a call cut off by the time limit still brings back what it finished
+# One result file: bench_section appends one bench command's table (text, as the bench prints it) under its command
+# line to $body, its JSON to the file given; bench_file then writes $md from a header and $body.
+bench_section() {  # bench_section TITLE JSON ARGS...   (environment for the bench in $envs)
+  local title=$1 json=$2; shift 2
+  local txt; txt=$(mktemp)
+  env $envs $cli bench "$@" --format json --out "$json" > "$txt" 2>&1 ||
+    echo "bench failed: $envs $* ($(tail -1 "$txt"))" >> "$summary"
+  local shown=() a
+  for a in "$@"; do [[ $a == *[][]* ]] && a="'$a'"; shown+=("$a"); done
+  { echo; echo "## $title"; echo; echo '```'; echo "$envs clfilters bench ${shown[*]}"; echo '```'; echo
+    echo '```'; cat "$txt"; echo '```'; } >> "$body"
+  rm -f "$txt"
 }
-if step bench-1080p; then
-  bench "$gpu_slug-1080p" nvidia --sizes 1920x1080 --cpu-runs 1
-fi
-if step bench-8k; then
-  bench "$gpu_slug-8k" nvidia --sizes 8192x8192 --warmup 5 --runs 20 --total-runs 2 --cpu-runs 0 --max-seconds-per-row 3
-fi
-# The tuned choice only, at both sizes: the headline table, quicker than every variant.
-if step bench-auto; then
-  bench "$gpu_slug-auto" nvidia --sizes 8192x8192,1920x1080 --variants auto --warmup 10 --runs 50 --total-runs 2 \
+bench_file() {  # bench_file TITLE INTRO: $md = title, device, intro, $body
+  { echo "# clfilters bench: $1"; echo
+    echo "Device: $(grep -m1 '^Device:' "$body" | sed -E 's/^Device: //; s/; CPU reference.*//')."
+    echo "$2"; } > "$md"
+  cat "$body" >> "$md"
+  rm -f "$body"
+}
+legend='Kernel times in ms: median, min and p90 of the timed runs (profiling events, every kernel of a call). `total med`:
+host image in to host image out (upload, kernels, download). `%bw`: effective bytes (each input byte read once, each
+output byte written once) over the `clEnqueueCopyBuffer` bandwidth measured at the start of the same process. For
+`reconstruct`, 100 iterations; `wavefront` runs 10 per launch, so its %bw exceeds 100%. `call_ms` (the host wall time
+of one device-resident call) is in the JSON.'
+
+if gpu_step bench-auto; then
+  start=$(date +%s)
+  envs="CLFILTERS_DEVICE=nvidia" md="$results/$gpu.md" body=$(mktemp)
+  bench_section "Every filter, tuned \`auto\`" "$results/$gpu.json" --sizes 8192x8192,1920x1080 --variants auto \
+    --warmup 10 --runs 50 --total-runs 2 --cpu-runs 0
+  bench_section "Epsilon 9x9 at 3264x2448" "$out/$gpu-epsilon-3264.json" epsilon --sizes 3264x2448 \
+    --params channels=1,radius=4,threshold=20 --variants auto --warmup 10 --runs 50 --total-runs 1 --cpu-runs 0
+  bench_section "Jacobi \`tiled2d\` at its tuned shape" "$out/$gpu-tiled2d.json" reconstruct --sizes 8192x8192 \
+    --params iterations=100 --variants 'tiled2d[local_x=128,local_y=2,rows=4]' --warmup 10 --runs 50 --total-runs 1 \
     --cpu-runs 0
-fi
-if step bench-pocl; then
-  bench "pocl-16core-1080p" pocl --sizes 1920x1080 --warmup 2 --runs 5 --total-runs 2 --cpu-runs 1 --max-seconds-per-row 2
+  bench_file "$(head -1 "$out/gpu.txt" | cut -d, -f1)" "With the tuning database \`bench/results/nvidia-tuning.json\`.
+Each section gives the \`clfilters\` command that produced it; \`bench/run-gpu.sh OUT build,bench-auto\` runs the same
+commands and rewrites this file. JSON: \`$gpu.json\` (the first section). Peers: \`$gpu-peers.md\`.
+
+$legend"
+  keep "$results/$gpu.json" "$md"
+  echo "bench-auto ($gpu): $(elapsed $start)" >> "$summary"
 fi
 
-if step peers && [ -f bench/peers.py ]; then
+if gpu_step peers; then
   start=$(date +%s)
-  python3 bench/peers.py --cli "$cli" --sizes "${CLF_PEER_SIZES:-1920x1080,8192x8192}" \
-    --out "$results/$today-$gpu_slug-peers" > "$out/peers.log" 2>&1
+  python3 bench/peers.py --cli "$cli" --sizes "${CLF_PEER_SIZES:-1920x1080,8192x8192}" --device nvidia \
+    --out "$results/$gpu-peers" > "$out/peers.log" 2>&1
+  keep "$results/$gpu-peers.json" "$results/$gpu-peers.md"
   echo "peers: $(elapsed $start)" >> "$summary"
   tail -40 "$out/peers.log" >> "$summary"
 fi
-pack
+
+if step bench-pocl; then
+  start=$(date +%s)
+  envs="CLFILTERS_DEVICE=pocl CLFILTERS_NO_TUNING=1" md="$results/$pocl.md" body=$(mktemp)
+  bench_section "Every variant, 1920x1080" "$results/$pocl.json" --sizes 1920x1080 --warmup 2 --runs 5 \
+    --total-runs 2 --cpu-runs 1 --max-seconds-per-row 2
+  bench_file "PoCL, $(nproc) CPU cores" "Every variant, untuned (\`auto\` is each filter's
+built-in rule), by the command below; \`bench/run-gpu.sh OUT build,bench-pocl\` runs it and rewrites this file.
+JSON: \`$pocl.json\`.
+
+Kernel and total times in ms (median of 5 and of 2 runs); \`x cpu4\` / \`x cpuN\`: speedup over the filter's CPU
+reference at 4 threads and at all of them."
+  keep "$results/$pocl.json" "$md"
+  echo "bench-pocl ($pocl): $(elapsed $start)" >> "$summary"
+fi
+
+if step peers-pocl; then
+  start=$(date +%s)
+  CLFILTERS_NO_TUNING=1 python3 bench/peers.py --cli "$cli" --sizes 1920x1080 --device pocl --peers opencv-cpu \
+    --filters box-blur,sobel,bilateral --out "$results/$pocl-peers" > "$out/peers-pocl.log" 2>&1
+  keep "$results/$pocl-peers.json" "$results/$pocl-peers.md"
+  echo "peers-pocl ($pocl): $(elapsed $start)" >> "$summary"
+  tail -10 "$out/peers-pocl.log" >> "$summary"
+fi
 cat "$summary"
