@@ -4,7 +4,7 @@
 // -D NV_PTX_FTZ=1 there, DeviceInfo::fast_math_options). NVIDIA's compiler emits those builtins as
 // ex2.approx.f32 / sqrt.approx.f32 even under -cl-denorms-are-zero, and ptxas wraps each MUFU in a
 // subnormal fix-up (FSETP and two FMUL): three more instructions than the .ftz forms, which are one
-// MUFU each (bench/sass.py on the driver's PTX). Subnormal inputs and results flush to zero.
+// MUFU each (in the SASS of the driver's PTX). Subnormal inputs and results flush to zero.
 #if NV_PTX_FTZ
 inline float fast_exp2(float x) {
   float r;

@@ -17,14 +17,14 @@
 // it is e = fma(2c'_r, p'_r, fma(2c'_g, p'_g, fma(2c'_b, p'_b, q_p + s))): 1 FADD + 3 FFMA. The centre's
 // own q_c is left out: it is the same for every tap of one output, so its factor exp2(q_c) cancels in
 // sum(w p') / sum(w), and each weight comes out as w exp2(-q_c) (the centre tap's own: exp2(-q_c)).
-// Keeping it cost an FADD (q_c + s) per output and distinct spatial term of a window row, ~0.4 a tap
-// (bench/NOTES.md, bilateral step 6). The colours are centred, p' = (p - 128) scale, so that
-// exp2(-q_c) = exp2(|c'|^2) stays small (see Accuracy). The sums take w p' instead of w d. With the MUFU
-// and the 3 FFMA + 1 FADD of the sums, 9 instructions a tap instead of 11. The terms cancel, so the host
+// Keeping it would cost an FADD (q_c + s) per output and distinct spatial term of a window row, ~0.4 a tap.
+// The colours are centred, p' = (p - 128) scale, so that exp2(-q_c) = exp2(|c'|^2) stays small (see
+// Accuracy). The sums take w p' instead of w d. With the MUFU and the 3 FFMA + 1 FADD of the sums, 9
+// instructions a tap instead of 11. The terms cancel, so the host
 // builds it only where they are small (see Accuracy).
 //
-// Colour, INT_EXP=1 (with EXPANDED; bilateral step 9): the colour term from integers, so that the FMA pipe, which
-// holds the kernel (steps 7 and 8), loses three of its eight instructions a tap. With the tile's packed bytes p, the
+// Colour, INT_EXP=1 (with EXPANDED): the colour term from integers, so that the FMA pipe, which holds the kernel
+// (see UR_EXP2 below), loses three of its eight instructions a tap. With the tile's packed bytes p, the
 // output's packed bytes c and b_c = -floor(|c|^2 / 2), one dp4a gives x = c.p + b_c, and one IADD3 (LEA: the ALU
 // pipe) x + x + (2^23 + 2^22 - |p|^2), a fifth tile plane, the bits of the float 2^23 + 2^22 - |p - c|^2 + (|c|^2
 // mod 2), exact: the term lies in [-195075, 1]. Then e = fma(that, k, s - (2^23 + 2^22) k), k = scale^2; the
@@ -127,10 +127,9 @@ inline float soft_exp2(float x) {
   return as_float(as_uint(p) + (as_uint(t) << 23));
 }
 
-// Measured on the H100 (bench/NOTES.md, bilateral steps 7 and 8): the FP32 RGBA build issues at ~71% of the SM's
-// rate, and neither the SFU (all weights from an FFMA instead: 5% slower), the tile's global loads (none: no faster),
-// nor registers (clang's 64-register code at twice the warps: 2.7% slower) is what holds it, but its FMA-pipe
-// stream: hence INT_EXP (step 9).
+// On the H100 the FP32 RGBA build issues at ~71% of the SM's rate, and neither the SFU (all weights from an FFMA
+// instead: 5% slower), the tile's global loads (none: no faster), nor registers (clang's 64-register code at twice
+// the warps: 2.7% slower) is what holds it, but its FMA-pipe stream: hence INT_EXP.
 // Which exp2 the (tap, output) pair number u uses: SOFT_EXP of every 16, spread out; the TABLE_TAPS
 // slots at the other end of the 16 take the table instead (UR_IS_TABLE).
 #define UR_EXP2(u, x) ((((u)*5) % 16 < SOFT_EXP) ? soft_exp2(x) : fast_exp2(x))
@@ -354,7 +353,7 @@ __kernel __attribute__((reqd_work_group_size(LOCAL_X, LOCAL_Y, 1))) void bilater
           // e = -k |p - c|^2 + s (+ k per output when |c|^2 is odd: it cancels): the int sum is exact, the float
           // 2^23 + 2^22 + it exact, and the FMA rounds once; s - (2^23 + 2^22) k is rounded once per tap (see
           // Accuracy). Written out rather than as s - big: clang contracts it into one FFMA per offset, where s - big
-          // takes an FMUL and an FADD (bench/sass.py: 24 more instructions in the 8x32 block-4 build).
+          // takes an FMUL and an FADD (24 more SASS instructions in the 8x32 block-4 build).
           const uint x = ur_dot4(cp[m], as_uint(seg[UR_COLOURS + 1][m + i]), bc[m]);
           const float e = fma(as_float(x + x + as_uint(seg[UR_COLOURS][m + i])), k,
                               -(float)(dx * dx + dy * dy) * spatial_log2 - big);

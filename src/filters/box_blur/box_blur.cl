@@ -361,7 +361,7 @@ __kernel void box_local_tile(__global const pix_t* src, __global pix_t* dst, int
 
 // ---------------------------------------------------------------------------------------------
 // fused_sliding: one pass, so the only DRAM traffic is the input once and the output once (8 B per
-// RGBA pixel, against 24 for separable_sliding's intermediate). Not from a seed: issue 8's floor.
+// RGBA pixel, against 24 for separable_sliding's intermediate). Not from a seed.
 // A work-group of L work-items owns `tw = L * items` output columns and a strip of rows. It keeps,
 // in local memory, the vertical window sum of each of the tw + d - 1 columns its outputs need, and
 // slides them down one row at a time (+ the row entering, - the row leaving: two coalesced loads per
@@ -372,7 +372,7 @@ __kernel void box_local_tile(__global const pix_t* src, __global pix_t* dst, int
 #if CHANNELS == 4 && !CSUM_WIDE
 typedef uint2 csum_t;
 #if NV_PTX_FTZ
-// G and A in one byte permute (PRMT) where ptxas made a shift and a mask (bench/sass.py).
+// G and A in one byte permute (PRMT) where ptxas makes a shift and a mask.
 inline uint ga_lanes(uint p) {
   uint r;
   asm("prmt.b32 %0, %1, %2, 0x7371;" : "=r"(r) : "r"(p), "r"(0u));  // bytes 1, 7, 3, 7 of (p, 0)
@@ -385,7 +385,7 @@ inline uint ga_lanes(uint p) {
 // A pixel as its whole word and its G, A lanes, for sums: the sum of the words less 256 times the G, A sum is the
 // R, B sum (modulo 2^32, so exactly, each lane's sum being below 2^16). Why: one byte permute a pixel instead of a
 // permute and a mask, and one add for both R, B lanes and any carries, in the start's d-row sums and the deltas.
-// Measured (bench/NOTES.md, box blur step 51): ~1% at d = 63 in the H100's pair strips, within the noise at d = 31.
+// On the H100's pair strips it gains ~1% at d = 63; at d = 31 it is within the noise.
 #define TO_WORD_GA(p) ((uint2)((p), ga_lanes(p)))
 #define WORD_GA_TO_CSUM(v) ((uint2)((v).x - ((v).y << 8), (v).y))
 #define CSUM_CHANNELS(v) ((uint4)((v).x & 0xFFFFu, (v).y & 0xFFFFu, (v).x >> 16, (v).y >> 16))

@@ -1,7 +1,7 @@
 // ---------------------------------------------------------------------------------------------
 // fused_prefix: fused_blocks' vertical pass, with the horizontal window taken from prefix sums in
 // FP32 so that a window costs the same whatever d is, mostly on the FP32 lanes (twice INT32's).
-// Not from a seed; issue 8.
+// Not from a seed.
 // - Each column sum is converted once to float (2^23 exponent trick) and each work-item stores the
 //   exclusive prefix Q of its ITEMS columns plus its block total. The window [s, s + d) of band
 //   columns is then (blocks s/ITEMS .. e/ITEMS - 1) + Q(e) - Q(s) with e = s + d: two local reads per
@@ -18,7 +18,7 @@
 // - -D WIN_A = (-(d/2)) mod ITEMS and WIN_AM = (WIN_A + d) mod ITEMS (at most 2 ITEMS programs, from d
 //   mod 2 ITEMS): with them known the block corrections are two adds per work-item and the prefix
 //   reads take immediate offsets, instead of 8 FMAs per output with runtime values.
-// Predicted with bench/sass.py (clang PTX; interior rows, i.e. border branches not taken; halo
+// Predicted from the SASS (clang PTX; interior rows, i.e. border branches not taken; halo
 // work-items and strip warm-up included), ITEMS=8, local_x=64, strip=64: ~57 instructions per pixel
 // at d=3, 9 and 11 (~21 INT32, ~27 FP32, ~4.5 LSU), ~65 at d=31, ~74 at d=63; fused_blocks by the same
 // count (items=4, local_x=64): ~77, ~82, ~182, ~250. The per-output part is ~21 (2 LDS.128, 9 FADD,
@@ -26,13 +26,12 @@
 // 1 STS.128). Local memory per work-group: 2 * local_x * (ITEMS + 2) * 16 bytes (20 KiB at 64 x 8).
 // Registers (ptxas sm_90): 100 at ITEMS=8, ~57 at ITEMS=4 (fused_blocks: 69 at ITEMS=4).
 // -D PREFETCH=P (1, 2, 4): each work-item loads the entering and leaving rows P rows ahead, so P rows of
-// loads are in flight instead of one; the row loop is unrolled by P. Tried as the cure for the H200's
-// 31-61% of copy bandwidth at P=1; it gained only 2-7% at P=2 (bench/NOTES.md, box blur step 7), so
-// bytes in flight were not the main limit. The ring is 2 * ITEMS * P pixels
-// in registers: ptxas (clang PTX, d=9) 59 / 78 / 103 registers at ITEMS=4 and P = 1 / 2 / 4, 85 / 146 /
-// 184 at ITEMS=8, no spills.
+// loads are in flight instead of one; the row loop is unrolled by P. On the H200, where P=1 reaches
+// 31-61% of the copy bandwidth, P=2 gains only 2-7%, so bytes in flight are not the main limit. The ring
+// is 2 * ITEMS * P pixels in registers: ptxas (clang PTX, d=9) 59 / 78 / 103 registers at ITEMS=4 and
+// P = 1 / 2 / 4, 85 / 146 / 184 at ITEMS=8, no spills.
 // Only built for fused_prefix (WIN_A and WIN_AM given) and for fused_packed and fused_wide (WIN_A and
-// DIAMETER), so fused_blocks' programs stay as they were.
+// DIAMETER), so fused_blocks' programs do not change.
 #if defined(WIN_A) && (defined(WIN_AM) || defined(DIAMETER))
 #ifndef PREFETCH
 #define PREFETCH 1
@@ -62,13 +61,13 @@ inline int strip_length(int g, int strip, int h) {
 #ifndef DIRECT
 #define DIRECT 0
 #endif
-// -D DELTA=1 (fused_wide; on at items 4; issue 8; not from a seed): from step 1 on, each output keeps its window sum
+// -D DELTA=1 (fused_wide; on at items 4; not from a seed): from step 1 on, each output keeps its window sum
 // (X, H) and adds the row window of the step's deltas (entering - leaving pixel of each column) instead of taking the
 // row window of the column sums. Why: a delta's lanes stay within +-255 d, so its row window is 16-bit lanes in one
 // word (one IADD3 adds two terms of two channels) where the column sums' window needs X and H for every term; each
-// output then pays an add and a LEA.HI.SX32 per word. bench/sass.py, d = 63, items 4: the window and rounding ~70
-// instructions a row step instead of ~130. Measured (bench/NOTES.md, box blur step 49): the H100's tuned d = 63 pair
-// shape 0.306 -> 0.288 ms, d = 31 2-3%; at items 8 the 32 registers of the sums cost more than it saves. Its blocks
+// output then pays an add and a LEA.HI.SX32 per word. At d = 63, items 4, the window and rounding are ~70
+// instructions a row step instead of ~130; the H100's tuned d = 63 pair shape takes 0.288 ms against 0.306 without
+// it, d = 31 2-3% less; at items 8 the 32 registers of the sums cost more than it saves. Its blocks
 // come from the packed block sums (PACKED_BLOCKS), which every items-4 window up to d = 64 has.
 #if !defined(WIDE) || !WIDE
 #undef DELTA
@@ -77,12 +76,11 @@ inline int strip_length(int g, int strip, int h) {
 #define DELTA (ITEMS == 4)
 #endif
 // Row y's ITEMS pixels from column cx on (y before the border is applied).
-// -D DIRECT=1 (fused_packed and fused_wide's `direct`; issue 8; not from a seed): where every row a work-item reads
+// -D DIRECT=1 (fused_packed and fused_wide's `direct`; not from a seed): where every row a work-item reads
 // is inside the image and its columns are aligned (`direct`), one vector load with no border index, constant-row
-// fill or aligned test. Why: those took ~15 of the ~190 instructions of fused_wide's row step (d = 31, items 4, two
-// loads a step; bench/sass.py). Measured (bench/NOTES.md, box blur steps 16 and 40): no gain in long strips, where
-// the leaving rows' DRAM re-reads hold the kernel, and 1-2.5% lost there with items 8 at d = 63; 3-5% gained in
-// pair's short strips. So a tunable.
+// fill or aligned test. Why: those take ~15 of the ~190 instructions of fused_wide's row step (d = 31, items 4, two
+// loads a step). No gain in long strips, where the leaving rows' DRAM re-reads hold the kernel, and 1-2.5% lost
+// there with items 8 at d = 63; 3-5% gained in pair's short strips. So a tunable.
 inline void load_row(__global const uint* src, int y, int h, int mode, int cx, int w, uint cval, bool aligned,
                      bool direct, const int* xk, uint* p) {
   if (DIRECT && direct) {
@@ -104,7 +102,7 @@ inline void load_step(__global const uint* src, int first, int dir, int i, int d
 #endif
 }
 
-// -D RING=1 (issue 8; not from a seed): each work-item keeps the last d rows of its pixels in a local-memory
+// -D RING=1 (not from a seed): each work-item keeps the last d rows of its pixels in a local-memory
 // ring (its own slots: no barrier) and takes the leaving row from there instead of from global memory. Why:
 // a leaving row was read d steps earlier, and by then every resident work-group has read and written
 // d more rows; at d >= 9 that is near the H200's 50 MB L2, so leaving rows come back from DRAM.
@@ -133,15 +131,14 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
   const int lx = get_local_id(0), L = get_local_size(0), tw = (L - halo) * ITEMS;
   const int gx0 = get_group_id(0) * tw, cx = gx0 - ra + lx * ITEMS;
 #if PAIR
-  // -D PAIR=1 (fused_packed and fused_wide without the ring; issue 8; not from a seed): a work-group of two
+  // -D PAIR=1 (fused_packed and fused_wide without the ring; not from a seed): a work-group of two
   // row lanes runs the mirrored strips 2j - 1 (lane 0, upwards) and 2j (lane 1, downwards). Their first
   // windows, at the edge they share, have d - 1 rows in common: each lane sums half of those and one row of
   // its own, and the halves are swapped through local memory. Why: the d-row start is what holds fused_wide
-  // at long strips (bench/NOTES.md, box blur step 17); this halves the rows each lane loads before its
-  // first output. Strips -1 and past the image have no rows; their lane only passes the barriers.
-  // Measured (box blur steps 19, 31 and 32): it loses the H200's one-wave fit of 128-row strips, and wins in
-  // the H100's short ones: 8k d=31 0.268 ms (67% of the copy bandwidth) against 0.289 without it, 0.256-0.259
-  // with step 33's deeper start below.
+  // at long strips; this halves the rows each lane loads before its first output. Strips -1 and past the
+  // image have no rows; their lane only passes the barriers.
+  // It loses the H200's one-wave fit of 128-row strips, and wins in the H100's short ones: 8k d=31 0.268 ms
+  // (67% of the copy bandwidth) against 0.289 without it, 0.256-0.259 with the deeper start below (START_ROWS).
   const int ly = get_local_id(1), g = 2 * (int)get_group_id(1) - 1 + ly;
   const int n_up = strip_length(g - ly, strip, h), n_down = strip_length(g - ly + 1, strip, h);
   const int n = ly ? n_down : n_up, steps = max(n_up, n_down);
@@ -158,9 +155,8 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
   const int dir = up ? -1 : 1, yfirst = up ? y1 - 1 : y0, first = yfirst - r + (up ? d - 1 : 0);
   // Every row this work-item reads is inside the image (load_row): its strip's rows first + dir * k for
   // k = 0 .. n + d - 2, and with pair the shared start's ye - r - 1 .. ye - r + d - 1 as well. Compared inline, not
-  // through named bounds: with row_lo / row_hi locals the driver gave fused_wide's pair kernel at d = 31 114
-  // registers with DIRECT instead of 95, and direct=1 was 5% slower than direct=0 there instead of 3.5% faster
-  // (bench/NOTES.md, box blur steps 40 and 41).
+  // through named bounds: with row_lo / row_hi locals the driver gives fused_wide's pair kernel at d = 31 114
+  // registers with DIRECT instead of 95, and direct=1 is 5% slower than direct=0 there instead of 3.5% faster.
   const int last = first + dir * (n + d - 2);
 #if PAIR
   const int ye = min(2 * (int)get_group_id(1) * strip, h);
@@ -188,8 +184,8 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
                 p_out[i % PREFETCH]);
       // The d rows of output step 0's window, START_ROWS loads issued before they are added (64 bytes per
       // work-item in flight; more costs registers at ITEMS=8): with short strips this start-up chain of
-      // dependent loads is most of a work-group's time. With pair at ITEMS=4, 8 rows: on the H100 (bench/NOTES.md, box
-      // blur step 33) they took d=31 from 0.267 to 0.256 ms; 16 rows, and deeper starts at ITEMS=8, lost.
+      // dependent loads is most of a work-group's time. With pair at ITEMS=4, 8 rows: on the H100 d=31 takes
+      // 0.256 ms with them against 0.267 with 4; 16 rows, and deeper starts at ITEMS=8, lose.
 #define START_ROWS (ITEMS >= 8 ? 2 : PAIR && ITEMS == 4 ? 8 : 16 / ITEMS)
 #if PAIR
   // The edge: strip 2j's first row and one past strip 2j - 1's last. Up's first window is rows ye - 1 - r ..
@@ -205,11 +201,11 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
 #define START_ROW(k) (first + dir * (k))
 #endif
 #if PAIR && DIRECT
-  // With pair and DIRECT (issue 8; not from a seed): a `direct` start walks one vector pointer down its rows
-  // instead of computing each row's address through load_row. Why: bench/sass.py (H100, d = 63) counts 12
-  // instructions a row instead of ~17. Measured (bench/NOTES.md, box blur step 56, H200): pair's d = 63 shapes
-  // 0.260-0.270 -> 0.247-0.254 ms, d = 31's best unchanged (0.200); without pair, where the start is d rows,
-  // direct=1 at d = 63 went 0.253 -> 0.324 ms, so only here.
+  // With pair and DIRECT (not from a seed): a `direct` start walks one vector pointer down its rows
+  // instead of computing each row's address through load_row. Why: 12 instructions a row instead of ~17 (H100
+  // SASS, d = 63). On the H200 pair's d = 63 shapes take 0.247-0.254 ms against 0.260-0.270, d = 31's best is
+  // unchanged (0.200); without pair, where the start is d rows, it would take direct=1 at d = 63 from 0.253 to
+  // 0.324 ms, so only here.
   if (direct) {
     const int step = w / ITEMS;
     __global const pixvec_t* sp = (__global const pixvec_t*)(src + START_ROW(0) * w + cx);
@@ -279,19 +275,19 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
   const int block_odd = (lx + 1) & 1;  // with pair, lane ly's blocks start 2 * ly * L slots on: even
 #endif
   // The row loop is unrolled to an even number of steps, so that which local buffer a step uses is static. With
-  // the step's parity in a register, each step spent ~20 instructions of its ~170 recomputing its local addresses
-  // (H200, d = 31 at prefetch 1; Nsight Compute on the driver's code through bench/ptx_profile.py, box blur step 58).
+  // the step's parity in a register, each step spends ~20 instructions of its ~170 recomputing its local addresses
+  // (H200, d = 31 at prefetch 1; Nsight Compute on the driver's code).
 #ifndef ROW_UNROLL
 #define ROW_UNROLL (PREFETCH % 2 ? 2 * PREFETCH : PREFETCH)
 #endif
-  // -D ROW_SPLIT=1 (fused_wide at d > 32 by default; issue 8; not from a seed): the row loop in three parts, each its
+  // -D ROW_SPLIT=1 (fused_wide at d > 32 by default; not from a seed): the row loop in three parts, each its
   // own code: the first ROW_UNROLL steps, a steady part, then the rest. In the steady part every step is past step 0,
   // live in both pair lanes and loads its row PREFETCH steps ahead, and with DIRECT its group's rows are all `direct`:
   // its code has none of those tests. The parts' bounds are the work-group's, as the barriers need. Why: on the H200 at
-  // d = 31 the tests and their reconvergence were ~12 of a row step's ~142 instructions (Nsight Compute, box blur step
-  // 58). Measured (bench/NOTES.md, box blur step 59, H200, tuned pair shapes at prefetch 1): d = 63 0.243 -> 0.236 ms;
-  // d = 31 0.192 -> 0.206, its stalls on loads up from 14% to 26% of the samples while its instructions fell only 2%;
-  // d = 11 unchanged. So only in the d <= 64 tuning class.
+  // d = 31 the tests and their reconvergence are ~12 of a row step's ~142 instructions (Nsight Compute). On the H200
+  // in the tuned pair shapes at prefetch 1: d = 63 0.236 ms against 0.243 without it; d = 31 0.206 against 0.192, its
+  // stalls on loads 26% of the samples instead of 14% while its instructions drop only 2%; d = 11 unchanged. So
+  // only in the d <= 64 tuning class.
 #ifndef ROW_SPLIT
 #if defined(WIDE) && WIDE && DIAMETER > 32
 #define ROW_SPLIT 1
@@ -353,7 +349,7 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
         __local uint4* e = cbuf + (PAIR ? 2 * ly + buf : buf) * L * CPAIRS;
 #if WIDE
         // Only the columns other work-items read: 0 .. READ_COLS - 1 of each block (at d = 31, items 4: 24 bytes
-        // instead of 32; bench/NOTES.md, box blur step 40).
+        // instead of 32).
 #pragma unroll
         for (int k = 0; k < READ_COLS; k += 2) {
           if (k + 1 < READ_COLS)
@@ -413,9 +409,8 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
             {
               // Blocks lx + 1 .. lx + nb, nb odd: one alone, then nb / 2 pairs of them by 16-byte loads (the blocks
               // of two neighbouring work-items are one load for both: a broadcast). The lone one is the first where
-              // block lx + 1 is not 16-byte aligned, the last where it is. Why: at d = 63 the 15 single reads were 15
-              // of a row step's ~20 local loads; 8 took the H100's tuned d = 63 shape from 0.283 to 0.274 ms
-              // (bench/NOTES.md, box blur step 55).
+              // block lx + 1 is not 16-byte aligned, the last where it is. Why: at d = 63 15 single reads would be 15
+              // of a row step's ~20 local loads; with 8 the H100's tuned d = 63 shape takes 0.274 ms against 0.283.
               const int odd = block_odd ^ (buf & L & 1);
               v += bs[odd ? lx + 1 : lx + nb];
               __local const uint4* pairs = (__local const uint4*)(bs + lx + 1 + odd);
@@ -537,8 +532,8 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
 #if defined(DIAMETER) && NV_PTX_FTZ && ITEMS % 4 == 0
             // fused_packed and fused_wide on NVIDIA: outputs stored evict-first (st.global.cs), as nothing here reads
             // them again; the L2 they leave keeps the input rows that neighbouring strips' starts and leaving loads
-            // read. H100, 8k d=31 in pair's short strips: 0.251-0.254 -> 0.246-0.249 ms; no change in long strips
-            // (bench/NOTES.md, box blur step 39); fused_packed (step 40) about 1% at d = 11 on both devices.
+            // read. H100, 8k d=31 in pair's short strips: 0.246-0.249 ms against 0.251-0.254 with plain stores; no
+            // change in long strips; fused_packed about 1% faster at d = 11 on both devices.
             for (int k = 0; k < ITEMS / 4; ++k) {
               __global uint4* q = (__global uint4*)(dst + y * w + x) + k;
               asm volatile("st.global.cs.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(q), "r"(o.a[4 * k]), "r"(o.a[4 * k + 1]),
@@ -561,72 +556,3 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
 #undef WINDOW_ARGS
 #undef RING_ARG
 #endif  // WIN_A
-
-// Tried and removed: fused_tile, one barrier per 2D tile (each work-item the column sums of ITEMS
-// columns x ROWS rows from loads issued up front, then the row window from local memory), for 1080p,
-// where every fused_prefix shape takes 17-21 us. On the H200 it tied at 1080p (d=9 0.017 ms, d=3
-// 0.014 against 0.015) and lost at d=31 and at 8k (d=9 0.291 against 0.236): bench/NOTES.md, box blur
-// step 8, and bench/results/2026-11-23-nvidia-h200-fused-tile.md.
-// Tried and removed: lanes (-D LANES=M, code in commit 67871cb; with the diagnostics of its measurement, ac0e4e0): M
-// work-items per column of fused_packed and fused_wide, each taking every M-th row of the strip, their column sums
-// from a scan of the lanes' deltas through local memory, so that the same warps cover M times fewer columns and the
-// leaving rows' L2 history shrinks M-fold. On the H100 it cut the re-reads' cost in 128-row strips from 26% to
-// 9-16%, but cost as much itself (a second barrier per chunk, 64 registers against 48): the best shapes tied the
-// tuned ones (d=31 0.291-0.295 ms against 0.288-0.295, d=63 0.325-0.331 against 0.329-0.333); on the H200 they lost
-// (0.271 against 0.236 ms at d=31). bench/NOTES.md, box blur step 29, and bench/results/2026-11-26-nvidia-lanes.md.
-// Tried and removed: fused_xslide (code in commit 1c05875), fused_wide on its side: each work-item slid one band row's
-// window along the row S contiguous pixels a step (its leaving pixels from its own recent lines, so no DRAM history),
-// and after a barrier the (X, H) window ran down the columns from local memory. It lost on both devices: best d=31
-// 0.368 ms against the tuned 0.286 (H100), d=63 0.503 against 0.333; on the H200 d=31 0.353. Diagnostic builds (H200,
-// d=31): the row slide with its loads alone 0.245 ms (one row per lane: every load instruction touches 32 lines), the
-// arithmetic and stores alone 0.176, the 70% target's whole budget. bench/NOTES.md, box blur step 30, and
-// bench/results/2026-11-26-nvidia-xslide.md.
-// Tried and removed: pair's leaving rows from the other lane's start rows (tunable `leaving`, -D PAIR_LEAVING; code in
-// commit 784fd1b). In pair's short strips a lane's leaving rows at steps 1 .. d / 2 are rows the other lane loaded for
-// the shared start, so each lane kept those in local memory for the other instead of both re-reading them from L2 (a
-// third of the row loads). On the H200 it lost: d=31 0.232 ms against the tuned 0.213 (16-row strips, 44 KB of local
-// memory a work-group: five per SM instead of six), 0.228 in 12-row strips where six still fit; d=63 0.338 against
-// 0.312 in the same pair shape. bench/NOTES.md, box blur step 43, and bench/results/2026-11-27-nvidia-h200-leaving-*.
-// Tried and removed: lookback (fused_wide's tunable `lookback`, -D LOOKBACK; code in commit f9c9fb3): work-groups took
-// their strips in ticket order (an atomic counter), summed and published their strip's entering rows as block sums
-// with a flag, and started from the m = ceil((d - 1) / strip) blocks above (less e rows of the top one) instead of d
-// rows, falling back to the d rows after a bounded wait. Fewer row loads per output than pair at d = 63 on paper
-// (~3.6 against 4.3 at 16-row strips), but on the H200 it lost or tied: d=63 0.309-0.338 ms against the tuned 0.263
-// (pair's 0.312), d=31 0.252 against 0.216. And at 8k some outputs were wrong: OpenCL's mem_fence did not make one
-// work-group's block sums visible to another on NVIDIA before its flag (the PoCL tests and a 150-row test on the
-// H200 passed). bench/NOTES.md, box blur step 44, and bench/results/2026-11-27-nvidia-h200-lookback-*.
-// Tried and removed: a fraction of the rows kept in L2 (diagnostic -D L2_KEEP=F; code in commit 52d1758): each row's
-// first read under a createpolicy.fractional evict_last policy for a fraction F of its lines, so that the leaving
-// rows of that fraction of the columns, whose history then fits the 50 MB, hit L2. On the H200 it lost at every F:
-// d=63 in the tuned 120-row strips 0.267-0.275 ms against 0.262; d=31 in 128-row strips within 2% (5% slower with the
-// leaving rows loaded .cs), in pair's 16-row strips 2-13% slower. bench/NOTES.md, box blur step 46, and
-// bench/results/2026-11-27-nvidia-h200-l2-keep-*.
-// Tried and removed: pair's lanes on barriers of their own (-D LANE_BARRIER, never committed): from
-// step 1 on, when each lane reads only its own buffers, `bar.sync 1 + ly, local_x` in place of the work-group barrier.
-// On the H200 it was no faster: d=31 in the tuned pair strips 0.217-0.220 ms against 0.215, d=63 0.295-0.297 against
-// 0.299 (bench/NOTES.md, box blur step 50).
-// Tried and removed: a delta window's blocks from the warp's prefix of them (-D WARP_SCAN, shfl.sync; code in commit
-// 9efffb5): one local read instead of 15 at d = 63, items 4, for ~19 more instructions. On the H100 no gain in the pair
-// strips (0.283-0.289 ms against 0.283-0.289) and 26% lost in 144-row strips (bench/NOTES.md, box blur step 52).
-// Tried and removed: persist (fused_packed and fused_wide's tunable with pair, -D PERSIST; code in commit ef3966a): a
-// work-group ran pairs j, j + G, ... and summed the next pair's start rows while it slid the last pair, a few a step,
-// so that only its first pair waited on the start's chain of loads. On the H100 it lost at every depth: d=31 0.309 /
-// 0.351 / 0.436 ms at 4 / 8 / 16 pairs a work-group against 0.235, d=63 0.402 / 0.440 / 0.578 against 0.307, and
-// 0.382 at 4 with the registers held at the one-pair kernel's 80. bench/NOTES.md, box blur step 47, and
-// bench/results/2026-11-27-nvidia-h100-persist-*.
-// Tried and removed: two pairs per work-group (fused_wide's pair=2, -D PAIR=2; code in commit 7e94ab4): four row lanes
-// ran pairs 2j and 2j + 1, whose shared starts overlap by d - 1 - 2 strip rows, summed once, each lane a quarter of
-// both starts' rows, the shares swapped through local memory. At d = 63 in 14-row strips a lane sums 23 rows instead of
-// 31, which a diagnostic start of 23 rows measured at 5% on the H100. It lost: 0.294-0.297 ms at 80 registers against
-// pair's 0.273-0.275, 0.34 uncapped (95 registers). bench/NOTES.md, box blur step 54, and
-// bench/results/2026-11-28-nvidia-h100-quad*.
-// Tried and removed: L1 eviction priorities on the direct loads (-D L1HINT, never committed; its diff in
-// bench/results/2026-11-29-nvidia-h200-probes.md): the start's rows ld.global.L1::evict_last, so that the other lane's
-// leaving reads find them, and the entering rows L1::no_allocate or evict_first. On the H200 a tie at best (d=63 0.244
-// ms against 0.246) and 2-8% lost otherwise; the leaving rows taken from L1 outright did not speed d=31 either
-// (bench/NOTES.md, box blur step 57).
-// Tried and removed: the steady part's rows two steps ahead (-D STEADY_PREFETCH=2 with ROW_SPLIT, never committed; its
-// diff in bench/results/2026-11-29-nvidia-h200-steady-prefetch.md): the start and the first steps kept prefetch 1's
-// single row in flight, the steady part and the rest loaded two ahead. On the H200 d=31 took 0.200-0.203 ms in the
-// tuned 14-row pair strips against 0.189-0.191 without the split; d=63 0.246-0.259 against 0.233-0.240, its second slot
-// 19 registers (a block an SM) more; capped at 88 a tie at best (bench/NOTES.md, box blur step 60).

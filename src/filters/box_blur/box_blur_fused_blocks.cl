@@ -1,5 +1,5 @@
 // fused_blocks: fused_sliding with fewer instructions per pixel, since at 8k that variant issues
-// about as many integer instructions as the SMs can (not from a seed; issue 8).
+// about as many integer instructions as the SMs can (not from a seed).
 // - Work-item t keeps the column sums of ITEMS consecutive columns in registers and moves them down
 //   a row with two aligned vector loads; only the finished sums go through local memory.
 // - The horizontal window starts from block sums: each work-item also publishes the total of its

@@ -1,5 +1,5 @@
 // ---------------------------------------------------------------------------------------------
-// fused_packed (RGBA, 2 <= d <= 15; not from a seed; issue 8): fused_prefix's vertical pass (the same
+// fused_packed (RGBA, 2 <= d <= 15; not from a seed): fused_prefix's vertical pass (the same
 // loads, ring and start-up: this kernel is box_fused_prefix's body built with -D DIAMETER), with the row
 // window kept as packed integers instead of FP32 prefixes. Why: at d <= 11 fused_prefix issues ~68
 // instructions per pixel (items=4) and runs at ~64% of its issue rate, as long as its memory takes.
@@ -11,9 +11,8 @@
 // - Rounding: (s + n/2) / n = mul_hi(s + n/2, ceil(2^32 / n)) for s + n/2 < 2^16 (the error is below
 //   2^-16 < 1/n, and a quotient's fraction is at most 1 - 1/n). n/2 rides in the window from the start.
 //   The high lane's quotient comes out in bits 16..23 (mul_hi of the lane unshifted), where B and A go.
-// Predicted with bench/sass.py (clang PTX): see bench/NOTES.md, box blur step 10.
 //
-// fused_wide (-D WIDE=1 as well; RGBA, 2 <= d <= 64; not from a seed; issue 8): the same body for windows
+// fused_wide (-D WIDE=1 as well; RGBA, 2 <= d <= 64; not from a seed): the same body for windows
 // too wide for 16-bit lanes. Why: at d = 31 and 63 fused_prefix issues ~70 instructions per pixel, and
 // fused_packed's first window costs d adds per word.
 // - A sum of packed column words (lo + 2^16 hi per word) is kept whole, X, modulo 2^32, with the sum of
@@ -24,7 +23,6 @@
 //   pairs, so a first window is its head columns, d / ITEMS whole blocks and its tail columns.
 // - Rounding: mul_hi(s + n/2, ceil(2^32 / n)) as in fused_packed, now on 32-bit channels: the error is
 //   below (255.5 n) / 2^32, less than 1/n while 255.5 n^2 < 2^32, i.e. d <= 64.
-// Predicted with bench/sass.py (clang PTX): see bench/NOTES.md, box blur step 12.
 #if WIDE
 #define FUSED_KERNEL box_fused_wide
 #else
@@ -36,7 +34,7 @@
 // packed word sum X alone, H being X >> 16, so it takes 8 bytes in an array of its own after the column pairs (the
 // host's box_wide_packed_blocks), read without bank conflicts, instead of (X, H) in the pad entry; and BLOCK_GROUP
 // blocks whose lanes still cannot carry are added before their high lanes are taken. Why: at d = 31 the 7 block
-// reads were 112 of a work-item's 144 bytes of local reads a row (bench/NOTES.md, box blur step 39).
+// reads from the pad entries are 112 of a work-item's 144 bytes of local reads a row.
 #define PACKED_BLOCKS (WIDE && ITEMS * 255 * DIAMETER < 65536)
 #if PACKED_BLOCKS
 #define BLOCK_GROUP (65535 / (ITEMS * 255 * DIAMETER))
@@ -57,7 +55,7 @@
 #define NPAIRS ((WIN_A + ITEMS + DIAMETER - M0) / 2)  // columns WIN_A .. WIN_A + ITEMS + d - 2, as pairs
 
 // On NVIDIA (NV_PTX_FTZ marks its PTX) mul_hi as one IMAD.HI; clang's PTX otherwise widens it to a
-// 64-bit multiply and shifts, which would skew bench/sass.py's counts.
+// 64-bit multiply and shifts.
 #if NV_PTX_FTZ
 inline uint packed_mul_hi(uint a, uint b) {
   uint r;
@@ -82,8 +80,7 @@ inline uint packed_round(uint2 s, uint magic) {
 inline uint wide_round(uint2 x, uint2 hi, uint magic) {
   const uint r = packed_mul_hi(x.x - (hi.x << 16), magic), b = packed_mul_hi(hi.x, magic);
   const uint g = packed_mul_hi(x.y - (hi.y << 16), magic), a = packed_mul_hi(hi.y, magic);
-  // Bytes below 256, so adds: three LEA or IMAD where ORs took five instructions with their shifts (bench/NOTES.md,
-  // box blur step 40).
+  // Bytes below 256, so adds: three LEA or IMAD where ORs take five instructions with their shifts.
   return r + (b << 16) + ((g + (a << 16)) << 8);
 }
 

@@ -431,7 +431,7 @@ FORCE_INLINE void wf_step(const WfSweep* sw, int s, bool checks, bool ramp, floa
   if (s + 2 < total) wf_step(&sw, s + 2, CHECKS, RAMP && s + 2 < 2 * STEPS, wc, wa, wb, ed, nu, ne, m); \
   barrier(CLK_LOCAL_MEM_FENCE);
 
-// Two more build options cut the instructions of each pixel-level update (bench/NOTES.md):
+// Two more build options cut the instructions of each pixel-level update:
 // - LOCAL_X, the work-group width: every local-memory address is then a base register plus a constant
 //   (with a runtime width each level's neighbour reads and writes cost three IMADs more);
 // - MEASURE: 0 builds a program that never measures the change (the host uses it for every launch

@@ -14,7 +14,7 @@
 // value is kept in [0, 65535]: hd is biased by 0x2000, so gx comes out biased by 4 * 0x2000 = 0x8000,
 // and gy is biased by 0x8000 by its own add; XOR 0x8000 per lane turns a biased lane into int16 bits.
 //
-// Predicted instructions per pixel of an interior work-item (bench/sass.py: clang + libclc PTX, ptxas
+// Predicted instructions per pixel of an interior work-item (the SASS of clang + libclc PTX, ptxas
 // sm_90, VEC=16, ROWS=8, ALIGNED=1, 128 pixels per work-item, the whole kernel body counted), against
 // row_tile's interior loop at the tuned widths (magnitude and l1 VEC=4, gradients VEC=8):
 //   gradients  9.7 (ALU 5.7, FMA 3.3, LSU 0.5)          row_tile 23.8
@@ -27,8 +27,8 @@
 //             XU 1.0); counted with the interior branch taken (`interior` set to true in a copy).
 //   magnitude, MAG_FLOAT=2 (the Roberts cross of 2x2 sums, below): 15.5 against MAG_FLOAT=1's 17.3 at 8x4 in
 //             the same count; l1 13.5 against the lanes' 17.3.
-// The lanes' magnitude was measured ALU-bound on the H200 (NVIDIA's own code: ~16 ALU-pipe instructions
-// per pixel on the 64-lane pipe, bench/NOTES.md); MAG_FLOAT moves the work to the 128-lane FMA pipe.
+// The lanes' magnitude is ALU-bound on the H200 (NVIDIA's own code: ~16 ALU-pipe instructions
+// per pixel on the 64-lane pipe); MAG_FLOAT moves the work to the 128-lane FMA pipe.
 //
 // Build options (set by the host for this kernel only): VEC (4|8|16 columns), ROWS (output rows per
 // work-item), ALIGNED (as row_tile: w % VEC == 0), MAG_FLOAT (0|1 for the magnitude, 2 for the magnitude and l1:
@@ -41,7 +41,7 @@
 #define STRIP_INLINE __attribute__((always_inline)) inline
 
 // One input row of a strip after the border, for work-items at the image's edges. Not inlined: ROWS + 2
-// inlined copies made the kernel 3x larger (bench/sass.py, 12.3k against 4.1k instructions at 16x8),
+// inlined copies make the kernel 3x larger (12.3k against 4.1k SASS instructions at 16x8),
 // for a path few work-items take. The halo columns' indices after the border, xl and xr (-1: the
 // constant), are the same for every row, so the caller finds them once. Loads read a real row and
 // column (index 0 for the constant) and the constant is selected afterwards, so the loads need no
@@ -143,7 +143,7 @@ STRIP_INLINE uint strip_magnitude_bits(int s) {
 // 2^23 + byte b of w, as a float (the byte in the low mantissa bits under a 2^23 exponent).
 // strip_pack_bytes: the low bytes of four words as one word, byte k from word k.
 // On NVIDIA (NV_PTX_FTZ marks its PTX) each is a byte permute, one PRMT for the pixel and three for the
-// four: as shifts and masks ptxas made 2 and 5 integer instructions (bench/sass.py).
+// four: as shifts and masks ptxas makes 2 and 5 integer instructions.
 #if NV_PTX_FTZ
 STRIP_INLINE uint strip_prmt(uint a, uint b, uint selector) {
   uint r;
@@ -185,8 +185,8 @@ STRIP_INLINE void strip_row_floats(const uint a[NW], uint left, uint right, floa
 //   gx + gy = 2u and gx - gy = 2v (the centre pixel cancels in both), so
 //   gx^2 + gy^2 = 2 (u^2 + v^2) and |gx| + |gy| = max(|gx + gy|, |gx - gy|) = 2 max(|u|, |v|).
 // Per input row one add per column pair (hp), per output row one per column (Q from two hp rows) and two
-// differences: about 2 adds per pixel fewer than MAG_FLOAT=1's separable gx and gy (bench/NOTES.md, Sobel
-// step 10). Exactness: a pixel is the float 2^23 + 256 p (the byte in mantissa bits 8..15, one PRMT);
+// differences: about 2 adds per pixel fewer than MAG_FLOAT=1's separable gx and gy.
+// Exactness: a pixel is the float 2^23 + 256 p (the byte in mantissa bits 8..15, one PRMT);
 // hp = 2^24 + 256 (a + b) and Q = 2^25 + 256 (sum of 4) are exact (multiples of 2 and 4 below 2^25 and
 // 2^26), and so are U = 256 u and V = 256 v, |u|, |v| <= 765. t = U^2 + V^2 = 2^16 (u^2 + v^2) is an
 // exact float (u^2 + v^2 < 2^24), and s = gx^2 + gy^2 = t / 2^15.
@@ -300,7 +300,7 @@ __kernel void sobel_strip(__global const uchar* restrict src, __global out_t* re
   // Interior: every column x0-1 .. x0+VEC and row y0-1 .. y0+ROWS is inside the image, so no border.
   const bool interior = x0 >= 1 && x0 + VEC < w && y0 >= 1 && y0 + ROWS < h;
   if (interior) {
-    // All ROWS + 2 rows' loads issue here, before any arithmetic (so in bench/sass.py's SASS too: the
+    // All ROWS + 2 rows' loads issue here, before any arithmetic (so in the SASS too: the
     // branch keeps ptxas from sinking them into the compute). Each row's address is one offset from
     // src rather than a chain of row steps: clang's alias analysis follows a pointer back only a few
     // steps, and past them loses restrict (so no non-coherent loads) and splits the 16-byte loads.
