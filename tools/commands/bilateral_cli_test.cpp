@@ -13,29 +13,18 @@
 
 #include "clfilters/bilateral.hpp"
 #include "clfilters/image_io.hpp"
-#include "testing/run_command.hpp"
+#include "testing/cli_fixture.hpp"
 #include "testing/test_images.hpp"
 
 namespace clf {
 namespace {
 namespace fs = std::filesystem;
 
+using testing::cli;
 using testing::CliResult;
+using testing::run_cli;
 
-CliResult run_cli(const std::string& args) {
-  return testing::run_shell(fmt::format("'{}' {}", CLF_CLI_PATH, args));
-}
-
-class BilateralCli : public ::testing::Test {
- protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / fmt::format("clf-bil-cli-{}-{}", ::getpid(), testing::fresh_seed() % 100000);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
-  fs::path dir_;
-};
+using BilateralCli = testing::CliTest;
 
 TEST_F(BilateralCli, HelpListsTheOptionsAndVariants) {
   const CliResult r = run_cli("bilateral --help");

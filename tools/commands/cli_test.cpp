@@ -12,7 +12,7 @@
 
 #include "clfilters/box_blur.hpp"
 #include "clfilters/image_io.hpp"
-#include "testing/run_command.hpp"
+#include "testing/cli_fixture.hpp"
 #include "testing/test_files.hpp"
 #include "testing/test_images.hpp"
 
@@ -20,28 +20,11 @@ namespace clf {
 namespace {
 namespace fs = std::filesystem;
 
+using testing::cli;
 using testing::CliResult;
+using testing::run_cli;
 
-CliResult run_cli(const std::string& args) {
-  return testing::run_shell(fmt::format("'{}' {}", CLF_CLI_PATH, args));
-}
-
-class Cli : public ::testing::Test {
- protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / fmt::format("clf-cli-{}-{}", ::getpid(), testing::fresh_seed() % 100000);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
-  std::vector<std::string> files() const {
-    std::vector<std::string> names;
-    for (const auto& e : fs::directory_iterator(dir_)) names.push_back(e.path().filename().string());
-    std::sort(names.begin(), names.end());
-    return names;
-  }
-  fs::path dir_;
-};
+using Cli = testing::CliTest;
 
 TEST_F(Cli, HelpWorksAtEveryLevel) {
   for (const char* args : {"--help", "box-blur --help", "devices --help"}) {

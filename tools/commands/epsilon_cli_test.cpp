@@ -16,7 +16,7 @@
 #include "clfilters/epsilon.hpp"
 #include "clfilters/image_io.hpp"
 #include "common/synthetic_image.hpp"
-#include "testing/run_command.hpp"
+#include "testing/cli_fixture.hpp"
 #include "testing/test_files.hpp"
 #include "testing/test_images.hpp"
 
@@ -24,17 +24,12 @@ namespace clf {
 namespace {
 namespace fs = std::filesystem;
 
+using testing::cli;
 using testing::CliResult;
 using testing::read_file;
+using testing::run_cli;
 using testing::run_shell;
 using testing::write_file;
-
-std::string cli() {
-  return fmt::format("'{}'", CLF_CLI_PATH);
-}
-CliResult run_cli(const std::string& args) {
-  return run_shell(cli() + " " + args);
-}
 
 int line_count(const std::string& text) {
   return int(std::count(text.begin(), text.end(), '\n'));
@@ -140,24 +135,7 @@ Video expected_output(const Video& in, const EpsilonParams& params) {
   return ::testing::AssertionSuccess();
 }
 
-class EpsilonCli : public ::testing::Test {
- protected:
-  void SetUp() override {
-    seed_ = testing::fresh_seed();
-    dir_ = fs::temp_directory_path() / fmt::format("clf-epsilon-cli-{}-{}", ::getpid(), seed_ % 100000);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
-  std::vector<std::string> files() const {
-    std::vector<std::string> names;
-    for (const auto& e : fs::directory_iterator(dir_)) names.push_back(e.path().filename().string());
-    std::sort(names.begin(), names.end());
-    return names;
-  }
-  std::uint64_t seed_ = 0;
-  fs::path dir_;
-};
+using EpsilonCli = testing::CliTest;
 
 TEST_F(EpsilonCli, HelpNamesVideoOptionsAndVariants) {
   const CliResult r = run_cli("epsilon --help");

@@ -15,18 +15,16 @@
 #include "clfilters/jacobi.hpp"
 #include "common/image_compare.hpp"
 #include "common/synthetic_image.hpp"
-#include "testing/run_command.hpp"
+#include "testing/cli_fixture.hpp"
 #include "testing/test_images.hpp"
 
 namespace clf {
 namespace {
 namespace fs = std::filesystem;
 
+using testing::cli;
 using testing::CliResult;
-
-CliResult run_cli(const std::string& args) {
-  return testing::run_shell(fmt::format("'{}' {}", CLF_CLI_PATH, args));
-}
+using testing::run_cli;
 
 double psnr(const Image& a, const Image& b) {
   double se = 0;
@@ -54,16 +52,7 @@ Image crop(const Image& image, int x0, int y0, int w, int h) {
   return out;
 }
 
-class JacobiCli : public ::testing::Test {
- protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / fmt::format("clf-jacobi-cli-{}-{}", ::getpid(), testing::fresh_seed() % 100000);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
-  fs::path dir_;
-};
+using JacobiCli = testing::CliTest;
 
 TEST_F(JacobiCli, HelpListsTheVariants) {
   for (const char* args : {"edges --help", "reconstruct --help"}) {
