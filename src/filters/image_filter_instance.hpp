@@ -1,0 +1,78 @@
+// The FilterInstance of a filter that maps one device image to one output: the input uploaded once, any variant
+// enqueued on it, a host round trip, and the comparison with the CPU reference. A filter supplies its own calls
+// through `Traits`:
+//   using Params;                      the filter's parameters
+//   using Output;                      DeviceImage, or another device output with download(ctx) -> Image
+//   static constexpr double kTolerance; the largest difference docs/SPEC.md allows (0: bit-exact)
+//   static Output allocate(Context&, const Image& input, const Params&);
+//   static std::optional<std::string> unsupported(const DeviceInfo&, const std::string& variant, const Params&,
+//                                                 const Image& input, const TuningConfig&);
+//   static void prepare(Context&, const Params&, const std::string& variant, const Image& input, const TuningConfig&);
+//   static std::vector<cl::Event> enqueue(Context&, const DeviceImage& in, Output& out, const Params&,
+//                                         const std::string& variant, const TuningConfig&);
+//   static Image reference(const Image& input, const Params&, int threads);
+//   static VariantChoice choose_auto(Context&, const Params&, const Image& input);
+//   static std::uint64_t bytes_moved(const Image& input, const Params&);
+// and optionally static std::string build_key(Context&, const Params&, const std::string& variant,
+//                                             const Image& input, const TuningConfig&).
+#pragma once
+
+#include <chrono>
+#include <utility>
+
+#include "common/image_compare.hpp"
+#include "filters/filter_spec.hpp"
+
+namespace clf {
+
+template <class Traits>
+class ImageFilterInstance final : public FilterInstance {
+ public:
+  using Params = typename Traits::Params;
+
+  ImageFilterInstance(Context& ctx, Image input, Params params)
+      : ctx_(ctx),
+        input_(std::move(input)),
+        params_(std::move(params)),
+        d_in_(DeviceImage::upload(ctx, input_)),
+        d_out_(Traits::allocate(ctx, input_, params_)) {}
+
+  std::optional<std::string> unsupported(const std::string& variant, const TuningConfig& config) const override {
+    return Traits::unsupported(ctx_.info(), variant, params_, input_, config);
+  }
+  std::vector<cl::Event> enqueue(const std::string& variant, const TuningConfig& config) override {
+    return Traits::enqueue(ctx_, d_in_, d_out_, params_, variant, config);
+  }
+  double run_host_to_host(const std::string& variant, const TuningConfig& config) override {
+    Traits::prepare(ctx_, params_, variant, input_, config);  // builds are not part of a call's time
+    const auto start = std::chrono::steady_clock::now();
+    const DeviceImage in = DeviceImage::upload(ctx_, input_);
+    Traits::enqueue(ctx_, in, d_out_, params_, variant, config);
+    const Image out = d_out_.download(ctx_);
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  }
+  std::optional<std::string> check_output() override {
+    if (expected_.empty()) expected_ = Traits::reference(input_, params_, 0);
+    return compare_images(expected_, d_out_.download(ctx_), Traits::kTolerance);
+  }
+  void run_reference(int threads) override { Traits::reference(input_, params_, threads); }
+  std::string auto_variant() const override { return describe(Traits::choose_auto(ctx_, params_, input_)); }
+  std::string build_key(const std::string& variant, const TuningConfig& config) const override {
+    if constexpr (requires { Traits::build_key(ctx_, params_, variant, input_, config); })
+      return Traits::build_key(ctx_, params_, variant, input_, config);
+    else
+      return FilterInstance::build_key(variant, config);
+  }
+  std::uint64_t bytes_moved() const override { return Traits::bytes_moved(input_, params_); }
+  std::uint64_t pixels() const override { return input_.pixel_count(); }
+
+ private:
+  Context& ctx_;
+  Image input_;
+  Params params_;
+  DeviceImage d_in_;
+  typename Traits::Output d_out_;
+  Image expected_;
+};
+
+}  // namespace clf

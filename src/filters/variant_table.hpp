@@ -1,0 +1,111 @@
+// A filter's variants as one table of entries. An entry holds everything about one variant: what users and the
+// tuner see (name, summary, tunables), the device features it needs, why it cannot run a call, how the call is
+// built and launched (plan), and how it is enqueued. Calls dispatch through the entry; a variant is looked up by
+// name only where the name comes from outside (a user, the tuning database, the auto rule's list).
+#pragma once
+
+#include <fmt/format.h>
+
+#include <functional>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "clfilters/runtime.hpp"
+#include "clfilters/variant.hpp"
+
+namespace clf {
+
+// Device features beyond what every OpenCL 1.2 device has. A variant that needs one is unsupported, with the
+// reason, on a device that lacks it.
+enum class DeviceFeature { images, fp16 };
+
+// "needs cl_khr_fp16, which DEVICE does not have", or nullopt when the device has every feature.
+std::optional<std::string> missing_feature(const DeviceInfo& device, const std::vector<DeviceFeature>& needs);
+
+// How a call is built and launched: the program's build options, and each kernel with its global and local
+// range (NullRange: the driver chooses), enqueued in order.
+struct KernelPlan {
+  struct Pass {
+    std::string kernel;
+    cl::NDRange global;
+    cl::NDRange local = cl::NullRange;
+  };
+  std::string options;
+  std::vector<Pass> passes;
+
+  // Candidates with the same key share their programs, so the tuner builds each program once.
+  std::string build_key() const {
+    std::string key = options;
+    for (const auto& p : passes) key += " " + p.kernel;
+    return key;
+  }
+};
+
+// One variant. `Call` describes a call (parameters, image size, channels); `Target` the device buffers it reads
+// and writes.
+template <class Call, class Target>
+struct Variant {
+  VariantInfo info;
+  std::vector<DeviceFeature> needs = {};
+  // Why this variant cannot run the call with these tunables on this device (parameter ranges, device
+  // limits), or nullopt. Empty: it runs every call its filter accepts.
+  std::function<std::optional<std::string>(const DeviceInfo&, const Call&, const TuningConfig&)> unsupported = {};
+  // The build options and passes of a call; called only for a supported call.
+  std::function<KernelPlan(Context&, const Call&, const TuningConfig&)> plan = {};
+  // Sets the kernels' arguments and enqueues the plan's passes on ctx.queue(); returns every command's event.
+  std::function<std::vector<cl::Event>(Context&, const KernelPlan&, const Call&, const TuningConfig&, Target&)>
+      enqueue = {};
+};
+
+template <class Call, class Target>
+class VariantTable {
+ public:
+  using Entry = Variant<Call, Target>;
+
+  VariantTable(std::string filter, std::vector<Entry> entries)
+      : filter_(std::move(filter)), entries_(std::move(entries)) {
+    for (const auto& e : entries_) infos_.push_back(e.info);
+  }
+
+  const std::string& filter() const { return filter_; }
+  const std::vector<Entry>& entries() const { return entries_; }
+  // What users and the tuner see of each variant, in the table's order.
+  const std::vector<VariantInfo>& infos() const { return infos_; }
+
+  // The entry named `name`, or nullptr.
+  const Entry* find(std::string_view name) const {
+    for (const auto& e : entries_)
+      if (e.info.name == name) return &e;
+    return nullptr;
+  }
+  // The entry named `name`; throws std::invalid_argument listing the variants there are.
+  const Entry& at(std::string_view name) const {
+    if (const Entry* e = find(name)) return *e;
+    std::string names;
+    for (const auto& e : entries_) names += (names.empty() ? "" : ", ") + e.info.name;
+    throw std::invalid_argument(fmt::format("unknown {} variant '{}' (expected auto, {})", filter_, name, names));
+  }
+
+  // Why the variant named `name` cannot run this call: unknown, a missing device feature, or its own reason.
+  std::optional<std::string> unsupported(std::string_view name, const DeviceInfo& device, const Call& call,
+                                         const TuningConfig& config) const {
+    const Entry* e = find(name);
+    if (!e) return fmt::format("unknown {} variant '{}'", filter_, name);
+    if (auto why = missing_feature(device, e->needs)) return fmt::format("{} {}", e->info.name, *why);
+    if (e->unsupported) return e->unsupported(device, call, config);
+    return std::nullopt;
+  }
+
+ private:
+  std::string filter_;
+  std::vector<Entry> entries_;
+  std::vector<VariantInfo> infos_;
+};
+
+// Enqueues a plan's passes in order with the arguments already set; returns their events.
+std::vector<cl::Event> launch_passes(Context& ctx, const KernelPlan& plan, const std::string& kernel_file);
+
+}  // namespace clf
