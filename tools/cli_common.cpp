@@ -96,4 +96,29 @@ void print_result(const std::string& description, const Context& ctx, const Imag
   if (options.time) fmt::print("kernel {:.3f} ms, total {:.3f} ms\n", timing.kernel_ms, timing.total_ms);
 }
 
+int run_image_filter(const ImageCommandOptions& options, const ImageFilterSteps& steps) {
+  try {
+    steps.check_params();
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+  check_variant_name(options.variant, *steps.variants);
+  check_output_extension(options.output);
+  const Image input = read_input(options.input);
+  if (input.type != SampleType::u8 || input.channels > 4)
+    throw std::runtime_error(
+        fmt::format("{}: {} needs 8-bit images with 1 to 4 channels, this file holds {} channel(s) "
+                    "of {}",
+                    options.input, steps.command, input.channels, sample_type_name(input.type)));
+  Context ctx(options.device);
+  const auto [choice, why] = steps.choose(ctx, input);
+  if (why) throw UsageError(*why);
+  Timing timing;
+  const Image out = steps.run(ctx, input, &timing);
+  write_output(out, options);
+  print_result(fmt::format("{} variant={} ({})", steps.describe(), describe(choice), choice.reason), ctx, input,
+               options, timing);
+  return 0;
+}
+
 }  // namespace clf::cli

@@ -3,7 +3,9 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -72,5 +74,22 @@ void write_output(const Image& image, const ImageCommandOptions& options);
 // "box-blur d=9 ... on DEVICE (PLATFORM): WxHxC -> OUT" and, with --time, the timings.
 void print_result(const std::string& description, const Context& ctx, const Image& input,
                   const ImageCommandOptions& options, const Timing& timing);
+
+// What an image filter command supplies to run_image_filter.
+struct ImageFilterSteps {
+  std::string command;                       // "box-blur", for messages
+  const std::vector<VariantInfo>* variants;  // the names --variant accepts
+  std::function<void()> check_params;        // throws std::invalid_argument (a usage error) or UsageError
+  // The variant a call on `input` runs, and why it cannot run, if it cannot.
+  std::function<std::pair<VariantChoice, std::optional<std::string>>(Context&, const Image& input)> choose;
+  std::function<Image(Context&, const Image& input, Timing*)> run;
+  std::function<std::string()> describe;  // the parameters, "box-blur d=9 border=replicate"
+};
+
+// The steps every image filter command takes, in order: its parameters and --variant and OUT's extension
+// (usage errors, exit 2, before anything is read), IN (8-bit, 1 to 4 channels, else one line naming the file,
+// exit 1), the device, the variant the call will run (a usage error if it cannot), the filter, OUT (atomic), and
+// the result line. Returns the exit code.
+int run_image_filter(const ImageCommandOptions& options, const ImageFilterSteps& steps);
 
 }  // namespace clf::cli

@@ -22,6 +22,10 @@ struct BoxBlurParams {
 // Sums stay exact in 32 bits up to this diameter (d*d*255 + d*d/2 < 2^32).
 inline constexpr int kMaxBoxDiameter = 4095;
 
+// Throws std::invalid_argument if a parameter is out of its range: the one check every entry point (library,
+// command line, benchmark, tuner) makes, with one message.
+void box_blur_check_params(const BoxBlurParams& params);
+
 // Every box blur variant, in the order the seeds introduce them.
 const std::vector<VariantInfo>& box_blur_variants();
 

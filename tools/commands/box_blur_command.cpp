@@ -12,36 +12,33 @@ class BoxBlurCommand : public Command {
   CLI::App* add_to(CLI::App& app) override {
     auto* cmd = app.add_subcommand("box-blur", "box blur: the rounded mean of a d x d window, every channel");
     add_image_options(cmd, options_, box_blur_variants());
-    cmd->add_option("-d,--diameter", params_.diameter, "window diameter, odd or even")
-        ->check(CLI::Range(1, kMaxBoxDiameter))
+    cmd->add_option("-d,--diameter", params_.diameter,
+                    fmt::format("window diameter, 1..{}, odd or even", kMaxBoxDiameter))
         ->capture_default_str();
     return cmd;
   }
 
   int run() override {
     params_.border = parse_border_option(options_.border);
-    check_variant_name(options_.variant, box_blur_variants());
-    check_output_extension(options_.output);
-    const Image input = read_input(options_.input);
-    if (input.type != SampleType::u8 || input.channels > 4)
-      throw std::runtime_error(
-          fmt::format("{}: box-blur needs 8-bit images with 1 to 4 channels, this file holds "
-                      "{} channel(s) of {}",
-                      options_.input, input.channels, sample_type_name(input.type)));
-    Context ctx(options_.device);
-    const int device_channels = input.channels == 1 ? 1 : 4;
-    const VariantChoice choice =
-        box_blur_choose(ctx, params_, options_.variant, input.width, input.height, device_channels);
-    if (auto why = box_blur_unsupported(ctx.info(), choice.variant, params_, input.width, input.height, device_channels,
-                                        choice.config))
-      throw UsageError(*why);
-    Timing timing;
-    const Image out = box_blur(ctx, input, params_, options_.variant, &timing);
-    write_output(out, options_);
-    print_result(fmt::format("box-blur d={} border={} variant={} ({})", params_.diameter, to_string(params_.border),
-                             describe(choice), choice.reason),
-                 ctx, input, options_, timing);
-    return 0;
+    // Grey runs as grey; grey+alpha, RGB and RGBA as RGBA.
+    auto device_channels = [](const Image& input) { return input.channels == 1 ? 1 : 4; };
+    return run_image_filter(
+        options_,
+        {.command = "box-blur",
+         .variants = &box_blur_variants(),
+         .check_params = [&] { box_blur_check_params(params_); },
+         .choose =
+             [&](Context& ctx, const Image& input) {
+               const int c = device_channels(input);
+               VariantChoice choice = box_blur_choose(ctx, params_, options_.variant, input.width, input.height, c);
+               auto why = box_blur_unsupported(ctx.info(), choice.variant, params_, input.width, input.height, c,
+                                               choice.config);
+               return std::pair{std::move(choice), std::move(why)};
+             },
+         .run = [&](Context& ctx, const Image& input,
+                    Timing* timing) { return box_blur(ctx, input, params_, options_.variant, timing); },
+         .describe =
+             [&] { return fmt::format("box-blur d={} border={}", params_.diameter, to_string(params_.border)); }});
   }
 
  private:

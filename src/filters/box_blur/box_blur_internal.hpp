@@ -1,10 +1,30 @@
+// The box blur's internals: a call's description, its variant table, and the work-group shapes the variants
+// derive from their tunables.
 #pragma once
 
 #include "clfilters/box_blur.hpp"
 #include "clfilters/runtime.hpp"
 #include "clfilters/variant.hpp"
+#include "filters/variant_table.hpp"
 
 namespace clf {
+
+// One call: its parameters and the device images' size and channels (1 or 4).
+struct BoxBlurCall {
+  BoxBlurParams params;
+  int width = 0;
+  int height = 0;
+  int channels = 4;
+};
+
+struct BoxBlurTarget {
+  const DeviceImage& in;
+  DeviceImage& out;
+};
+
+using BoxBlurTable = VariantTable<BoxBlurCall, BoxBlurTarget>;
+// Every box blur variant, in the order the seeds introduce them (box_blur_variants.cpp).
+const BoxBlurTable& box_blur_table();
 
 struct TileShape {
   int width;
@@ -12,7 +32,7 @@ struct TileShape {
 };
 
 // Work-group (tile) shape of the local_tile variant on this device for these tunables.
-TileShape box_local_tile_shape(const DeviceInfo& device, const TuningConfig& config);
+TileShape box_local_tile_shape(const DeviceInfo& device, const VariantInfo& info, const TuningConfig& config);
 
 // fused_sliding's exact rounding multiplies instead of dividing, which is exact while
 // d*d*255 + d*d/2 < 2^30.
@@ -28,7 +48,8 @@ struct FusedShape {
 
 // fused_sliding's work-group shape for these tunables (0 values resolved from d) and the local memory
 // it needs.
-FusedShape box_fused_shape(const DeviceInfo& device, const TuningConfig& config, int diameter, int channels);
+FusedShape box_fused_shape(const DeviceInfo& device, const VariantInfo& info, const TuningConfig& config, int diameter,
+                           int channels);
 
 }  // namespace clf
 
@@ -60,23 +81,23 @@ inline int box_window_offset(int items, int diameter) {
 }
 
 // fused_blocks' shape for these tunables and the local memory it needs.
-BlocksShape box_blocks_shape(const TuningConfig& config, int diameter);
+BlocksShape box_blocks_shape(const VariantInfo& info, const TuningConfig& config, int diameter);
 
 // fused_prefix keeps window sums in FP32 (exact below 2^24) and rounds with round_pack's FMA (exact for
 // d <= 128).
 inline constexpr int kMaxPrefixDiameter = 128;
 
 // fused_prefix's shape (entry_bytes: the float4 prefixes of two rows).
-BlocksShape box_prefix_shape(const TuningConfig& config, int diameter);
+BlocksShape box_prefix_shape(const VariantInfo& info, const TuningConfig& config, int diameter);
 
 // fused_packed: window sums in 16-bit lanes (255 d^2 + d^2 / 2 < 2^16 up to d = 16) and mul_hi rounding by
 // ceil(2^32 / d^2), which needs d >= 2, without a mask on the high lane, which needs d <= 15.
 inline constexpr int kMinPackedDiameter = 2;
 inline constexpr int kMaxPackedDiameter = 15;
 
-// fused_packed's shape, and fused_wide's (`variant`): entry_bytes holds the column-sum pairs of two rows (and
+// fused_packed's shape, and fused_wide's (`wide`): entry_bytes holds the column-sum pairs of two rows (and
 // fused_wide's packed block sums); no block buffer.
-BlocksShape box_packed_shape(const TuningConfig& config, int diameter, const char* variant);
+BlocksShape box_packed_shape(const VariantInfo& info, const TuningConfig& config, int diameter, bool wide);
 
 // fused_wide: mul_hi rounding of 32-bit channel sums is exact while 255.5 d^4 < 2^32 (d <= 64); column sums
 // stay in 16-bit lanes (255 d < 2^16).

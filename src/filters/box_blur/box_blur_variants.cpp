@@ -1,0 +1,526 @@
+// The box blur's variants, one entry each: tunables, the calls each cannot run, build options and launch
+// ranges, and the enqueue (kernels in box_blur.cl and the files it includes).
+#include <fmt/format.h>
+
+#include <bit>
+
+#include "filters/box_blur/box_blur_internal.hpp"
+#include "runtime/launch.hpp"
+
+namespace clf {
+namespace {
+
+constexpr const char* kKernelFile = "box_blur.cl";
+
+// Work-group shape of a one-pixel-per-work-item pass; local_x = 0 lets the driver choose.
+const std::vector<Tunable> kLocalSize = {
+    {"local_x", {0, 8, 16, 32, 64}, "work-group width (0: the driver chooses)"},
+    {"local_y", {1, 2, 4, 8, 16}, "work-group height"},
+};
+
+// The strip order and leaving rows of fused_prefix, fused_packed and fused_wide (see box_blur_bands.cl's mirror
+// and RING). On the H200 mirrored strips tied or won everywhere (up to 10% with 64-row strips); the ring won at
+// d = 3..11 with 32-48-row strips and lost at d >= 15, where its local memory (d rows) costs work-groups per SM.
+const Tunable kMirrorTunable = {
+    "mirror", {1, 0}, "odd strips run upwards (1) so neighbours share their edge rows in L2"};
+Tunable ring_tunable(int default_value) {
+  return {"ring",
+          {default_value, 1 - default_value},
+          "leaving rows from a local-memory ring of d rows (1) instead of global memory"};
+}
+
+// fused_packed's and fused_wide's tunables: one kernel body, so the same work-group shapes; the strips,
+// prefetch depths and the ring's default are each one's own measurements.
+std::vector<Tunable> per_d_band_tunables(std::vector<int> strips, std::vector<int> prefetch, int ring_default,
+                                         int pair_default) {
+  return {{"local_x", {64, 128, 32, 96}, "work-items per work-group"},
+          {"items", {4, 8}, "consecutive columns per work-item"},
+          {"strip", std::move(strips), "rows per strip"},
+          {"prefetch", std::move(prefetch), "rows loaded ahead per work-item (1: the next row only)"},
+          kMirrorTunable,
+          ring_tunable(ring_default),
+          {"pair",
+           {pair_default, 1 - pair_default},
+           "two mirrored strips per work-group, one per row lane, summing their shared start once (1; needs "
+           "mirror=1, ring=0)"},
+          // A tunable: it gains in pair's short strips and loses a little in long ones.
+          {"direct", {0, 1}, "strips whose rows are all inside the image load them with no border test (1)"}};
+}
+
+cl_uint constant_bits(const Border& border, int channels) {
+  const cl_uint v = border.mode == BorderMode::constant ? cl_uint(border.value) : 0u;
+  return channels == 4 ? v | (v << 8) | (v << 16) | (v << 24) : v;
+}
+
+std::size_t pixel_bytes(const BoxBlurCall& call) {
+  return call.channels == 4 ? 4 : 1;
+}
+
+std::string base_options(const BoxBlurCall& call) {
+  return fmt::format("-D CHANNELS={}", call.channels);
+}
+
+// The work-group limit of the one-pixel-per-work-item variants' local_x x local_y.
+std::optional<std::string> local_size_problem(const DeviceInfo& device, const TuningConfig& config,
+                                              const VariantInfo& info) {
+  const int lx = tunable_value(config, info, "local_x"), ly = tunable_value(config, info, "local_y");
+  if (lx > 0 && std::size_t(lx) * std::size_t(ly) > device.max_work_group_size)
+    return fmt::format("work-group {}x{} exceeds the device's {} work-items", lx, ly, device.max_work_group_size);
+  return std::nullopt;
+}
+
+std::optional<std::string> temporary_problem(const DeviceInfo& device, const char* variant, std::size_t bytes) {
+  if (bytes > device.max_alloc_bytes)
+    return fmt::format("{} needs a {} MiB temporary, above the device's {} MiB allocation limit", variant, bytes >> 20,
+                       device.max_alloc_bytes >> 20);
+  return std::nullopt;
+}
+
+// What the band variants ask of the device: fused_blocks, fused_prefix, fused_packed and fused_wide, each
+// one work-group row of local_x work-items, halo of them producing no output, with entry and block buffers
+// and the leaving-row ring in dynamic local memory and a ring of `prefetch` rows in registers.
+std::optional<std::string> blocks_shape_problem(const DeviceInfo& device, std::string_view variant,
+                                                const BlocksShape& shape, int d) {
+  if (std::size_t(shape.local_x) * shape.row_lanes() > device.max_work_group_size)
+    return fmt::format("work-group of {}x{} exceeds the device's {} work-items", shape.local_x, shape.row_lanes(),
+                       device.max_work_group_size);
+  if (shape.local_x <= shape.halo)
+    return fmt::format("{} needs more than {} work-items per group for d={}", variant, shape.halo, d);
+  // At least one byte to spare: the H200 refused (CL_OUT_OF_RESOURCES) a work-group asking for all
+  // 49152 bytes it reports.
+  const std::size_t local_bytes = shape.entry_bytes + shape.block_bytes + shape.ring_bytes;
+  if (local_bytes >= device.local_mem_bytes)
+    return fmt::format("{} needs {} bytes of local memory for d={}, the device has {} (some kept back)", variant,
+                       local_bytes, d, device.local_mem_bytes);
+  // Any depth is correct; at 8 the ring alone is 64 registers at items=4 (134 in all by clang's count for
+  // fused_prefix, 249 at items=8), so deeper ones are refused. (fused_blocks has no ring: always 1.)
+  if (shape.prefetch < 1 || shape.prefetch > 8)
+    return fmt::format("{}'s prefetch must be 1..8 rows (got {})", variant, shape.prefetch);
+  if (shape.pair && (shape.ring || !shape.mirror))
+    return fmt::format("{}'s pair runs mirrored strips without the ring (mirror=1, ring=0)", variant);
+  return std::nullopt;
+}
+
+std::optional<std::string> rgba_only(const BoxBlurCall& call, const char* variant) {
+  if (call.channels != 4) return fmt::format("{} is for RGBA; fused_sliding takes grey", variant);
+  return std::nullopt;
+}
+
+// The fused_blocks family: one work-group per band of (local_x - halo) * items columns and strip rows.
+KernelPlan::Pass band_pass(const BoxBlurCall& call, const BlocksShape& shape, const char* kernel) {
+  const std::size_t tw = std::size_t(shape.local_x - shape.halo) * std::size_t(shape.items);
+  const std::size_t groups_x = (std::size_t(call.width) + tw - 1) / tw;
+  const std::size_t strips = (std::size_t(call.height) + shape.strip - 1) / std::size_t(shape.strip);
+  // pair: work-group j runs strips 2j - 1 and 2j, one per row lane.
+  const std::size_t groups_y = shape.pair ? strips / 2 + 1 : strips;
+  return {kernel, cl::NDRange(groups_x * shape.local_x, groups_y * shape.row_lanes()),
+          cl::NDRange(std::size_t(shape.local_x), shape.row_lanes())};
+}
+
+// (s + n/2) / n as mul_hi(2 (s + n/2), magic) >> shift, and FLOAT_ROUND's constants (see magic_round_div and
+// round_pack in box_blur.cl).
+struct Rounding {
+  std::uint64_t n;
+  cl_uint shift, magic, twice_half;
+  float inv_n, bias;
+  explicit Rounding(int d) : n(std::uint64_t(d) * std::uint64_t(d)) {
+    shift = cl_uint(std::bit_width(n) - 1);
+    magic = cl_uint(((std::uint64_t(1) << (31 + shift)) + n - 1) / n);
+    twice_half = cl_uint(2 * (n / 2));
+    inv_n = float(1.0 / double(n));
+    bias = float((double(n / 2) + 0.5) / double(n) - 0.5);
+  }
+};
+
+cl::Kernel& kernel(Context& ctx, const KernelPlan& plan, std::size_t i) {
+  return ctx.kernel(kKernelFile, plan.options, plan.passes[i].kernel);
+}
+
+// Sets the ring's local memory, where there is one (the last argument: RING_ARG in box_blur_bands.cl).
+void set_ring(cl::Kernel& k, const BlocksShape& shape) {
+  if (shape.ring_bytes) k.setArg(k.getInfo<CL_KERNEL_NUM_ARGS>() - 1, cl::Local(shape.ring_bytes));
+}
+
+// Whether the cl_intel_subgroups form of block4x4 builds here. Drivers may list the extension without
+// its block read/write functions (PoCL 5 does); then block4x4 falls back to plain vector loads.
+constexpr const char* kSubgroupOptions = " -D USE_INTEL_SUBGROUPS=1";
+bool subgroup_block4x4_builds(Context& ctx, const std::string& options) {
+  std::optional<bool>& works = ctx.feature_works("box_blur.intel_subgroup_block_io");
+  if (!works) {
+    try {
+      ctx.kernel(kKernelFile, options + kSubgroupOptions, "box_block4x4_subgroups");
+      works = true;
+    } catch (const ClError& e) {
+      if (e.code() != CL_BUILD_PROGRAM_FAILURE) throw;
+      works = false;
+    }
+  }
+  return *works;
+}
+
+using Entry = BoxBlurTable::Entry;
+
+Entry naive() {
+  Entry e{{"naive", "one pixel per work-item, d*d packed loads (seed 004 baseline)", kLocalSize}};
+  const VariantInfo info = e.info;
+  e.unsupported = [info](const DeviceInfo& device, const BoxBlurCall&, const TuningConfig& config) {
+    return local_size_problem(device, config, info);
+  };
+  e.plan = [info](Context&, const BoxBlurCall& call, const TuningConfig& config) {
+    const auto [global, local] = local_ranges(info, config, std::size_t(call.width), std::size_t(call.height));
+    return KernelPlan{base_options(call), {{"box_naive", global, local}}};
+  };
+  e.enqueue = [](Context& ctx, const KernelPlan& plan, const BoxBlurCall& call, const TuningConfig&, BoxBlurTarget& t) {
+    set_kernel_args(kernel(ctx, plan, 0), t.in.buffer, t.out.buffer, call.width, call.height, call.params.diameter,
+                    int(call.params.border.mode), constant_bits(call.params.border, call.channels));
+    return launch_passes(ctx, plan, kKernelFile);
+  };
+  return e;
+}
+
+Entry block4x4() {
+  Entry e{{"block4x4",
+           "16 pixels per work-item in a 4x4 block with uint4 vector loads; cl_intel_subgroups block reads "
+           "and writes where they build (seed 004)",
+           kLocalSize}};
+  const VariantInfo info = e.info;
+  e.unsupported = [info](const DeviceInfo& device, const BoxBlurCall&, const TuningConfig& config) {
+    return local_size_problem(device, config, info);
+  };
+  e.plan = [info](Context& ctx, const BoxBlurCall& call, const TuningConfig& config) {
+    KernelPlan plan{base_options(call), {}};
+    const auto W = std::size_t(call.width), H = std::size_t(call.height);
+    if (call.channels == 4 && ctx.info().has_intel_subgroups() && ctx.info().max_work_group_size >= 64 &&
+        subgroup_block4x4_builds(ctx, plan.options)) {
+      plan.options += kSubgroupOptions;
+      plan.passes = {{"box_block4x4_subgroups", cl::NDRange(round_up(W, 256) / 4, (H + 3) / 4), cl::NDRange(64, 1)}};
+    } else {
+      const auto [global, local] = local_ranges(info, config, (W + 3) / 4, (H + 3) / 4);
+      plan.passes = {{"box_block4x4", global, local}};
+    }
+    return plan;
+  };
+  e.enqueue = naive().enqueue;  // the same arguments
+  return e;
+}
+
+Entry two_pass() {
+  Entry e{{"two_pass", "even d only: 2x2 sums into an integer temporary, then (d/2)^2 samples (seed 003 9.1.1)",
+           kLocalSize}};
+  const VariantInfo info = e.info;
+  e.unsupported = [info](const DeviceInfo& device, const BoxBlurCall& call,
+                         const TuningConfig& config) -> std::optional<std::string> {
+    if (auto why = local_size_problem(device, config, info)) return why;
+    const int d = call.params.diameter;
+    if (d % 2 != 0) return fmt::format("two_pass needs an even diameter (got {})", d);
+    return temporary_problem(
+        device, "two_pass", std::size_t(call.width + d - 2) * std::size_t(call.height + d - 2) * 2 * pixel_bytes(call));
+  };
+  e.plan = [info](Context&, const BoxBlurCall& call, const TuningConfig& config) {
+    const int d = call.params.diameter;
+    const std::size_t tw = std::size_t(call.width) + d - 2, th = std::size_t(call.height) + d - 2;
+    const auto [global, local] = local_ranges(info, config, std::size_t(call.width), std::size_t(call.height));
+    return KernelPlan{base_options(call),
+                      {{"box_pair_sums", cl::NDRange(tw, th)}, {"box_from_pair_sums", global, local}}};
+  };
+  e.enqueue = [](Context& ctx, const KernelPlan& plan, const BoxBlurCall& call, const TuningConfig&, BoxBlurTarget& t) {
+    const int w = call.width, h = call.height, d = call.params.diameter;
+    const std::size_t tw = std::size_t(w) + d - 2, th = std::size_t(h) + d - 2;
+    cl::Buffer& pairs = ctx.scratch_buffer("box_blur.pairs", tw * th * 2 * std::size_t(call.channels));
+    set_kernel_args(kernel(ctx, plan, 0), t.in.buffer, pairs, w, h, d, int(call.params.border.mode),
+                    constant_bits(call.params.border, call.channels));
+    set_kernel_args(kernel(ctx, plan, 1), pairs, t.out.buffer, w, h, d);
+    return launch_passes(ctx, plan, kKernelFile);
+  };
+  return e;
+}
+
+Entry separable_sliding() {
+  Entry e{{"separable_sliding",
+           "row pass and coalesced column pass with running sums: O(1) per pixel for any d",
+           {{"row_segment", {16, 8, 32, 64}, "pixels per work-item in the row pass"},
+            {"column_segment", {32, 16, 64, 128}, "rows per work-item in the column pass"}}}};
+  const VariantInfo info = e.info;
+  e.unsupported = [](const DeviceInfo& device, const BoxBlurCall& call, const TuningConfig&) {
+    return temporary_problem(
+        device, "separable_sliding",
+        std::size_t(call.width) * call.height * pixel_bytes(call) * (call.params.diameter > 257 ? 4 : 2));
+  };
+  e.plan = [info](Context&, const BoxBlurCall& call, const TuningConfig& config) {
+    const auto W = std::size_t(call.width), H = std::size_t(call.height);
+    const auto row_segment = std::size_t(tunable_value(config, info, "row_segment"));
+    const auto column_segment = std::size_t(tunable_value(config, info, "column_segment"));
+    std::string options = base_options(call);
+    if (call.params.diameter > 257) options += " -D HSUM_WIDE=1";  // d*255 no longer fits 16 bits
+    return KernelPlan{options,
+                      {{"box_row_sums", cl::NDRange((W + row_segment - 1) / row_segment, H)},
+                       {"box_column_sums", cl::NDRange(W, (H + column_segment - 1) / column_segment)}}};
+  };
+  e.enqueue = [info](Context& ctx, const KernelPlan& plan, const BoxBlurCall& call, const TuningConfig& config,
+                     BoxBlurTarget& t) {
+    const int w = call.width, h = call.height, d = call.params.diameter, mode = int(call.params.border.mode);
+    const cl_uint cval = constant_bits(call.params.border, call.channels);
+    const std::size_t sum_bytes = d > 257 ? 4 : 2;
+    cl::Buffer& sums = ctx.scratch_buffer("box_blur.row_sums",
+                                          std::size_t(w) * std::size_t(h) * std::size_t(call.channels) * sum_bytes);
+    set_kernel_args(kernel(ctx, plan, 0), t.in.buffer, sums, w, h, d, mode, cval,
+                    tunable_value(config, info, "row_segment"));
+    set_kernel_args(kernel(ctx, plan, 1), sums, t.out.buffer, w, h, d, mode, cval,
+                    tunable_value(config, info, "column_segment"));
+    return launch_passes(ctx, plan, kKernelFile);
+  };
+  return e;
+}
+
+Entry local_tile() {
+  Entry e{{"local_tile",
+           "tile plus halo loaded once into local memory per work-group",
+           {{"tile_x", {16, 8, 32}, "work-group (tile) width"}, {"tile_y", {16, 8, 4}, "work-group (tile) height"}}}};
+  const VariantInfo info = e.info;
+  e.unsupported = [info](const DeviceInfo& device, const BoxBlurCall& call,
+                         const TuningConfig& config) -> std::optional<std::string> {
+    const auto tile = box_local_tile_shape(device, info, config);
+    if (std::size_t(tile.width) * std::size_t(tile.height) > device.max_work_group_size)
+      return fmt::format("tile {}x{} exceeds the device's {} work-items", tile.width, tile.height,
+                         device.max_work_group_size);
+    const int d = call.params.diameter;
+    const std::size_t bytes = std::size_t(tile.width + d - 1) * std::size_t(tile.height + d - 1) * pixel_bytes(call);
+    if (bytes > device.local_mem_bytes)
+      return fmt::format("local_tile needs {} bytes of local memory for d={}, the device has {}", bytes, d,
+                         device.local_mem_bytes);
+    return std::nullopt;
+  };
+  e.plan = [info](Context& ctx, const BoxBlurCall& call, const TuningConfig& config) {
+    const auto tile = box_local_tile_shape(ctx.info(), info, config);
+    return KernelPlan{
+        base_options(call),
+        {{"box_local_tile",
+          cl::NDRange(round_up(std::size_t(call.width), tile.width), round_up(std::size_t(call.height), tile.height)),
+          cl::NDRange(tile.width, tile.height)}}};
+  };
+  e.enqueue = [info](Context& ctx, const KernelPlan& plan, const BoxBlurCall& call, const TuningConfig& config,
+                     BoxBlurTarget& t) {
+    const auto tile = box_local_tile_shape(ctx.info(), info, config);
+    const int d = call.params.diameter;
+    const std::size_t tile_bytes = std::size_t(tile.width + d - 1) * std::size_t(tile.height + d - 1) * call.channels;
+    set_kernel_args(kernel(ctx, plan, 0), t.in.buffer, t.out.buffer, call.width, call.height, d,
+                    int(call.params.border.mode), constant_bits(call.params.border, call.channels),
+                    cl::Local(tile_bytes));
+    return launch_passes(ctx, plan, kKernelFile);
+  };
+  return e;
+}
+
+Entry fused_sliding() {
+  Entry e{{"fused_sliding",
+           "one pass: column running sums in local memory, a sliding row window over them; input read once, "
+           "no intermediate",
+           {{"local_x", {64, 32, 128, 256}, "work-items per work-group"},
+            {"items", {0, 1, 2, 4, 8, 16}, "consecutive output columns per work-item (0: from d)"},
+            {"strip", {0, 16, 32, 64, 128, 256}, "rows per work-group (0: from d)"}}}};
+  const VariantInfo info = e.info;
+  e.unsupported = [info](const DeviceInfo& device, const BoxBlurCall& call,
+                         const TuningConfig& config) -> std::optional<std::string> {
+    const int d = call.params.diameter;
+    if (d > kMaxFusedDiameter)
+      return fmt::format("fused_sliding's divide-free rounding needs d <= {} (got {})", kMaxFusedDiameter, d);
+    const FusedShape shape = box_fused_shape(device, info, config, d, call.channels);
+    if (std::size_t(shape.local_x) > device.max_work_group_size)
+      return fmt::format("work-group of {} exceeds the device's {} work-items", shape.local_x,
+                         device.max_work_group_size);
+    const std::size_t bytes = shape.column_sum_bytes + shape.row_out_bytes;
+    if (bytes > device.local_mem_bytes)
+      return fmt::format("fused_sliding needs {} bytes of local memory for d={}, the device has {}", bytes, d,
+                         device.local_mem_bytes);
+    return std::nullopt;
+  };
+  e.plan = [info](Context& ctx, const BoxBlurCall& call, const TuningConfig& config) {
+    const FusedShape shape = box_fused_shape(ctx.info(), info, config, call.params.diameter, call.channels);
+    std::string options = base_options(call);
+    // d*255 no longer fits 16 bits
+    if (call.channels == 4 && call.params.diameter > 256) options += " -D CSUM_WIDE=1";
+    const std::size_t tw = std::size_t(shape.local_x) * std::size_t(shape.items);
+    const std::size_t groups_x = (std::size_t(call.width) + tw - 1) / tw;
+    const std::size_t groups_y = (std::size_t(call.height) + shape.strip - 1) / std::size_t(shape.strip);
+    return KernelPlan{options,
+                      {{"box_fused_sliding", cl::NDRange(groups_x * shape.local_x, groups_y),
+                        cl::NDRange(std::size_t(shape.local_x), 1)}}};
+  };
+  e.enqueue = [info](Context& ctx, const KernelPlan& plan, const BoxBlurCall& call, const TuningConfig& config,
+                     BoxBlurTarget& t) {
+    const int d = call.params.diameter;
+    const FusedShape shape = box_fused_shape(ctx.info(), info, config, d, call.channels);
+    const Rounding r(d);
+    set_kernel_args(kernel(ctx, plan, 0), t.in.buffer, t.out.buffer, call.width, call.height, d,
+                    int(call.params.border.mode), constant_bits(call.params.border, call.channels), shape.items,
+                    shape.strip, r.twice_half, r.magic, r.shift, cl::Local(shape.column_sum_bytes),
+                    cl::Local(shape.row_out_bytes));
+    return launch_passes(ctx, plan, kKernelFile);
+  };
+  return e;
+}
+
+Entry fused_blocks() {
+  Entry e{{"fused_blocks",
+           "RGBA: fused_sliding with column sums in registers, aligned vector loads, block sums for the row "
+           "window and one barrier per row",
+           {{"local_x", {64, 128, 32}, "work-items per work-group"},
+            {"items", {4, 8, 2}, "consecutive columns per work-item"},
+            // Short strips for small images: each row waits on its loads, so rows per work-group set the
+            // critical path when there are few work-groups per SM.
+            {"strip", {32, 16, 64, 128, 8, 4}, "rows per work-group"}}}};
+  const VariantInfo info = e.info;
+  e.unsupported = [info](const DeviceInfo& device, const BoxBlurCall& call,
+                         const TuningConfig& config) -> std::optional<std::string> {
+    const int d = call.params.diameter;
+    if (auto why = rgba_only(call, "fused_blocks")) return why;
+    if (d > kMaxFusedDiameter)
+      return fmt::format("fused_blocks' divide-free rounding needs d <= {} (got {})", kMaxFusedDiameter, d);
+    return blocks_shape_problem(device, "fused_blocks", box_blocks_shape(info, config, d), d);
+  };
+  e.plan = [info](Context&, const BoxBlurCall& call, const TuningConfig& config) {
+    const int d = call.params.diameter;
+    const BlocksShape shape = box_blocks_shape(info, config, d);
+    std::string options = base_options(call) + fmt::format(" -D ITEMS={}", shape.items);
+    if (shape.window_packed) options += " -D WINDOW_PACKED=1";
+    if (d > 256) options += " -D CSUM_WIDE=1";
+    if (d <= 128) options += " -D FLOAT_ROUND=1";
+    return KernelPlan{options, {band_pass(call, shape, "box_fused_blocks")}};
+  };
+  e.enqueue = [info](Context& ctx, const KernelPlan& plan, const BoxBlurCall& call, const TuningConfig& config,
+                     BoxBlurTarget& t) {
+    const int d = call.params.diameter;
+    const BlocksShape shape = box_blocks_shape(info, config, d);
+    const Rounding r(d);
+    cl::Kernel& k = kernel(ctx, plan, 0);
+    set_kernel_args(k, t.in.buffer, t.out.buffer, call.width, call.height, d, int(call.params.border.mode),
+                    constant_bits(call.params.border, call.channels), shape.strip, r.twice_half, r.magic, r.shift,
+                    r.inv_n, r.bias, cl::Local(shape.entry_bytes), cl::Local(shape.block_bytes));
+    set_ring(k, shape);
+    return launch_passes(ctx, plan, kKernelFile);
+  };
+  return e;
+}
+
+Entry fused_prefix() {
+  Entry e{{"fused_prefix",
+           "RGBA, d <= 128: fused_blocks' column sums, the row window from FP32 prefix sums in local memory (two "
+           "reads per output whatever d is, the adds on the FP32 lanes)",
+           {{"local_x", {64, 128, 32, 256}, "work-items per work-group"},
+            // items=4 by default: the H200 tuner picked it at every d (items=8 needs ~100 registers at
+            // prefetch=1, ~146 by clang's count at prefetch=2).
+            {"items", {4, 8, 2}, "consecutive columns per work-item"},
+            {"strip", {64, 32, 16, 128, 256, 8, 4, 48, 96}, "rows per work-group"},
+            // Each work-item has `prefetch` rows of loads in flight; on the H200 2 gained 2-7% over 1 and 4 lost.
+            // More rows cost registers (ring of 2 * items * prefetch pixels).
+            {"prefetch", {2, 1, 4}, "rows loaded ahead per work-item (1: the next row only)"},
+            kMirrorTunable,
+            ring_tunable(0)}}};
+  const VariantInfo info = e.info;
+  e.unsupported = [info](const DeviceInfo& device, const BoxBlurCall& call,
+                         const TuningConfig& config) -> std::optional<std::string> {
+    const int d = call.params.diameter;
+    if (auto why = rgba_only(call, "fused_prefix")) return why;
+    if (d > kMaxPrefixDiameter)
+      return fmt::format("fused_prefix's FP32 sums are exact for d <= {} (got {})", kMaxPrefixDiameter, d);
+    return blocks_shape_problem(device, "fused_prefix", box_prefix_shape(info, config, d), d);
+  };
+  e.plan = [info](Context&, const BoxBlurCall& call, const TuningConfig& config) {
+    // The window's offsets within a block, as box_fused_prefix computes them from d (see WIN_A there).
+    const int d = call.params.diameter;
+    const BlocksShape shape = box_prefix_shape(info, config, d);
+    const int items = shape.items, a = box_window_offset(items, d);
+    const std::string options =
+        base_options(call) + fmt::format(" -D ITEMS={} -D WIN_A={} -D WIN_AM={} -D PREFETCH={} -D RING={}", items, a,
+                                         (a + d) % items, shape.prefetch, int(shape.ring));
+    return KernelPlan{options, {band_pass(call, shape, "box_fused_prefix")}};
+  };
+  e.enqueue = [info](Context& ctx, const KernelPlan& plan, const BoxBlurCall& call, const TuningConfig& config,
+                     BoxBlurTarget& t) {
+    const int d = call.params.diameter;
+    const BlocksShape shape = box_prefix_shape(info, config, d);
+    const Rounding r(d);
+    // One-FMA rounding (see box_fused_prefix): 0.5 for even n, 0 for odd.
+    const auto half_fix = float(double(r.n / 2) + 0.5 - 0.5 * double(r.n));
+    cl::Kernel& k = kernel(ctx, plan, 0);
+    set_kernel_args(k, t.in.buffer, t.out.buffer, call.width, call.height, d, int(call.params.border.mode),
+                    constant_bits(call.params.border, call.channels), shape.strip, shape.mirror, r.inv_n, half_fix,
+                    cl::Local(shape.entry_bytes), cl::Local(shape.block_bytes));
+    set_ring(k, shape);
+    return launch_passes(ctx, plan, kKernelFile);
+  };
+  return e;
+}
+
+// fused_packed and fused_wide: one kernel body (box_blur_bands.cl) built with -D DIAMETER, and -D WIDE for
+// fused_wide.
+Entry packed_window(VariantInfo info, bool wide) {
+  Entry e{info};
+  const char* name = wide ? "fused_wide" : "fused_packed";
+  e.unsupported = [info, name, wide](const DeviceInfo& device, const BoxBlurCall& call,
+                                     const TuningConfig& config) -> std::optional<std::string> {
+    const int d = call.params.diameter;
+    if (auto why = rgba_only(call, name)) return why;
+    const int most = wide ? kMaxWideDiameter : kMaxPackedDiameter;
+    if (d < kMinPackedDiameter || d > most)
+      return fmt::format("{}'s {} d = {}..{} (got {})", name,
+                         wide ? "rounding is exact for" : "16-bit window sums take", kMinPackedDiameter, most, d);
+    return blocks_shape_problem(device, name, box_packed_shape(info, config, d, wide), d);
+  };
+  e.plan = [info, wide](Context& ctx, const BoxBlurCall& call, const TuningConfig& config) {
+    const int d = call.params.diameter;
+    const BlocksShape shape = box_packed_shape(info, config, d, wide);
+    const std::string options =
+        base_options(call) + fmt::format(" -D ITEMS={} -D WIN_A={} -D DIAMETER={} -D PREFETCH={} -D RING={}{}{}{}{}",
+                                         shape.items, box_window_offset(shape.items, d), d, shape.prefetch,
+                                         int(shape.ring), wide ? " -D WIDE=1" : "", shape.pair ? " -D PAIR=1" : "",
+                                         shape.direct ? " -D DIRECT=1" : "", ctx.info().fast_math_options());
+    return KernelPlan{options, {band_pass(call, shape, wide ? "box_fused_wide" : "box_fused_packed")}};
+  };
+  e.enqueue = [info, wide](Context& ctx, const KernelPlan& plan, const BoxBlurCall& call, const TuningConfig& config,
+                           BoxBlurTarget& t) {
+    const int d = call.params.diameter;
+    const BlocksShape shape = box_packed_shape(info, config, d, wide);
+    const Rounding r(d);
+    // ceil(2^32 / n) and n/2 in both 16-bit lanes (see box_fused_packed; box_fused_wide splits them).
+    const auto packed_magic = cl_uint(((std::uint64_t(1) << 32) + r.n - 1) / r.n);
+    const auto half_n = cl_uint(r.n / 2 * 0x10001u);
+    cl::Kernel& k = kernel(ctx, plan, 0);
+    set_kernel_args(k, t.in.buffer, t.out.buffer, call.width, call.height, d, int(call.params.border.mode),
+                    constant_bits(call.params.border, call.channels), shape.strip, shape.mirror, packed_magic, half_n,
+                    cl::Local(shape.entry_bytes));
+    set_ring(k, shape);
+    return launch_passes(ctx, plan, kKernelFile);
+  };
+  return e;
+}
+
+}  // namespace
+
+const BoxBlurTable& box_blur_table() {
+  static const BoxBlurTable table(
+      "box blur",
+      {naive(), block4x4(), two_pass(), separable_sliding(), local_tile(), fused_sliding(), fused_blocks(),
+       fused_prefix(),
+       // Defaults from the H200 at 8k: items=4 and 32-row mirrored strips with the ring were within 3% of the
+       // best at d = 3, 9, 11 and 15. Without the ring, 8-16-row strips were fastest; strips between the powers
+       // of two: shorter strips re-read more rows to start, longer ones leave a larger last wave of work-groups.
+       // 4 and 6 for 1080p: pair in 6-row strips took the H100's d = 9 kernel from 13.2-14.6 to 12.5-12.7 us.
+       packed_window({"fused_packed",
+                      "RGBA, 2 <= d <= 15: fused_prefix's column sums, the row window slid in packed 16-bit lanes "
+                      "from the column sums in local memory and rounded by one mul_hi per channel (built per d)",
+                      per_d_band_tunables({32, 16, 8, 10, 12, 24, 40, 48, 64, 56, 80, 4, 6}, {2, 4, 1}, 1, 0)},
+                     false),
+       // Defaults from the H200 at 8k: 128-row strips and prefetch 1 at d = 31 and 63, where 112 and 96 rows
+       // lost 10-25%: the work-groups then no longer fit one wave. 12 and 24 rows for pair in the H100's short
+       // strips (12 was its best at d = 31); 10, 14 and 20 around it, where 14 ties 12.
+       packed_window(
+           {"fused_wide",
+            "RGBA, 2 <= d <= 64: fused_packed for wide windows, each kept as whole 32-bit words plus the "
+            "sum of their high lanes, the first one from published block sums (built per d)",
+            per_d_band_tunables({128, 120, 64, 144, 96, 32, 160, 48, 16, 8, 12, 24, 10, 14, 20}, {1, 2, 4}, 0, 0)},
+           true)});
+  return table;
+}
+
+}  // namespace clf
