@@ -39,7 +39,7 @@ enum class WaitMode { finish, spin };
 void wait_for(Context& ctx, const std::vector<cl::Event>& events, WaitMode mode);
 
 // Profiling off for a scope, back on when it ends, exceptions included: how a latency-minded user runs a call
-// (profiling events cost the H200 ~7 us per 1080p call, bench/launch_cost.cpp).
+// (profiling events cost the H200 ~7 us per 1080p call).
 class ProfilingOff {
  public:
   explicit ProfilingOff(Context& ctx);

@@ -103,7 +103,7 @@ class Context {
   // The queue every command goes to: profiling-enabled unless set_profiling(false).
   cl::CommandQueue& queue() { return profiling_ ? queue_ : plain_queue(); }
   // Profiling events cost time on some drivers: on the H200 a 1080p call took ~7 us more on a
-  // profiling queue (bench/launch_cost.cpp, bench/NOTES.md). With profiling off, commands go to a
+  // profiling queue. With profiling off, commands go to a
   // second in-order queue without it and kernel_milliseconds gives NaN. Switching finishes the queue
   // switched from, so commands stay in order across the switch.
   void set_profiling(bool on);

@@ -240,7 +240,7 @@ BenchReport run_bench(Context& ctx, const BenchOptions& options,
             for (int i = 0; i < options.runs && (i < 3 || ms_since(row_start) < cap_ms); ++i)
               kernel.push_back(kernel_milliseconds(instance->enqueue(variant, config)));
             // The call on a queue without profiling, as a latency-minded user would run it: profiling
-            // events cost the H200 ~7 us per 1080p call (bench/launch_cost.cpp). Warm-ups and runs under
+            // events cost the H200 ~7 us per 1080p call. Warm-ups and runs under
             // the same row cap as the kernel's.
             std::vector<double> call;
             {

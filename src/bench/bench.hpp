@@ -28,8 +28,7 @@ struct BenchOptions {
   // seconds, with at least 3 timed runs; the row records how many ran.
   double max_seconds_per_row = 20;
   // How the `call` column's synchronised call waits for the device (wait_for).
-  // spin: 30.5 us against 30.8-31.4 with clFinish for the H200 1080p box blur call
-  // (bench/results/2026-11-23-nvidia-h200-bilateral-table.md).
+  // spin: 30.5 us against 30.8-31.4 with clFinish for the H200 1080p box blur call.
   WaitMode call_wait = WaitMode::spin;
   // Non-empty: each case's input (what synthetic_photo drew for it) is written to this folder as
   // FILTER_PARAMS_WxH.npy and its SHA-256 recorded in the rows, so peers can run on the same bytes.

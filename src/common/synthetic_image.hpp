@@ -12,8 +12,8 @@ namespace clf {
 Image synthetic_photo(int width, int height, int channels, std::uint64_t seed);
 
 // While one lives, every image synthetic_photo() draws on this thread is also copied into `images`,
-// so the benchmark can save and hash the exact input a FilterInstance was set up with (issue 8's
-// peers run on the same bytes) without every filter exposing its input. Captures nest.
+// so the benchmark can save and hash the exact input a FilterInstance was set up with (so that
+// bench/peers.py runs the peers on the same bytes) without every filter exposing its input. Captures nest.
 class SyntheticPhotoCapture {
  public:
   SyntheticPhotoCapture();

@@ -140,7 +140,7 @@ cl::Program& Context::program_from_source(std::string_view kernel_file, const st
       fs::create_directories(disk_path.parent_path(), ec);
       try {
         write_file_atomically(disk_path, binaries[0].data(), binaries[0].size());
-        // What the binary was built from, for a person (or bench/sass.py) reading the cache: NVIDIA's
+        // What the binary was built from, for a person or a tool reading the cache: NVIDIA's
         // binaries are the driver's PTX.
         const std::string about =
             fmt::format("{} {}\n{} ({}, driver {})\n{}", kernel_file, options, info.name, info.platform_name,

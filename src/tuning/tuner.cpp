@@ -226,7 +226,7 @@ std::vector<TuneReport> tune(Context& ctx, const std::vector<const FilterSpec*>&
     }
     // Then every configuration one tunable away from the nearest entry's best or runner-up (on a re-tune, this
     // device's previous two), which the budget does not stop either: a kernel edit or a new tunable most often moves
-    // the best shape by a step, and a short budget's random subset seldom meets it (bench/NOTES.md, box blur step 40).
+    // the best shape by a step, and a short budget's random subset seldom meets it.
     if (!entries.empty()) {
       std::vector<TunedChoice> nearest = {entries.front()->best};
       if (entries.front()->runner_up) nearest.push_back(*entries.front()->runner_up);
@@ -240,7 +240,7 @@ std::vector<TuneReport> tune(Context& ctx, const std::vector<const FilterSpec*>&
     const std::size_t must_try = std::size_t(known_end - runnable.begin());
     // Then the rest in random order but for order_untried's: the stored winners' variants first, and one candidate of
     // each build before those whose builds are cached. In random order alone a 120-s 1080p re-tune on the H100 timed
-    // 110 of 12346 box blur candidates, nearly each paying a build of its own (bench/NOTES.md, box blur step 45).
+    // 110 of 12346 box blur candidates, nearly each paying a build of its own.
     std::set<std::string> winning;
     for (const TunedChoice& k : winners) winning.insert(k.variant);
     order_untried(runnable, must_try, winning,

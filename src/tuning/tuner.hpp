@@ -65,8 +65,7 @@ void order_untried(std::vector<CandidateResult*>& candidates, std::size_t from, 
 // The tuner's order for storing, from `timed` sorted by kernel time: at sizes up to options.call_tie_pixels the first
 // candidates (at most call_ranked) whose kernels are within call_tie of the fastest are timed by `time_calls`, which
 // sets their call_ms, and reordered by it (stably; one with no call time last among them). On the H200 two 1080p box
-// blur shapes whose kernels tied at 0.0135 ms took 23.1-27.0 and 27.7-30.2 us a call (bench/NOTES.md, box blur step
-// 49).
+// blur shapes whose kernels tied at 0.0135 ms took 23.1-27.0 and 27.7-30.2 us a call.
 void rank_near_ties_by_call(std::vector<CandidateResult*>& timed, const TuneOptions& options,
                             const std::function<void(const std::vector<CandidateResult*>&)>& time_calls);
 

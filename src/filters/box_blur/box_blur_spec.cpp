@@ -117,12 +117,10 @@ BlocksShape box_packed_shape(const VariantInfo& v, const TuningConfig& config, i
 
 // The rule until the tuner has measured this device. GPUs: the one-pass variants, which move the
 // fewest bytes: fused_packed where it applies (RGBA, 2 <= d <= 15; H200 8k, d=3 0.156 against the tuned
-// fused_prefix's 0.210 ms, d=15 0.228 against 0.266: bench/results/2026-11-24-nvidia-h200-box-packed.md),
-// fused_wide up to d = 64 (d=31 0.231 against fused_prefix's 0.295, d=63 0.274 against 0.341:
-// bench/results/2026-11-24-nvidia-h200-wide.md), then fused_prefix from d = 11 on, fused_blocks below
+// fused_prefix's 0.210 ms, d=15 0.228 against 0.266), fused_wide up to d = 64 (d=31 0.231 against
+// fused_prefix's 0.295, d=63 0.274 against 0.341), then fused_prefix from d = 11 on, fused_blocks below
 // (H200 8k at default tunables, d=3 0.242 against 0.262 ms, d=11 0.296 against 0.291, d=63 0.598 against
-// 0.357: bench/results/2026-11-23-nvidia-h200-box-sobel-jacobi.md). CPUs (PoCL 3.1, 2 cores, 1080p, at default
-// tunables; bench/results/2026-11-29-pocl-cpu-rule.md): RGBA fused_packed where it applies (d <= 15), then
+// 0.357). CPUs (PoCL 3.1, 2 cores, 1080p, at default tunables): RGBA fused_packed where it applies (d <= 15), then
 // fused_prefix up to d = 64, 1.5-2.5x faster than separable_sliding (d = 9 8.7-11.7 against 17.2-19.0 ms,
 // d = 31 fused_prefix 15.4-15.6 against 22.4-26.1); grey, and wider windows (not measured), block4x4 for
 // d <= 3, else separable_sliding.
@@ -143,9 +141,8 @@ std::string box_blur_auto_variant(const DeviceInfo& device, const BoxBlurParams&
 
 std::string box_blur_param_class(const BoxBlurParams& params, int channels) {
   const int d = params.diameter;
-  // fused_packed's range (d <= 15), fused_wide's (d <= 64) and d = 63's wider shapes (bench/NOTES.md, box
-  // blur step 10) have classes of their own, and d = 9 and 11 (the benchmark's cases) each one: their best
-  // strips differ.
+  // fused_packed's range (d <= 15), fused_wide's (d <= 64) and d = 63's wider shapes have classes of their own, and d =
+  // 9 and 11 (the benchmark's cases) each one: their best strips differ.
   return fmt::format("c{} {}", channels,
                      d <= 3    ? "d<=3"
                      : d <= 9  ? "d<=9"
