@@ -26,6 +26,10 @@ struct EpsilonParams {
 inline constexpr int kMinEpsilonRadius = 1;
 inline constexpr int kMaxEpsilonRadius = 32;
 
+// Throws std::invalid_argument if a parameter is out of its range: the one check every entry point (library,
+// reference, command line, benchmark, tuner) makes, with one message.
+void epsilon_check_params(const EpsilonParams& params);
+
 // Every epsilon variant, in the order the seeds introduce them.
 const std::vector<VariantInfo>& epsilon_variants();
 

@@ -508,7 +508,7 @@ TEST_F(EpsilonCli, FfmpegPipelineRemovesMosquitoNoise) {
   ASSERT_EQ(r.code, 0) << r.output;
   r = run_shell(fmt::format("{} -i {} -c:v mpeg2video -q:v 12 {}", ffmpeg, path("clean.y4m"), path("noisy.mpg")));
   ASSERT_EQ(r.code, 0) << r.output;
-  // The pipeline, with a lossless codec at the end so that the PSNR measures the filter alone.
+  // The ffmpeg pipeline users run, with a lossless codec at the end so that the PSNR measures the filter alone.
   r = run_shell(fmt::format(
       "{0} -i {1} -f yuv4mpegpipe - | ( {2} epsilon - -; echo $? > {3} ) | {0} -f yuv4mpegpipe -i - -c:v ffv1 {4}",
       ffmpeg, path("noisy.mpg"), cli(), path("rc"), path("filtered.mkv")));
@@ -539,7 +539,7 @@ TEST_F(EpsilonCli, FfmpegPipelineRemovesMosquitoNoise) {
     ASSERT_EQ(noisy.frames[std::size_t(f)].substr(std::size_t(w) * h),
               filtered.frames[std::size_t(f)].substr(std::size_t(w) * h))
         << "frame " << f + 1;
-  // And the command as written (ffmpeg's default codec for .mkv) works.
+  // And that pipeline as users write it (ffmpeg's default codec for .mkv) works.
   r = run_shell(fmt::format("{0} -i {1} -f yuv4mpegpipe - | {2} epsilon - - | {0} -f yuv4mpegpipe -i - {3}", ffmpeg,
                             path("noisy.mpg"), cli(), path("clean.mkv")));
   EXPECT_EQ(r.code, 0) << r.output;

@@ -2,6 +2,7 @@
 //                         [--raw-format nv12|i420 --size WxH] [--quiet]
 // Images: grey is filtered, RGB/RGBA have R, G and B filtered and alpha copied. Video: Y4M files and
 // pipes ("-" = stdin/stdout) and raw planar YUV; the Y plane is filtered, everything else copied.
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -9,6 +10,8 @@
 #include <cctype>
 #include <cstdio>
 #include <filesystem>
+#include <optional>
+#include <utility>
 
 #include "clfilters/epsilon.hpp"
 #include "clfilters/image_io.hpp"
@@ -26,6 +29,32 @@ bool has_image_extension(const std::string& path) {
   return false;
 }
 
+// Sends stdout to /dev/null while it lives, for --quiet where a shared step prints to stdout. Errors go to
+// stderr and still show.
+class SilencedStdout {
+ public:
+  SilencedStdout() : saved_(::dup(STDOUT_FILENO)) {
+    std::fflush(stdout);
+    const int null = ::open("/dev/null", O_WRONLY);
+    if (null >= 0) {
+      ::dup2(null, STDOUT_FILENO);
+      ::close(null);
+    }
+  }
+  ~SilencedStdout() {
+    std::fflush(stdout);
+    if (saved_ >= 0) {
+      ::dup2(saved_, STDOUT_FILENO);
+      ::close(saved_);
+    }
+  }
+  SilencedStdout(const SilencedStdout&) = delete;
+  SilencedStdout& operator=(const SilencedStdout&) = delete;
+
+ private:
+  int saved_;
+};
+
 class EpsilonCommand : public Command {
  public:
   CLI::App* add_to(CLI::App& app) override {
@@ -40,11 +69,11 @@ class EpsilonCommand : public Command {
     cmd->get_option("OUT")->description(
         "output: an image (the format follows the extension) or, for video, a file or - for stdout in the "
         "input's format");
-    cmd->add_option("-r,--radius", params_.radius, "window radius r: the window is (2r+1)x(2r+1)")
-        ->check(CLI::NonNegativeNumber)
+    cmd->add_option(
+           "-r,--radius", params_.radius,
+           fmt::format("window radius r, {}..{}: the window is (2r+1)x(2r+1)", kMinEpsilonRadius, kMaxEpsilonRadius))
         ->capture_default_str();
-    cmd->add_option("-t,--threshold", params_.threshold, "threshold T: pixels with |p - c| <= T are averaged")
-        ->check(CLI::Range(0, 255))
+    cmd->add_option("-t,--threshold", params_.threshold, "threshold T, 0..255: pixels with |p - c| <= T are averaged")
         ->capture_default_str();
     cmd->add_option("--raw-format", raw_format_, "IN is raw planar YUV: nv12 or i420 (needs --size)");
     cmd->add_option("--size", size_, "frame size of raw YUV, WxH");
@@ -54,6 +83,7 @@ class EpsilonCommand : public Command {
 
   int run() override {
     params_.border = parse_border_option(options_.border);
+    check_params();
     check_variant_name(options_.variant, epsilon_variants());
     if (!raw_format_.empty() && size_.empty()) throw UsageError("--raw-format needs --size WxH");
     if (raw_format_.empty() && !size_.empty()) throw UsageError("--size is for raw video; give --raw-format too");
@@ -73,39 +103,44 @@ class EpsilonCommand : public Command {
     return describe(choice) + " (" + choice.reason + ")";
   }
 
-  std::string description(const std::string& variant) const {
-    return fmt::format("epsilon r={} T={} border={} variant={}", params_.radius, params_.threshold,
-                       to_string(params_.border), variant);
+  // "epsilon r=4 T=20 border=replicate", the start of the result line.
+  std::string parameters() const {
+    return fmt::format("epsilon r={} T={} border={}", params_.radius, params_.threshold, to_string(params_.border));
+  }
+
+  std::string description(const std::string& variant) const { return parameters() + " variant=" + variant; }
+
+  // The parameters' one check (epsilon_check_params), as a usage error.
+  void check_params() const {
+    try {
+      epsilon_check_params(params_);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(e.what());
+    }
   }
 
   int run_image() {
     if (options_.output == "-") throw UsageError("images are written to a file, not to stdout ('-' is for video)");
-    check_output_extension(options_.output);
-    const Image input = read_input(options_.input);
-    if (input.type != SampleType::u8 || input.channels > 4)
-      throw std::runtime_error(
-          fmt::format("{}: epsilon needs 8-bit images with 1 to 4 channels, this file holds "
-                      "{} channel(s) of {}",
-                      options_.input, input.channels, sample_type_name(input.type)));
-    Context ctx(options_.device);
-    // Grey+alpha runs as grey: the grey channel is filtered, the alpha copied.
-    const int device_channels = input.channels <= 2 ? 1 : 4;
-    const std::string chosen = resolve_variant(ctx, input.width, input.height, device_channels);
-    const std::string& variant = options_.variant;
-    Timing timing;
-    Image out;
-    if (input.channels == 2) {
-      Image grey(input.width, input.height, 1);
-      for (std::size_t i = 0; i < input.pixel_count(); ++i) grey.data[i] = input.data[2 * i];
-      const Image filtered = epsilon(ctx, grey, params_, variant, &timing);
-      out = input;
-      for (std::size_t i = 0; i < input.pixel_count(); ++i) out.data[2 * i] = filtered.data[i];
-    } else {
-      out = epsilon(ctx, input, params_, variant, &timing);
-    }
-    write_output(out, options_);
-    if (!quiet_) print_result(description(chosen), ctx, input, options_, timing);
-    return 0;
+    // Grey and grey+alpha run as grey (the grey channel filtered, the alpha copied), RGB and RGBA as RGBA.
+    auto device_channels = [](const Image& input) { return input.channels <= 2 ? 1 : 4; };
+    std::optional<SilencedStdout> silenced;
+    if (quiet_) silenced.emplace();  // run_image_filter prints the result line
+    return run_image_filter(
+        options_, {.command = "epsilon",
+                   .variants = &epsilon_variants(),
+                   .check_params = [&] { epsilon_check_params(params_); },
+                   .choose =
+                       [&](Context& ctx, const Image& input) {
+                         const int c = device_channels(input);
+                         VariantChoice choice =
+                             epsilon_choose(ctx, params_, options_.variant, input.width, input.height, c);
+                         auto why = epsilon_unsupported(ctx.info(), choice.variant, params_, input.width, input.height,
+                                                        c, choice.config);
+                         return std::pair{std::move(choice), std::move(why)};
+                       },
+                   .run = [&](Context& ctx, const Image& input,
+                              Timing* timing) { return epsilon(ctx, input, params_, options_.variant, timing); },
+                   .describe = [&] { return parameters(); }});
   }
 
   int run_video() {

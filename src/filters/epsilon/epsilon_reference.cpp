@@ -2,7 +2,6 @@
 // window pixels p with |p - c| <= T are summed and counted in integers, and the output is
 // (s + n/2) / n. Rows of the border-extended image are built once per output row, so the inner loop
 // has no border logic. (The test checks this against a brute-force version with border_index per tap.)
-#include <fmt/format.h>
 
 #include <cstdint>
 #include <cstdlib>
@@ -17,9 +16,7 @@ namespace clf {
 Image epsilon_reference(const Image& input, const EpsilonParams& params, int threads) {
   if (input.type != SampleType::u8 || (input.channels != 1 && input.channels != 4))
     throw std::invalid_argument("epsilon_reference takes u8 images with 1 or 4 channels");
-  if (params.radius < kMinEpsilonRadius || params.radius > kMaxEpsilonRadius)
-    throw std::invalid_argument(fmt::format("epsilon radius must be {}..{}", kMinEpsilonRadius, kMaxEpsilonRadius));
-  if (params.threshold < 0 || params.threshold > 255) throw std::invalid_argument("epsilon threshold must be 0..255");
+  epsilon_check_params(params);
   const int w = input.width, h = input.height, c = input.channels, r = params.radius, T = params.threshold;
   const int colours = c == 4 ? 3 : 1;  // RGBA: alpha is copied, not filtered
   const BorderMode mode = params.border.mode;

@@ -1,6 +1,6 @@
-// Every epsilon variant, bit-exact against the CPU reference, across the sizes, radii, thresholds,
-// borders and channel counts of issue 3; the reference itself is checked against a brute-force
-// version written straight from docs/SPEC.md, and the degenerate thresholds against independent answers.
+// Every epsilon variant, bit-exact against the CPU reference, across sizes, radii, thresholds, borders
+// and channel counts; the reference itself is checked against a brute-force version written straight
+// from docs/SPEC.md, and the degenerate thresholds against independent answers.
 #include "clfilters/epsilon.hpp"
 
 #include <fmt/format.h>

@@ -1,0 +1,340 @@
+// The epsilon filter's variants, one entry each (one per step of seed 000's Table 2, plus seed 003's fp16 forms):
+// tunables, what each needs from the device, the calls each cannot run, build options and launch ranges, and the
+// enqueue (kernels in epsilon.cl and the file it includes).
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "filters/epsilon/epsilon_internal.hpp"
+#include "runtime/launch.hpp"
+
+namespace clf {
+namespace {
+
+constexpr const char* kKernelFile = "epsilon.cl";
+constexpr const char* kImageOptions = " -D HAS_IMAGES=1";
+constexpr const char* kHalfOptions = " -D HAS_FP16=1";
+constexpr const char* kNaiveImageKernel = "eps_naive_image";
+
+// Work-group shape of the variants without local memory; local_x = 0 lets the driver choose.
+const std::vector<Tunable> kLocalSize = {
+    {"local_x", {0, 8, 16, 32, 64}, "work-group width in work-items (0: the driver chooses)"},
+    {"local_y", {1, 2, 4, 8}, "work-group height"},
+};
+
+cl_uint constant_bits(const Border& border, int channels) {
+  const cl_uint v = border.mode == BorderMode::constant ? cl_uint(border.value) : 0u;
+  return channels == 4 ? v | (v << 8) | (v << 16) | (v << 24) : v;
+}
+
+std::string base_options(const EpsilonCall& call) {
+  return fmt::format("-D CHANNELS={}", call.channels);
+}
+
+// The work-group limit of the variants whose tunables are kLocalSize.
+std::optional<std::string> local_size_problem(const DeviceInfo& device, const TuningConfig& config,
+                                              const VariantInfo& info) {
+  const int lx = tunable_value(config, info, "local_x"), ly = tunable_value(config, info, "local_y");
+  if (lx > 0 && std::size_t(lx) * std::size_t(ly) > device.max_work_group_size)
+    return fmt::format("work-group {}x{} exceeds the device's {} work-items", lx, ly, device.max_work_group_size);
+  return std::nullopt;
+}
+
+// A kernel of `per_item` outputs along a row per work-item, in a kLocalSize work-group.
+KernelPlan::Pass row_pass(const VariantInfo& info, const TuningConfig& config, const EpsilonCall& call,
+                          std::string kernel, std::size_t per_item) {
+  const auto W = std::size_t(call.width), H = std::size_t(call.height);
+  const auto [global, local] = local_ranges(info, config, (W + per_item - 1) / per_item, H);
+  return {std::move(kernel), global, local};
+}
+
+cl::Kernel& kernel(Context& ctx, const KernelPlan& plan) {
+  return ctx.kernel(kKernelFile, plan.options, plan.passes[0].kernel);
+}
+
+// The arguments every kernel but eps_regblock takes, after its input: out, w, h, r, T, border mode and constant.
+template <class Input, class... Rest>
+void set_args(cl::Kernel& k, const Input& input, const EpsilonCall& call, EpsilonTarget& t, const Rest&... rest) {
+  const cl_int r = call.params.radius, T = call.params.threshold;
+  set_kernel_args(k, input, t.out.buffer, call.width, call.height, r, T, static_cast<cl_int>(call.params.border.mode),
+                  constant_bits(call.params.border, call.channels), rest...);
+}
+
+// Whether a feature the device lists really builds here, probed once per context: a driver may list
+// images or cl_khr_fp16 and still fail to compile kernels that use them. Then the variant falls back to
+// its plain-buffer, integer form (eps_naive_buffer for naive; packed and vec4 for the half forms).
+bool builds(Context& ctx, std::string_view feature, const std::string& options, const std::string& kernel) {
+  std::optional<bool>& works = ctx.feature_works(feature);
+  if (!works) {
+    try {
+      ctx.kernel(kKernelFile, options, kernel);
+      works = true;
+    } catch (const ClError& e) {
+      if (e.code() != CL_BUILD_PROGRAM_FAILURE && e.code() != CL_INVALID_KERNEL_NAME) throw;
+      works = false;
+    }
+  }
+  return *works;
+}
+
+const cl::ImageFormat& image_format(int channels) {
+  static const cl::ImageFormat grey(CL_R, CL_UNSIGNED_INT8), rgba(CL_RGBA, CL_UNSIGNED_INT8);
+  return channels == 4 ? rgba : grey;
+}
+
+// CL_RGBA / CL_UNSIGNED_INT8 is a format every OpenCL 1.2 device with images has; CL_R is not required
+// before OpenCL 2.0, so look it up.
+bool image_format_supported(Context& ctx, int channels) {
+  if (channels == 4) return true;
+  std::optional<bool>& known = ctx.feature_works("epsilon.image_r_uint8");
+  if (!known) {
+    std::vector<cl::ImageFormat> formats;
+    ctx.context().getSupportedImageFormats(CL_MEM_READ_ONLY, CL_MEM_OBJECT_IMAGE2D, &formats);
+    known = false;
+    for (const auto& f : formats)
+      if (f.image_channel_order == CL_R && f.image_channel_data_type == CL_UNSIGNED_INT8) known = true;
+  }
+  return *known;
+}
+
+using Entry = EpsilonTable::Entry;
+
+Entry naive() {
+  Entry e{{"naive",
+           "image object (CL_R or CL_RGBA, CL_UNSIGNED_INT8), one output per work-item, (2r+1)^2 integer reads "
+           "(seed 000 naive; falls back to a buffer where the image form cannot run)",
+           kLocalSize},
+          // A device without images cannot run naive; the buffer kernel stands in only where images are listed
+          // but the image kernel does not build.
+          {DeviceFeature::images}};
+  const VariantInfo info = e.info;
+  e.unsupported = [info](const DeviceInfo& device, const EpsilonCall& call,
+                         const TuningConfig& config) -> std::optional<std::string> {
+    if (std::size_t(call.width) > device.image2d_max_width || std::size_t(call.height) > device.image2d_max_height)
+      return fmt::format("naive needs a {}x{} image; the device's 2D images go up to {}x{}", call.width, call.height,
+                         device.image2d_max_width, device.image2d_max_height);
+    return local_size_problem(device, config, info);
+  };
+  e.plan = [info](Context& ctx, const EpsilonCall& call, const TuningConfig& config) {
+    KernelPlan plan{base_options(call), {}};
+    std::string kernel_name = "eps_naive_buffer";
+    const std::string image_options = plan.options + kImageOptions;
+    if (image_format_supported(ctx, call.channels) &&
+        builds(ctx, fmt::format("epsilon.images.c{}", call.channels), image_options, kNaiveImageKernel)) {
+      plan.options = image_options;
+      kernel_name = kNaiveImageKernel;
+    }
+    plan.passes = {row_pass(info, config, call, std::move(kernel_name), 1)};
+    return plan;
+  };
+  e.enqueue = [](Context& ctx, const KernelPlan& plan, const EpsilonCall& call, const TuningConfig&,
+                 EpsilonTarget& t) -> std::vector<cl::Event> {
+    cl::Kernel& k = kernel(ctx, plan);
+    if (plan.passes[0].kernel != kNaiveImageKernel) {
+      set_args(k, t.in.buffer, call, t);
+      return launch_passes(ctx, plan, kKernelFile);
+    }
+    // The input lives in a buffer (DeviceImage); the image object is a copy of it, whose time counts.
+    const auto W = std::size_t(call.width), H = std::size_t(call.height);
+    cl_int err = CL_SUCCESS;
+    cl::Image2D image(ctx.context(), CL_MEM_READ_ONLY, image_format(call.channels), W, H, 0, nullptr, &err);
+    check_cl(err, "clCreateImage");
+    cl::Event copied;
+    check_cl(ctx.queue().enqueueCopyBufferToImage(t.in.buffer, image, 0, {0, 0, 0}, {W, H, 1}, nullptr, &copied),
+             "clEnqueueCopyBufferToImage");
+    set_args(k, image, call, t);
+    std::vector<cl::Event> events = {copied};
+    for (cl::Event& launched : launch_passes(ctx, plan, kKernelFile)) events.push_back(launched);
+    return events;
+  };
+  return e;
+}
+
+// What the kLocalSize variants but naive share: the work-group limit and the enqueue. Each sets its plan.
+Entry row_entry(VariantInfo info) {
+  Entry e{std::move(info)};
+  const VariantInfo shared = e.info;
+  e.unsupported = [shared](const DeviceInfo& device, const EpsilonCall&, const TuningConfig& config) {
+    return local_size_problem(device, config, shared);
+  };
+  e.enqueue = [](Context& ctx, const KernelPlan& plan, const EpsilonCall& call, const TuningConfig&, EpsilonTarget& t) {
+    set_args(kernel(ctx, plan), t.in.buffer, call, t);
+    return launch_passes(ctx, plan, kKernelFile);
+  };
+  return e;
+}
+
+// One kernel of `per_item` outputs along a row per work-item.
+Entry row_kernel(VariantInfo info, std::string kernel_name, std::size_t per_item) {
+  Entry e = row_entry(std::move(info));
+  const VariantInfo shared = e.info;
+  e.plan = [shared, kernel_name, per_item](Context&, const EpsilonCall& call, const TuningConfig& config) {
+    return KernelPlan{base_options(call), {row_pass(shared, config, call, kernel_name, per_item)}};
+  };
+  return e;
+}
+
+// packed_half and vec4_half: the half kernel where cl_khr_fp16 builds, else the integer kernel of the same shape
+// (`fallback`, as many outputs per work-item).
+Entry half_kernel(VariantInfo info, std::string half_name, std::string fallback, std::size_t per_item) {
+  Entry e = row_entry(std::move(info));
+  e.needs = {DeviceFeature::fp16};
+  const VariantInfo shared = e.info;
+  e.plan = [shared, half_name, fallback, per_item](Context& ctx, const EpsilonCall& call, const TuningConfig& config) {
+    KernelPlan plan{base_options(call), {}};
+    const std::string half_options = plan.options + kHalfOptions;
+    std::string kernel_name = fallback;
+    if (builds(ctx, fmt::format("epsilon.fp16.c{}", call.channels), half_options, half_name)) {
+      plan.options = half_options;
+      kernel_name = half_name;
+    }
+    plan.passes = {row_pass(shared, config, call, std::move(kernel_name), per_item)};
+    return plan;
+  };
+  return e;
+}
+
+Entry local() {
+  Entry e{{"local",
+           "vec4 reading a tile plus halo loaded into local memory once per work-group, one barrier (seed 000 "
+           "step 4: 8x16 and 8x32 groups)",
+           {{"local_y", {16, 24, 32}, "work-group height (rows of the tile)"},
+            {"local_x", {8, 16}, "work-group width; each work-item covers 4 columns"}}}};
+  const VariantInfo info = e.info;
+  e.unsupported = [info](const DeviceInfo& device, const EpsilonCall& call,
+                         const TuningConfig& config) -> std::optional<std::string> {
+    const EpsilonLocalShape group = epsilon_local_shape(info, config);
+    if (std::size_t(group.width) * std::size_t(group.height) > device.max_work_group_size)
+      return fmt::format("local work-group {}x{} exceeds the device's {} work-items", group.width, group.height,
+                         device.max_work_group_size);
+    const int r = std::max(call.params.radius, 0);
+    const std::size_t bytes = std::size_t(4 * group.width + 2 * r) * std::size_t(group.height + 2 * r) *
+                              std::size_t(call.channels == 4 ? 4 : 1);
+    if (bytes > device.local_mem_bytes)
+      return fmt::format("local needs {} bytes of local memory for r={}, the device has {}", bytes, r,
+                         device.local_mem_bytes);
+    return std::nullopt;
+  };
+  e.plan = [info](Context&, const EpsilonCall& call, const TuningConfig& config) {
+    const EpsilonLocalShape group = epsilon_local_shape(info, config);
+    const auto W = std::size_t(call.width), H = std::size_t(call.height);
+    return KernelPlan{base_options(call),
+                      {{"eps_local", cl::NDRange(round_up((W + 3) / 4, group.width), round_up(H, group.height)),
+                        cl::NDRange(group.width, group.height)}}};
+  };
+  e.enqueue = [info](Context& ctx, const KernelPlan& plan, const EpsilonCall& call, const TuningConfig& config,
+                     EpsilonTarget& t) {
+    const EpsilonLocalShape group = epsilon_local_shape(info, config);
+    const int r = call.params.radius;
+    const std::size_t tile_bytes =
+        std::size_t(4 * group.width + 2 * r) * std::size_t(group.height + 2 * r) * std::size_t(call.channels);
+    set_args(kernel(ctx, plan), t.in.buffer, call, t, cl::Local(tile_bytes));
+    return launch_passes(ctx, plan, kKernelFile);
+  };
+  return e;
+}
+
+Entry regblock() {
+  Entry e{{"regblock",
+           "not from a seed: a rows x cols block of outputs per work-item from a tile in local memory, window rows "
+           "read once into registers; per tap 3 float instructions with the count folded into the sum, or (form 3, "
+           "NVIDIA) 2 taps per 4 f16x2 instructions; radius, block and work-group are build options",
+           {{"cols", {8, 4, 2}, "outputs per work-item along a row"},
+            {"rows", {4, 8, 16}, "outputs per work-item down a column"},
+            {"local_x", {8, 16, 32}, "work-group width"},
+            {"local_y", {8, 4, 2}, "work-group height"},
+            {"form",
+             {3, 2, 0, 1},
+             "tap form: 3 two outputs per register in f16x2 lanes through NVIDIA inline PTX (form 2 on other "
+             "devices, where the PTX does not build, and where max(T,1)(2r+1)^2 > 2048), 2 predicated float add, "
+             "0 select 1.0/0.0 and multiply-add, 1 saturate T+1-|d|"}}}};
+  const VariantInfo info = e.info;
+  e.unsupported = [info](const DeviceInfo& device, const EpsilonCall& call,
+                         const TuningConfig& config) -> std::optional<std::string> {
+    const EpsilonRegBlockShape shape = epsilon_regblock_shape(info, config);
+    if (std::size_t(shape.local_x) * std::size_t(shape.local_y) > device.max_work_group_size)
+      return fmt::format("regblock work-group {}x{} exceeds the device's {} work-items", shape.local_x, shape.local_y,
+                         device.max_work_group_size);
+    const std::size_t bytes = epsilon_regblock_tile_bytes(shape, std::max(call.params.radius, 0));
+    if (bytes > device.local_mem_bytes)
+      return fmt::format("regblock needs {} bytes of local memory for r={}, the device has {}", bytes,
+                         call.params.radius, device.local_mem_bytes);
+    return std::nullopt;
+  };
+  e.plan = [info](Context& ctx, const EpsilonCall& call, const TuningConfig& config) {
+    // Radius, block and work-group are compile-time so the block's taps unroll into registers (on GPUs).
+    const DeviceInfo& device = ctx.info();
+    const EpsilonParams& params = call.params;
+    EpsilonRegBlockShape shape = epsilon_regblock_shape(info, config);
+    const int unroll = device.type & CL_DEVICE_TYPE_CPU ? 0 : 1;
+    const auto options = [&](int form) {
+      return base_options(call) + fmt::format(
+                                      " -D RB_RADIUS={} -D RB_COLS={} -D RB_ROWS={} -D RB_LX={} -D RB_LY={} "
+                                      "-D RB_FORM={} -D RB_UNROLL={}",
+                                      params.radius, shape.cols, shape.rows, shape.local_x, shape.local_y, form,
+                                      unroll);
+    };
+    const std::string kernel_name = "eps_regblock";
+    if (shape.form == 3) {
+      // f16x2 sums are exact up to 2048 (epsilon.cl); past that, off NVIDIA and where the PTX does not
+      // build, form 2 computes the same result.
+      const int window = (2 * params.radius + 1) * (2 * params.radius + 1);
+      const bool exact = std::max(params.threshold, 1) * window <= 2048;
+      if (!exact || !device.takes_nvidia_ptx() ||
+          !builds(ctx, fmt::format("epsilon.ptx_f16x2.{}", options(3)), options(3), kernel_name))
+        shape.form = 2;
+    }
+    const std::size_t lx = shape.local_x, ly = shape.local_y;
+    const std::size_t groups_x = (std::size_t(call.width) + lx * shape.cols - 1) / (lx * shape.cols);
+    const std::size_t groups_y = (std::size_t(call.height) + ly * shape.rows - 1) / (ly * shape.rows);
+    return KernelPlan{options(shape.form),
+                      {{kernel_name, cl::NDRange(groups_x * lx, groups_y * ly), cl::NDRange(lx, ly)}}};
+  };
+  e.enqueue = [](Context& ctx, const KernelPlan& plan, const EpsilonCall& call, const TuningConfig&, EpsilonTarget& t) {
+    set_kernel_args(kernel(ctx, plan), t.in.buffer, t.out.buffer, call.width, call.height,
+                    cl_int(call.params.threshold), static_cast<cl_int>(call.params.border.mode),
+                    constant_bits(call.params.border, call.channels));
+    return launch_passes(ctx, plan, kKernelFile);
+  };
+  return e;
+}
+
+}  // namespace
+
+const EpsilonTable& epsilon_table() {
+  static const EpsilonTable table(
+      "epsilon",
+      {naive(),
+       row_kernel({"packed",
+                   "16-bit arithmetic on 4 values per vector: grey as uchar4 loads (ceil((2r+1)/4) per row), RGBA as "
+                   "one pixel's 4 channels (seed 000 step 1)",
+                   kLocalSize},
+                  "eps_packed", 1),
+       row_kernel(
+           {"vec4", "4 outputs per work-item, one vector load per window column, rows unrolled (seed 000 step 2)",
+            kLocalSize},
+           "eps_vec4_select", 4),
+       row_kernel({"vec8", "8 outputs per work-item (seed 000 step 3a)", kLocalSize}, "eps_vec8_select", 8),
+       row_kernel(
+           {"vec16", "16 outputs per work-item; the seeds saw this spill registers (seed 000 step 3b)", kLocalSize},
+           "eps_vec16_select", 16),
+       local(),
+       row_kernel(
+           {"vec4_branchless", "vec4 with the compare turned into a 0/1 multiplier (seed 000 step 5a)", kLocalSize},
+           "eps_vec4_branchless", 4),
+       row_kernel(
+           {"vec8_branchless", "vec8 with the compare turned into a 0/1 multiplier (seed 000 step 5b)", kLocalSize},
+           "eps_vec8_branchless", 8),
+       half_kernel({"packed_half",
+                    "packed with half4 pixels and arithmetic, exact (integers below 2048); needs cl_khr_fp16 (seed "
+                    "003 9.2.2)",
+                    kLocalSize},
+                   "eps_packed_half", "eps_packed", 1),
+       half_kernel({"vec4_half", "vec4 with half4 pixels and arithmetic, exact; needs cl_khr_fp16 (seed 003 9.2.3)",
+                    kLocalSize},
+                   "eps_vec4_half", "eps_vec4_select", 4),
+       regblock()});
+  return table;
+}
+
+}  // namespace clf
