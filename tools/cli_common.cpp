@@ -116,8 +116,9 @@ int run_image_filter(const ImageCommandOptions& options, const ImageFilterSteps&
   Timing timing;
   const Image out = steps.run(ctx, input, &timing);
   write_output(out, options);
-  print_result(fmt::format("{} variant={} ({})", steps.describe(), describe(choice), choice.reason), ctx, input,
-               options, timing);
+  if (!steps.quiet)
+    print_result(fmt::format("{} variant={} ({})", steps.describe(), describe(choice), choice.reason), ctx, input,
+                 options, timing);
   return 0;
 }
 

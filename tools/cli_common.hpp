@@ -84,6 +84,7 @@ struct ImageFilterSteps {
   std::function<std::pair<VariantChoice, std::optional<std::string>>(Context&, const Image& input)> choose;
   std::function<Image(Context&, const Image& input, Timing*)> run;
   std::function<std::string()> describe;  // the parameters, "box-blur d=9 border=replicate"
+  bool quiet = false;                     // no result line
 };
 
 // The steps every image filter command takes, in order: its parameters and --variant and OUT's extension

@@ -2,7 +2,6 @@
 //                         [--raw-format nv12|i420 --size WxH] [--quiet]
 // Images: grey is filtered, RGB/RGBA have R, G and B filtered and alpha copied. Video: Y4M files and
 // pipes ("-" = stdin/stdout) and raw planar YUV; the Y plane is filtered, everything else copied.
-#include <fcntl.h>
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -28,32 +27,6 @@ bool has_image_extension(const std::string& path) {
     if (ext == e) return true;
   return false;
 }
-
-// Sends stdout to /dev/null while it lives, for --quiet where a shared step prints to stdout. Errors go to
-// stderr and still show.
-class SilencedStdout {
- public:
-  SilencedStdout() : saved_(::dup(STDOUT_FILENO)) {
-    std::fflush(stdout);
-    const int null = ::open("/dev/null", O_WRONLY);
-    if (null >= 0) {
-      ::dup2(null, STDOUT_FILENO);
-      ::close(null);
-    }
-  }
-  ~SilencedStdout() {
-    std::fflush(stdout);
-    if (saved_ >= 0) {
-      ::dup2(saved_, STDOUT_FILENO);
-      ::close(saved_);
-    }
-  }
-  SilencedStdout(const SilencedStdout&) = delete;
-  SilencedStdout& operator=(const SilencedStdout&) = delete;
-
- private:
-  int saved_;
-};
 
 class EpsilonCommand : public Command {
  public:
@@ -123,8 +96,6 @@ class EpsilonCommand : public Command {
     if (options_.output == "-") throw UsageError("images are written to a file, not to stdout ('-' is for video)");
     // Grey and grey+alpha run as grey (the grey channel filtered, the alpha copied), RGB and RGBA as RGBA.
     auto device_channels = [](const Image& input) { return input.channels <= 2 ? 1 : 4; };
-    std::optional<SilencedStdout> silenced;
-    if (quiet_) silenced.emplace();  // run_image_filter prints the result line
     return run_image_filter(
         options_, {.command = "epsilon",
                    .variants = &epsilon_variants(),
@@ -140,7 +111,8 @@ class EpsilonCommand : public Command {
                        },
                    .run = [&](Context& ctx, const Image& input,
                               Timing* timing) { return epsilon(ctx, input, params_, options_.variant, timing); },
-                   .describe = [&] { return parameters(); }});
+                   .describe = [&] { return parameters(); },
+                   .quiet = quiet_});
   }
 
   int run_video() {
