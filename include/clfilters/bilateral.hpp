@@ -30,10 +30,11 @@ struct BilateralParams {
 // The radius a call uses: `radius`, or the default ceil(2 * sigma_spatial) capped at kMaxBilateralRadius.
 int bilateral_radius(const BilateralParams& params);
 
-// Throws std::invalid_argument naming the parameter when one is out of range.
-void check_bilateral_params(const BilateralParams& params);
+// Throws std::invalid_argument naming the parameter when one is out of its range: the one check every entry
+// point (library, command line, benchmark, tuner) makes, with one message.
+void bilateral_check_params(const BilateralParams& params);
 
-// Every bilateral variant: the seed's four phases, then the two that go beyond it.
+// Every bilateral variant: the seed's four phases, then those that go beyond it.
 const std::vector<VariantInfo>& bilateral_variants();
 
 // Why `variant` (with tunable values `config`) cannot run for this device, parameters and image,

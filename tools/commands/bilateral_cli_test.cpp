@@ -114,7 +114,7 @@ std::vector<double> gradient_magnitude(const Image& rgb) {
   return g;
 }
 
-// The "done when": the command smooths a real photograph while keeping its edges. Where the
+// The command smooths a real photograph while keeping its edges. Where the
 // input's gradient is weak (texture, noise) the output's falls clearly; where it is strong (edges) it
 // stays close. A Gaussian blur of the same spatial sigma (sigma_range huge) loses much more at edges.
 TEST_F(BilateralCli, SmoothsARealPhotographAndKeepsItsEdges) {

@@ -1,4 +1,5 @@
-// Host launcher for the bilateral variants (kernels in bilateral.cl) and the weight tables it uploads.
+// Host launcher for the bilateral variants (kernels in bilateral.cl; the variants' entries in
+// bilateral_variants.cpp) and the weight tables it uploads.
 #include "clfilters/bilateral.hpp"
 
 #include <fmt/format.h>
@@ -6,11 +7,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <cstring>
 #include <stdexcept>
 
 #include "filters/bilateral/bilateral_internal.hpp"
-#include "runtime/launch.hpp"
 
 namespace clf {
 
@@ -18,22 +17,31 @@ using namespace bilateral_detail;
 
 namespace {
 
-constexpr std::string_view kKernelFile = "bilateral.cl";
-
 void check_size(int width, int height) {
   // Kernels index with 32-bit ints.
   if (std::int64_t(width) * height * 4 >= (std::int64_t(1) << 31))
     throw std::invalid_argument(fmt::format("image {}x{} is too large (at most 2^29 pixels)", width, height));
 }
 
-cl_uint constant_bits(const Border& border, int channels) {
-  const cl_uint v = border.mode == BorderMode::constant ? cl_uint(border.value) : 0u;
-  return channels == 4 ? v | (v << 8) | (v << 16) | (v << 24) : v;
-}
+// What a call runs: the chosen variant's entry, its tunables and its plan.
+struct Resolved {
+  const BilateralTable::Entry* entry;
+  TuningConfig config;
+  KernelPlan plan;
+};
 
-// 1 / (2 sigma^2) as the kernels use it.
-double gaussian_coefficient(double sigma) {
-  return 1.0 / (2.0 * sigma * sigma);
+Resolved resolve(Context& ctx, const BilateralCall& call, std::string_view variant, const TuningConfig& config) {
+  bilateral_check_params(call.params);
+  if (call.channels != 1 && call.channels != 4)
+    throw std::invalid_argument("bilateral: device images need 1 or 4 channels");
+  check_size(call.width, call.height);
+  VariantChoice choice = bilateral_choose(ctx, call.params, variant, call.width, call.height, call.channels, config);
+  if (auto why = bilateral_unsupported(ctx.info(), choice.variant, call.params, call.width, call.height, call.channels,
+                                       choice.config))
+    throw std::invalid_argument(*why);
+  const BilateralTable::Entry& entry = bilateral_table().at(choice.variant);
+  KernelPlan plan = entry.plan(ctx, call, choice.config);
+  return {&entry, std::move(choice.config), std::move(plan)};
 }
 
 }  // namespace
@@ -43,7 +51,7 @@ int bilateral_radius(const BilateralParams& params) {
   return static_cast<int>(std::min<double>(kMaxBilateralRadius, std::ceil(2.0 * params.sigma_spatial)));
 }
 
-void check_bilateral_params(const BilateralParams& p) {
+void bilateral_check_params(const BilateralParams& p) {
   // Written as !(a >= b) so that NaN is refused too.
   if (!(p.sigma_spatial >= kMinBilateralSigma) || !std::isfinite(p.sigma_spatial))
     throw std::invalid_argument(
@@ -55,6 +63,29 @@ void check_bilateral_params(const BilateralParams& p) {
     throw std::invalid_argument(fmt::format("radius must be 0..{}, got {}", kMaxBilateralRadius, p.radius));
   if (p.border.value < 0 || p.border.value > 255)
     throw std::invalid_argument(fmt::format("border constant must be 0..255, got {}", p.border.value));
+}
+
+const std::vector<VariantInfo>& bilateral_variants() {
+  return bilateral_table().infos();
+}
+
+std::optional<std::string> bilateral_unsupported(const DeviceInfo& device, std::string_view variant,
+                                                 const BilateralParams& params, int width, int height, int channels,
+                                                 const TuningConfig& config) {
+  const BilateralTable& table = bilateral_table();
+  const BilateralTable::Entry* entry = table.find(variant);
+  if (!entry) return fmt::format("unknown bilateral variant '{}'", variant);
+  try {
+    bilateral_check_params(params);
+  } catch (const std::invalid_argument& e) {
+    return std::string(e.what());
+  }
+  if (channels != 1 && channels != 4) return fmt::format("bilateral runs on 1 or 4 channels, not {}", channels);
+  // Every variant whose work-group is local_x x local_y (a tunable, or set in `config`).
+  const int lx = tunable_value(config, entry->info, "local_x"), ly = tunable_value(config, entry->info, "local_y");
+  if (lx > 0 && std::size_t(lx) * std::size_t(ly) > device.max_work_group_size)
+    return fmt::format("work-group {}x{} exceeds the device's {} work-items", lx, ly, device.max_work_group_size);
+  return table.unsupported(variant, device, {params, width, height, channels}, config);
 }
 
 namespace bilateral_detail {
@@ -100,9 +131,6 @@ std::vector<float> spatial_table(double sigma_spatial, int radius) {
   return table;
 }
 
-// log2(e): the unrolled variant computes exp as exp2.
-const double kLog2e = std::log2(std::exp(1.0));
-
 float unrolled_range_scale(double sigma_range) {
   const double scale = std::sqrt(kLog2e * gaussian_coefficient(sigma_range));
   int exponent = 0;
@@ -128,153 +156,20 @@ bool unrolled_expanded(const BilateralParams& params, int channels) {
 
 }  // namespace bilateral_detail
 
-namespace {
-
-// Which kernel a call runs and how it is built, so it can be built before any timing starts.
-struct Plan {
-  std::string variant;
-  TuningConfig config;  // the tunables the call runs with (requested or tuned)
-  std::string options;
-  std::string kernel;
-};
-
-// Whether single-channel 8-bit unsigned images exist here (OpenCL 1.2 only mandates RGBA ones).
-bool grey_images_supported(Context& ctx) {
-  std::optional<bool>& works = ctx.feature_works("bilateral.image_r_uint8");
-  if (!works) {
-    std::vector<cl::ImageFormat> formats;
-    ctx.context().getSupportedImageFormats(CL_MEM_READ_ONLY, CL_MEM_OBJECT_IMAGE2D, &formats);
-    works = std::any_of(formats.begin(), formats.end(), [](const cl::ImageFormat& f) {
-      return f.image_channel_order == CL_R && f.image_channel_data_type == CL_UNSIGNED_INT8;
-    });
-  }
-  return *works;
-}
-
-Plan make_plan(Context& ctx, const BilateralParams& params, std::string_view variant_name, int w, int h, int c,
-               const TuningConfig& config) {
-  check_bilateral_params(params);
-  if (c != 1 && c != 4) throw std::invalid_argument("bilateral: device images need 1 or 4 channels");
-  check_size(w, h);
-  Plan plan;
-  VariantChoice choice = bilateral_choose(ctx, params, variant_name, w, h, c, config);
-  plan.variant = std::move(choice.variant);
-  plan.config = std::move(choice.config);
-  if (auto why = bilateral_unsupported(ctx.info(), plan.variant, params, w, h, c, plan.config))
-    throw std::invalid_argument(*why);
-  if (plan.variant == "local_image" && c == 1 && !grey_images_supported(ctx))
-    throw std::invalid_argument("local_image: this device has no CL_R / CL_UNSIGNED_INT8 images for grey input");
-  plan.options = fmt::format("-D CHANNELS={}", c);
-  if (plan.variant == "unrolled") {
-    // Everything the unrolled loops need is fixed at build time; a program per shape and radius.
-    const UnrolledShape shape = unrolled_shape(*find_variant(bilateral_variants(), plan.variant), plan.config, c);
-    const int r = bilateral_radius(params);
-    plan.options += fmt::format(
-        " -D RADIUS={} -D LOCAL_X={} -D LOCAL_Y={} -D BLOCK_X={} -D ROWS={} -D SOFT_EXP={} -D CLAMP_EXP={} "
-        "-D EXPANDED={} -D TABLE_TAPS={} -D INT_EXP={} -cl-denorms-are-zero{}",
-        r, shape.local_x, shape.local_y, shape.block_x, shape.rows, shape.soft_exp,
-        shape.soft_exp > 0 && unrolled_needs_clamp(params.sigma_spatial, params.sigma_range, r, c) ? 1 : 0,
-        unrolled_expanded(params, c) ? 1 : 0, shape.table_taps, shape.int_exp, ctx.info().fast_math_options());
-  }
-  plan.kernel = "bilateral_" + plan.variant;
-  return plan;
-}
-
-// Uploads a weight table into the context's scratch buffer `name`. The write is blocking and the
-// queue in order, so a previous call's kernels have finished with the buffer before it changes.
-cl::Buffer& upload_table(Context& ctx, std::string_view name, const std::vector<float>& table) {
-  const std::size_t bytes = table.size() * sizeof(float);
-  cl::Buffer& buffer = ctx.scratch_buffer(name, bytes);
-  check_cl(ctx.queue().enqueueWriteBuffer(buffer, CL_TRUE, 0, bytes, table.data()), "clEnqueueWriteBuffer");
-  return buffer;
-}
-
-}  // namespace
-
 void bilateral_prepare(Context& ctx, const BilateralParams& params, std::string_view variant, int width, int height,
                        int channels, const TuningConfig& config) {
-  const Plan plan = make_plan(ctx, params, variant, width, height, channels, config);
-  ctx.kernel(kKernelFile, plan.options, plan.kernel);
+  const KernelPlan plan = resolve(ctx, {params, width, height, channels}, variant, config).plan;
+  for (const auto& pass : plan.passes) ctx.kernel("bilateral.cl", plan.options, pass.kernel);
 }
 
 std::vector<cl::Event> bilateral(Context& ctx, const DeviceImage& in, DeviceImage& out, const BilateralParams& params,
-                                 std::string_view variant_name, const TuningConfig& config) {
+                                 std::string_view variant, const TuningConfig& config) {
   if (in.width != out.width || in.height != out.height || in.channels != out.channels)
     throw std::invalid_argument("bilateral: output must have the input's size and channels");
-  const int w = in.width, h = in.height, c = in.channels, r = bilateral_radius(params);
-  const Plan plan = make_plan(ctx, params, variant_name, w, h, c, config);
-  const TuningConfig& tunables = plan.config;
-  const VariantInfo& info = *find_variant(bilateral_variants(), plan.variant);
-  const int mode = static_cast<int>(params.border.mode);
-  const cl_uint cval = constant_bits(params.border, c);
-  const auto spatial_coef = static_cast<cl_float>(gaussian_coefficient(params.sigma_spatial));
-  const auto range_coef = static_cast<cl_float>(gaussian_coefficient(params.sigma_range));
-  const auto W = std::size_t(w), H = std::size_t(h);
-  cl::Kernel& kernel = ctx.kernel(kKernelFile, plan.options, plan.kernel);
-  const std::string& variant = plan.variant;
-
-  if (variant == "naive") {
-    set_kernel_args(kernel, in.buffer, out.buffer, w, h, r, mode, cval, spatial_coef, range_coef);
-    const auto [global, local] = local_ranges(info, tunables, W, H);
-    return {launch(ctx, kernel, global, local)};
-  }
-  if (variant == "unrolled") {
-    const UnrolledShape shape = unrolled_shape(info, tunables, c);
-    const auto spatial_log2 = static_cast<cl_float>(kLog2e * gaussian_coefficient(params.sigma_spatial));
-    const float range_scale = unrolled_range_scale(params.sigma_range);
-    set_kernel_args(kernel, in.buffer, out.buffer, w, h, mode, cval, range_scale, 1.0f / range_scale, spatial_log2);
-    const auto per_x = std::size_t(shape.local_x * shape.block_x), per_y = std::size_t(shape.local_y * shape.rows);
-    const cl::NDRange global((W + per_x - 1) / per_x * std::size_t(shape.local_x),
-                             (H + per_y - 1) / per_y * std::size_t(shape.local_y));
-    return {launch(ctx, kernel, global, cl::NDRange(shape.local_x, shape.local_y))};
-  }
-  cl::Buffer& spatial = upload_table(ctx, "bilateral.spatial", spatial_table(params.sigma_spatial, r));
-  if (variant == "gauss_table") {
-    set_kernel_args(kernel, in.buffer, out.buffer, w, h, r, mode, cval, spatial, range_coef);
-    const auto [global, local] = local_ranges(info, tunables, W, H);
-    return {launch(ctx, kernel, global, local)};
-  }
-  cl_uint range_scale = 0;
-  cl::Buffer* range = nullptr;
-  if (variant == "range_table" || variant == "pixels4") {
-    if (c == 4) {
-      ColourRangeTable table = colour_range_table(params.sigma_range);
-      range_scale = table.scale;
-      range = &upload_table(ctx, "bilateral.range", table.weights);
-    } else {
-      range = &upload_table(ctx, "bilateral.range", grey_range_table(params.sigma_range));
-    }
-  }
-  if (variant == "pixels4") {
-    set_kernel_args(kernel, in.buffer, out.buffer, w, h, r, mode, cval, spatial, *range, range_scale);
-    const auto [global, local] = local_ranges(info, tunables, W, (H + 3) / 4);
-    return {launch(ctx, kernel, global, local)};
-  }
-  // The tiled variants: local, local_image, range_table.
-  const TileShape tile = tile_shape(ctx.info(), info, tunables);
-  const auto tile_bytes =
-      cl::Local(std::size_t(tile.width + 2 * r) * std::size_t(tile.height + 2 * r) * std::size_t(c));
-  const cl::NDRange global(round_up(W, tile.width), round_up(H, tile.height)), local(tile.width, tile.height);
-  if (variant == "local") {
-    set_kernel_args(kernel, in.buffer, out.buffer, w, h, r, mode, cval, spatial, range_coef, tile_bytes);
-    return {launch(ctx, kernel, global, local)};
-  }
-  if (variant == "range_table") {
-    set_kernel_args(kernel, in.buffer, out.buffer, w, h, r, mode, cval, spatial, *range, range_scale, tile_bytes);
-    return {launch(ctx, kernel, global, local)};
-  }
-  // local_image: device images live in buffers, so the call copies the input into an image object
-  // first; the copy is part of the call's device work and its event is returned with the kernel's.
-  // The image is released when this returns; OpenCL keeps it until the commands using it finish.
-  cl_int err = CL_SUCCESS;
-  cl::Image2D image(ctx.context(), CL_MEM_READ_ONLY, cl::ImageFormat(c == 4 ? CL_RGBA : CL_R, CL_UNSIGNED_INT8), W, H,
-                    0, nullptr, &err);
-  check_cl(err, "clCreateImage");
-  cl::Event copied;
-  check_cl(ctx.queue().enqueueCopyBufferToImage(in.buffer, image, 0, {0, 0, 0}, {W, H, 1}, nullptr, &copied),
-           "clEnqueueCopyBufferToImage");
-  set_kernel_args(kernel, image, out.buffer, w, h, r, mode, cval, spatial, range_coef, tile_bytes);
-  return {copied, launch(ctx, kernel, global, local)};
+  const BilateralCall call{params, in.width, in.height, in.channels};
+  const Resolved r = resolve(ctx, call, variant, config);
+  BilateralTarget target{in, out};
+  return r.entry->enqueue(ctx, r.plan, call, r.config, target);
 }
 
 namespace {

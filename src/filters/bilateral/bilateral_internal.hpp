@@ -1,14 +1,48 @@
-// Pieces of the bilateral filter shared by its launcher, spec and tests: the weight tables the host
-// computes for the kernels, and the work-group shapes of the tiled variants.
+// Pieces of the bilateral filter shared by its launcher, variant table, spec and tests: a call's description,
+// the variant table, the weight tables the host computes for the kernels, and the work-group shapes the
+// variants derive from their tunables.
 #pragma once
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
 
 #include "clfilters/bilateral.hpp"
+#include "clfilters/runtime.hpp"
+#include "clfilters/variant.hpp"
+#include "filters/variant_table.hpp"
+
+namespace clf {
+
+// One call: its parameters and the device images' size and channels (1 or 4).
+struct BilateralCall {
+  BilateralParams params;
+  int width = 0;
+  int height = 0;
+  int channels = 4;
+};
+
+struct BilateralTarget {
+  const DeviceImage& in;
+  DeviceImage& out;
+};
+
+using BilateralTable = VariantTable<BilateralCall, BilateralTarget>;
+// Every bilateral variant: the seed's four phases, then those that go beyond it (bilateral_variants.cpp).
+const BilateralTable& bilateral_table();
+
+}  // namespace clf
 
 namespace clf::bilateral_detail {
+
+// 1 / (2 sigma^2) as the kernels use it.
+inline double gaussian_coefficient(double sigma) {
+  return 1.0 / (2.0 * sigma * sigma);
+}
+
+// log2(e): the unrolled variant computes exp as exp2.
+inline const double kLog2e = std::log2(std::exp(1.0));
 
 // Entries of the colour range-weight table; must match COLOUR_TABLE_SIZE in bilateral.cl.
 inline constexpr int kColourTableSize = 8192;

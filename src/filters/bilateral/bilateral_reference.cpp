@@ -17,7 +17,7 @@ namespace clf {
 Image bilateral_reference(const Image& input, const BilateralParams& params, int threads) {
   if (input.type != SampleType::u8 || (input.channels != 1 && input.channels != 4))
     throw std::invalid_argument("bilateral_reference takes u8 images with 1 or 4 channels");
-  check_bilateral_params(params);
+  bilateral_check_params(params);
   const int w = input.width, h = input.height, c = input.channels;
   const int r = bilateral_radius(params), d = 2 * r + 1;
   const int colours = c == 4 ? 3 : 1;

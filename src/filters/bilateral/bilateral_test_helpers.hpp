@@ -1,0 +1,76 @@
+// What the bilateral's two test files share: the parameter matrix, the device they run on, and the log of
+// mean differences each accuracy test prints. (Tests only; the poisoned runs stay in each test file, which
+// may include src/testing/.)
+#pragma once
+
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <iostream>
+#include <map>
+#include <string>
+#include <utility>
+
+#include "clfilters/bilateral.hpp"
+#include "clfilters/runtime.hpp"
+
+namespace clf::bilateral_testing {
+
+inline Context& test_context() {
+  static Context ctx;  // $CLFILTERS_DEVICE or the default device
+  return ctx;
+}
+
+const Border kBorders[] = {
+    {BorderMode::replicate, 0}, {BorderMode::reflect101, 0}, {BorderMode::constant, 0}, {BorderMode::constant, 173}};
+
+struct SigmaPair {
+  double spatial;
+  double range;
+};
+const SigmaPair kSigmaPairs[] = {{1, 10}, {3, 30}, {5, 80}};
+const int kRadii[] = {1, 3, 6, 16};
+
+inline BilateralParams make_params(SigmaPair s, int radius, Border border) {
+  BilateralParams p;
+  p.sigma_spatial = s.spatial;
+  p.sigma_range = s.range;
+  p.radius = radius;
+  p.border = border;
+  return p;
+}
+
+inline std::string describe(const BilateralParams& p) {
+  return fmt::format("sigma_spatial={} sigma_range={} radius={} border={}", p.sigma_spatial, p.sigma_range,
+                     bilateral_radius(p), to_string(p.border));
+}
+
+inline double mean_abs_difference(const Image& a, const Image& b) {
+  const auto x = a.samples<std::uint8_t>(), y = b.samples<std::uint8_t>();
+  double sum = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) sum += std::abs(int(x[i]) - int(y[i]));
+  return x.empty() ? 0 : sum / double(x.size());
+}
+
+// Mean |difference| per variant over everything a test ran, printed at its end.
+struct DifferenceLog {
+  std::map<std::string, std::pair<double, std::size_t>> by_variant;  // sum of |diff|, samples
+  void add(const std::string& variant, const Image& expected, const Image& got) {
+    auto& [sum, n] = by_variant[variant];
+    sum += mean_abs_difference(expected, got) * double(expected.data.size());
+    n += expected.data.size();
+  }
+  void print(const std::string& what) const {
+    for (const auto& [variant, entry] : by_variant)
+      std::cout << fmt::format("[ accuracy ] {} {:<12} mean |difference| {:.6f} over {} samples\n", what, variant,
+                               entry.second ? entry.first / double(entry.second) : 0.0, entry.second);
+  }
+};
+
+// Within 1 of the reference at every sample, and the mean difference small: a float kernel only lands
+// on the other side of a rounding tie now and then. The mean is only meaningful over many samples: on a
+// 1x1 RGBA image one tie already makes it 0.25.
+constexpr double kMaxMeanDifference = 0.05;
+constexpr std::size_t kMinSamplesForMean = 1000;
+
+}  // namespace clf::bilateral_testing

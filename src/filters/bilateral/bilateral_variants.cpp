@@ -1,0 +1,381 @@
+// The bilateral filter's variants, one entry each: tunables, the calls each cannot run, build options and
+// launch ranges, the weight tables it uploads, and the enqueue (kernels in bilateral.cl and the files it
+// includes).
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "filters/bilateral/bilateral_internal.hpp"
+#include "runtime/launch.hpp"
+
+namespace clf {
+
+using namespace bilateral_detail;
+
+namespace {
+
+constexpr const char* kKernelFile = "bilateral.cl";
+
+// Work-group shape of a pass without local memory; local_x = 0 lets the driver choose.
+const std::vector<Tunable> kLocalSize = {
+    {"local_x", {0, 8, 16, 32, 64}, "work-group width (0: the driver chooses)"},
+    {"local_y", {1, 2, 4, 8, 16}, "work-group height"},
+};
+// Work-group shape of the tiled variants, which is also the tile's shape.
+const std::vector<Tunable> kTileSize = {
+    {"tile_x", {16, 8, 32}, "work-group (tile) width"},
+    {"tile_y", {16, 8, 4}, "work-group (tile) height"},
+};
+
+// The unrolled variant: work-group shape, outputs per work-item, and the share of exp2 on the FMA pipe.
+const std::vector<Tunable> kUnrolledTunables = {
+    {"local_x", {16, 32, 8}, "work-group width"},
+    {"local_y", {8, 4, 16, 32}, "work-group height"},
+    {"block_x", {4, 2, 8}, "horizontally adjacent outputs per work-item, sharing window rows in registers"},
+    {"rows", {2, 1, 4}, "output rows per work-item (local_y apart): the tile's halo is loaded once for all"},
+    {"soft_exp",
+     {0, 2},
+     "of every 16 taps, how many compute exp2 on the FMA pipe instead of the special-function unit"},
+    {"table_taps",
+     {-1, 4, 6, 8},
+     "grey: of every 16 taps, how many take the weight from a range table in local memory instead of "
+     "exp2 (-1: 5 for grey, 0 for colour, which has no table)"},
+    {"int_exp",
+     {0, 1},
+     "colour with the expanded exponent: -|p - c|^2 from a dp4a and an integer add on packed bytes "
+     "instead of three FFMAs, with a fifth tile plane"},
+};
+
+cl_uint constant_bits(const Border& border, int channels) {
+  const cl_uint v = border.mode == BorderMode::constant ? cl_uint(border.value) : 0u;
+  return channels == 4 ? v | (v << 8) | (v << 16) | (v << 24) : v;
+}
+
+std::string base_options(const BilateralCall& call) {
+  return fmt::format("-D CHANNELS={}", call.channels);
+}
+
+// The kernel's arguments every variant but unrolled starts with.
+struct CommonArgs {
+  int w, h, r, mode;
+  cl_uint cval;
+  explicit CommonArgs(const BilateralCall& call)
+      : w(call.width),
+        h(call.height),
+        r(bilateral_radius(call.params)),
+        mode(static_cast<int>(call.params.border.mode)),
+        cval(constant_bits(call.params.border, call.channels)) {}
+};
+
+cl_float range_coefficient(const BilateralCall& call) {
+  return static_cast<cl_float>(gaussian_coefficient(call.params.sigma_range));
+}
+
+cl::Kernel& kernel(Context& ctx, const KernelPlan& plan) {
+  return ctx.kernel(kKernelFile, plan.options, plan.passes[0].kernel);
+}
+
+// Uploads a weight table into the context's scratch buffer `name`. The write is blocking and the
+// queue in order, so a previous call's kernels have finished with the buffer before it changes.
+cl::Buffer& upload_table(Context& ctx, std::string_view name, const std::vector<float>& table) {
+  const std::size_t bytes = table.size() * sizeof(float);
+  cl::Buffer& buffer = ctx.scratch_buffer(name, bytes);
+  check_cl(ctx.queue().enqueueWriteBuffer(buffer, CL_TRUE, 0, bytes, table.data()), "clEnqueueWriteBuffer");
+  return buffer;
+}
+
+cl::Buffer& upload_spatial_table(Context& ctx, const BilateralCall& call) {
+  return upload_table(ctx, "bilateral.spatial",
+                      spatial_table(call.params.sigma_spatial, bilateral_radius(call.params)));
+}
+
+// The range-weight table of range_table and pixels4: the colour table and its scale for RGBA, the 256
+// entries of |p - c| for grey (scale 0).
+struct RangeTable {
+  cl::Buffer* buffer;
+  cl_uint scale;
+};
+RangeTable upload_range_table(Context& ctx, const BilateralCall& call) {
+  if (call.channels == 4) {
+    ColourRangeTable table = colour_range_table(call.params.sigma_range);
+    return {&upload_table(ctx, "bilateral.range", table.weights), table.scale};
+  }
+  return {&upload_table(ctx, "bilateral.range", grey_range_table(call.params.sigma_range)), 0};
+}
+
+// Whether single-channel 8-bit unsigned images exist here (OpenCL 1.2 only mandates RGBA ones).
+bool grey_images_supported(Context& ctx) {
+  std::optional<bool>& works = ctx.feature_works("bilateral.image_r_uint8");
+  if (!works) {
+    std::vector<cl::ImageFormat> formats;
+    ctx.context().getSupportedImageFormats(CL_MEM_READ_ONLY, CL_MEM_OBJECT_IMAGE2D, &formats);
+    works = std::any_of(formats.begin(), formats.end(), [](const cl::ImageFormat& f) {
+      return f.image_channel_order == CL_R && f.image_channel_data_type == CL_UNSIGNED_INT8;
+    });
+  }
+  return *works;
+}
+
+using Entry = BilateralTable::Entry;
+
+// One pixel per work-item over the image, local_x x local_y work-groups (naive, gauss_table); pixels4 runs
+// one work-item per 4 rows.
+std::function<KernelPlan(Context&, const BilateralCall&, const TuningConfig&)> pixel_plan(const VariantInfo& info,
+                                                                                          int rows_per_item) {
+  return [info, rows_per_item](Context&, const BilateralCall& call, const TuningConfig& config) {
+    const auto H = std::size_t(call.height), rows = std::size_t(rows_per_item);
+    const auto [global, local] = local_ranges(info, config, std::size_t(call.width), (H + rows - 1) / rows);
+    return KernelPlan{base_options(call), {{"bilateral_" + info.name, global, local}}};
+  };
+}
+
+Entry naive() {
+  Entry e{{"naive", "global memory, one pixel per work-item, exp for every tap (seed 001, phase 1)", kLocalSize}};
+  e.plan = pixel_plan(e.info, 1);
+  e.enqueue = [](Context& ctx, const KernelPlan& plan, const BilateralCall& call, const TuningConfig&,
+                 BilateralTarget& t) {
+    const CommonArgs a(call);
+    const auto spatial_coef = static_cast<cl_float>(gaussian_coefficient(call.params.sigma_spatial));
+    set_kernel_args(kernel(ctx, plan), t.in.buffer, t.out.buffer, a.w, a.h, a.r, a.mode, a.cval, spatial_coef,
+                    range_coefficient(call));
+    return launch_passes(ctx, plan, kKernelFile);
+  };
+  return e;
+}
+
+Entry gauss_table() {
+  Entry e{
+      {"gauss_table", "spatial weights from a host-computed table in constant memory (seed 001, phase 2)", kLocalSize}};
+  e.plan = pixel_plan(e.info, 1);
+  e.enqueue = [](Context& ctx, const KernelPlan& plan, const BilateralCall& call, const TuningConfig&,
+                 BilateralTarget& t) {
+    const CommonArgs a(call);
+    cl::Buffer& spatial = upload_spatial_table(ctx, call);
+    set_kernel_args(kernel(ctx, plan), t.in.buffer, t.out.buffer, a.w, a.h, a.r, a.mode, a.cval, spatial,
+                    range_coefficient(call));
+    return launch_passes(ctx, plan, kKernelFile);
+  };
+  return e;
+}
+
+// The tiled variants (local, local_image, range_table): one work-group per tile, the tile plus its halo
+// in local memory, `c` bytes a pixel.
+std::optional<std::string> tile_problem(const DeviceInfo& device, const VariantInfo& info, const BilateralCall& call,
+                                        const TuningConfig& config) {
+  const int r = bilateral_radius(call.params);
+  const TileShape tile = tile_shape(device, info, config);
+  if (std::size_t(tile.width) * std::size_t(tile.height) > device.max_work_group_size)
+    return fmt::format("tile {}x{} exceeds the device's {} work-items", tile.width, tile.height,
+                       device.max_work_group_size);
+  const std::size_t bytes =
+      std::size_t(tile.width + 2 * r) * std::size_t(tile.height + 2 * r) * std::size_t(call.channels);
+  if (bytes > device.local_mem_bytes)
+    return fmt::format("{} needs {} bytes of local memory for radius {}, the device has {}", info.name, bytes, r,
+                       device.local_mem_bytes);
+  return std::nullopt;
+}
+
+KernelPlan tile_plan(Context& ctx, const VariantInfo& info, const BilateralCall& call, const TuningConfig& config) {
+  const TileShape tile = tile_shape(ctx.info(), info, config);
+  return KernelPlan{
+      base_options(call),
+      {{"bilateral_" + info.name,
+        cl::NDRange(round_up(std::size_t(call.width), tile.width), round_up(std::size_t(call.height), tile.height)),
+        cl::NDRange(tile.width, tile.height)}}};
+}
+
+cl::LocalSpaceArg tile_bytes(Context& ctx, const VariantInfo& info, const BilateralCall& call,
+                             const TuningConfig& config) {
+  const int r = bilateral_radius(call.params);
+  const TileShape tile = tile_shape(ctx.info(), info, config);
+  return cl::Local(std::size_t(tile.width + 2 * r) * std::size_t(tile.height + 2 * r) * std::size_t(call.channels));
+}
+
+Entry tiled(VariantInfo info) {
+  Entry e{std::move(info)};
+  const VariantInfo& i = e.info;
+  e.unsupported = [i](const DeviceInfo& device, const BilateralCall& call, const TuningConfig& config) {
+    return tile_problem(device, i, call, config);
+  };
+  e.plan = [i](Context& ctx, const BilateralCall& call, const TuningConfig& config) {
+    return tile_plan(ctx, i, call, config);
+  };
+  return e;
+}
+
+Entry local() {
+  Entry e =
+      tiled({"local", "tile plus halo loaded once into local memory per work-group (seed 001, phase 3)", kTileSize});
+  e.enqueue = [info = e.info](Context& ctx, const KernelPlan& plan, const BilateralCall& call,
+                              const TuningConfig& config, BilateralTarget& t) {
+    const CommonArgs a(call);
+    cl::Buffer& spatial = upload_spatial_table(ctx, call);
+    set_kernel_args(kernel(ctx, plan), t.in.buffer, t.out.buffer, a.w, a.h, a.r, a.mode, a.cval, spatial,
+                    range_coefficient(call), tile_bytes(ctx, info, call, config));
+    return launch_passes(ctx, plan, kKernelFile);
+  };
+  return e;
+}
+
+Entry local_image() {
+  Entry e = tiled({"local_image",
+                   "as local, with the tile loaded from an image object; needs images (seed 001, phase 4)", kTileSize});
+  e.needs = {DeviceFeature::images};
+  e.unsupported = [info = e.info](const DeviceInfo& device, const BilateralCall& call,
+                                  const TuningConfig& config) -> std::optional<std::string> {
+    if (std::size_t(call.width) > device.image2d_max_width || std::size_t(call.height) > device.image2d_max_height)
+      return fmt::format("local_image: {}x{} exceeds the device's largest 2D image, {}x{}", call.width, call.height,
+                         device.image2d_max_width, device.image2d_max_height);
+    return tile_problem(device, info, call, config);
+  };
+  e.plan = [info = e.info](Context& ctx, const BilateralCall& call, const TuningConfig& config) {
+    if (call.channels == 1 && !grey_images_supported(ctx))
+      throw std::invalid_argument("local_image: this device has no CL_R / CL_UNSIGNED_INT8 images for grey input");
+    return tile_plan(ctx, info, call, config);
+  };
+  // Device images live in buffers, so the call copies the input into an image object first; the copy is
+  // part of the call's device work and its event is returned with the kernel's. The image is released
+  // when this returns; OpenCL keeps it until the commands using it finish.
+  e.enqueue = [info = e.info](Context& ctx, const KernelPlan& plan, const BilateralCall& call,
+                              const TuningConfig& config, BilateralTarget& t) {
+    const CommonArgs a(call);
+    cl::Buffer& spatial = upload_spatial_table(ctx, call);
+    const auto W = std::size_t(call.width), H = std::size_t(call.height);
+    cl_int err = CL_SUCCESS;
+    cl::Image2D image(ctx.context(), CL_MEM_READ_ONLY,
+                      cl::ImageFormat(call.channels == 4 ? CL_RGBA : CL_R, CL_UNSIGNED_INT8), W, H, 0, nullptr, &err);
+    check_cl(err, "clCreateImage");
+    cl::Event copied;
+    check_cl(ctx.queue().enqueueCopyBufferToImage(t.in.buffer, image, 0, {0, 0, 0}, {W, H, 1}, nullptr, &copied),
+             "clEnqueueCopyBufferToImage");
+    set_kernel_args(kernel(ctx, plan), image, t.out.buffer, a.w, a.h, a.r, a.mode, a.cval, spatial,
+                    range_coefficient(call), tile_bytes(ctx, info, call, config));
+    std::vector<cl::Event> events = {copied};
+    for (cl::Event& launched : launch_passes(ctx, plan, kKernelFile)) events.push_back(std::move(launched));
+    return events;
+  };
+  return e;
+}
+
+// range_table and pixels4 read at most 36 KiB of constant memory (8192 + 33^2 floats), within the 64 KiB
+// OpenCL 1.2 guarantees every full-profile device.
+Entry range_table() {
+  Entry e = tiled({"range_table",
+                   "as local, with range weights from a table too: 256 entries for grey, the quantised squared "
+                   "distance for colour; no exp in the loop",
+                   kTileSize});
+  e.enqueue = [info = e.info](Context& ctx, const KernelPlan& plan, const BilateralCall& call,
+                              const TuningConfig& config, BilateralTarget& t) {
+    const CommonArgs a(call);
+    cl::Buffer& spatial = upload_spatial_table(ctx, call);
+    const RangeTable range = upload_range_table(ctx, call);
+    set_kernel_args(kernel(ctx, plan), t.in.buffer, t.out.buffer, a.w, a.h, a.r, a.mode, a.cval, spatial, *range.buffer,
+                    range.scale, tile_bytes(ctx, info, call, config));
+    return launch_passes(ctx, plan, kKernelFile);
+  };
+  return e;
+}
+
+Entry pixels4() {
+  Entry e{{"pixels4",
+           "4 vertically adjacent pixels per work-item, each loaded pixel weighed for every window holding it; "
+           "spatial and range tables",
+           kLocalSize}};
+  e.plan = pixel_plan(e.info, 4);
+  e.enqueue = [](Context& ctx, const KernelPlan& plan, const BilateralCall& call, const TuningConfig&,
+                 BilateralTarget& t) {
+    const CommonArgs a(call);
+    cl::Buffer& spatial = upload_spatial_table(ctx, call);
+    const RangeTable range = upload_range_table(ctx, call);
+    set_kernel_args(kernel(ctx, plan), t.in.buffer, t.out.buffer, a.w, a.h, a.r, a.mode, a.cval, spatial, *range.buffer,
+                    range.scale);
+    return launch_passes(ctx, plan, kKernelFile);
+  };
+  return e;
+}
+
+std::optional<std::string> unrolled_problem(const DeviceInfo& device, const VariantInfo& info,
+                                            const BilateralCall& call, const TuningConfig& config) {
+  const BilateralParams& params = call.params;
+  const int r = bilateral_radius(params), channels = call.channels;
+  if (r > kMaxUnrolledRadius)
+    return fmt::format("unrolled is built for radius <= {} (its code grows with the window), not {}",
+                       kMaxUnrolledRadius, r);
+  const UnrolledShape shape = unrolled_shape(info, config, channels);
+  if (shape.local_x < 1 || shape.local_y < 1 || shape.block_x < 1 || shape.rows < 1 || shape.soft_exp < 0 ||
+      shape.soft_exp + shape.table_taps > 16)
+    return fmt::format(
+        "unrolled: local_x, local_y, block_x, rows must be >= 1, 0 <= soft_exp, soft_exp + table_taps <= "
+        "16; got {} {} {} {} "
+        "{} {}",
+        shape.local_x, shape.local_y, shape.block_x, shape.rows, shape.soft_exp, shape.table_taps);
+  if (channels != 1 && shape.table_taps > 0)
+    return fmt::format("unrolled: table_taps applies to grey images only, not {} channels", channels);
+  if (shape.int_exp != 0 && shape.int_exp != 1)
+    return fmt::format("unrolled: int_exp is 0 or 1, got {}", shape.int_exp);
+  if (shape.int_exp && !unrolled_expanded(params, channels))
+    return std::string(
+        "unrolled: int_exp needs the expanded colour exponent (RGBA with sigma_range large enough, about "
+        "24 and up)");
+  // (Its work-group, local_x x local_y, is checked with every variant's in bilateral_unsupported.)
+  // The tile is a static local array: NVIDIA refuses those above the 48 KiB it reports here.
+  const std::size_t bytes = unrolled_tile_bytes(shape, r, unrolled_planes(params, channels, shape)) +
+                            (shape.table_taps > 0 ? 511 * sizeof(float) : 0);
+  if (bytes > device.local_mem_bytes)
+    return fmt::format(
+        "unrolled needs {} bytes of local memory for this shape at radius {}, the device "
+        "has {}",
+        bytes, r, device.local_mem_bytes);
+  return std::nullopt;
+}
+
+Entry unrolled() {
+  Entry e{{"unrolled",
+           "every window loop unrolled for the radius at build time (radius <= 8), several outputs per "
+           "work-item from a local tile, one exp2 per tap split between the special-function unit and an "
+           "FMA-pipe polynomial",
+           kUnrolledTunables}};
+  e.unsupported = [info = e.info](const DeviceInfo& device, const BilateralCall& call, const TuningConfig& config) {
+    return unrolled_problem(device, info, call, config);
+  };
+  // Everything the unrolled loops need is fixed at build time; a program per shape and radius.
+  e.plan = [info = e.info](Context& ctx, const BilateralCall& call, const TuningConfig& config) {
+    const BilateralParams& params = call.params;
+    const int c = call.channels, r = bilateral_radius(params);
+    const UnrolledShape shape = unrolled_shape(info, config, c);
+    KernelPlan plan{base_options(call), {}};
+    plan.options += fmt::format(
+        " -D RADIUS={} -D LOCAL_X={} -D LOCAL_Y={} -D BLOCK_X={} -D ROWS={} -D SOFT_EXP={} -D CLAMP_EXP={} "
+        "-D EXPANDED={} -D TABLE_TAPS={} -D INT_EXP={} -cl-denorms-are-zero{}",
+        r, shape.local_x, shape.local_y, shape.block_x, shape.rows, shape.soft_exp,
+        shape.soft_exp > 0 && unrolled_needs_clamp(params.sigma_spatial, params.sigma_range, r, c) ? 1 : 0,
+        unrolled_expanded(params, c) ? 1 : 0, shape.table_taps, shape.int_exp, ctx.info().fast_math_options());
+    const auto W = std::size_t(call.width), H = std::size_t(call.height);
+    const auto per_x = std::size_t(shape.local_x * shape.block_x), per_y = std::size_t(shape.local_y * shape.rows);
+    plan.passes = {{"bilateral_unrolled",
+                    cl::NDRange((W + per_x - 1) / per_x * std::size_t(shape.local_x),
+                                (H + per_y - 1) / per_y * std::size_t(shape.local_y)),
+                    cl::NDRange(shape.local_x, shape.local_y)}};
+    return plan;
+  };
+  e.enqueue = [](Context& ctx, const KernelPlan& plan, const BilateralCall& call, const TuningConfig&,
+                 BilateralTarget& t) {
+    const auto spatial_log2 = static_cast<cl_float>(kLog2e * gaussian_coefficient(call.params.sigma_spatial));
+    const float range_scale = unrolled_range_scale(call.params.sigma_range);
+    set_kernel_args(kernel(ctx, plan), t.in.buffer, t.out.buffer, call.width, call.height,
+                    static_cast<int>(call.params.border.mode), constant_bits(call.params.border, call.channels),
+                    range_scale, 1.0f / range_scale, spatial_log2);
+    return launch_passes(ctx, plan, kKernelFile);
+  };
+  return e;
+}
+
+}  // namespace
+
+const BilateralTable& bilateral_table() {
+  static const BilateralTable table(
+      "bilateral", {naive(), gauss_table(), local(), local_image(), range_table(), pixels4(), unrolled()});
+  return table;
+}
+
+}  // namespace clf
