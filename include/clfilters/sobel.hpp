@@ -28,6 +28,10 @@ struct SobelParams {
   Border border;
 };
 
+// Throws std::invalid_argument if a parameter is out of its range: the one check every entry point (library,
+// command line, benchmark, tuner) makes, with one message.
+void sobel_check_params(const SobelParams& params);
+
 // The gx and gy planes of a gradients call on the device: two packed, row-major int16 buffers.
 struct DeviceGradients {
   cl::Buffer gx;

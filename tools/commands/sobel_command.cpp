@@ -24,44 +24,44 @@ class SobelCommand : public Command {
   }
 
   int run() override {
-    SobelParams params;
-    try {
-      params.output = parse_sobel_output(output_);
-    } catch (const std::invalid_argument& e) {
-      throw UsageError(e.what());
-    }
-    params.border = parse_border_option(options_.border);
-    check_variant_name(options_.variant, sobel_variants());
-    check_output_extension(options_.output);
-    if (params.output == SobelOutput::gradients) {
+    return run_image_filter(
+        options_,
+        {.command = "sobel",
+         .variants = &sobel_variants(),
+         .check_params = [&] { check_params(); },
+         .choose =
+             [&](Context& ctx, const Image& input) {
+               VariantChoice choice = sobel_choose(ctx, params_, options_.variant, input.width, input.height);
+               auto why =
+                   sobel_unsupported(ctx.info(), choice.variant, params_, input.width, input.height, choice.config);
+               return std::pair{std::move(choice), std::move(why)};
+             },
+         .run = [&](Context& ctx, const Image& input,
+                    Timing* timing) { return sobel(ctx, input, params_, options_.variant, timing); },
+         .describe =
+             [&] {
+               return fmt::format("sobel output={} border={}", to_string(params_.output), to_string(params_.border));
+             }});
+  }
+
+ private:
+  // --output and --border, their ranges, and that gradients go to .npy (usage errors).
+  void check_params() {
+    params_.output = parse_sobel_output(output_);
+    params_.border = parse_border_option(options_.border);
+    sobel_check_params(params_);
+    if (params_.output == SobelOutput::gradients) {
       std::string ext = std::filesystem::path(options_.output).extension().string();
       std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return char(std::tolower(c)); });
       if (ext != ".npy")
         throw UsageError(
             fmt::format("{}: --output gradients writes two int16 planes, which only .npy holds", options_.output));
     }
-    const Image input = read_input(options_.input);
-    if (input.type != SampleType::u8 || input.channels > 4)
-      throw std::runtime_error(
-          fmt::format("{}: sobel needs 8-bit images with 1 to 4 channels, this file holds "
-                      "{} channel(s) of {}",
-                      options_.input, input.channels, sample_type_name(input.type)));
-    Context ctx(options_.device);
-    const VariantChoice choice = sobel_choose(ctx, params, options_.variant, input.width, input.height);
-    if (auto why = sobel_unsupported(ctx.info(), choice.variant, params, input.width, input.height, choice.config))
-      throw UsageError(*why);
-    Timing timing;
-    const Image out = sobel(ctx, input, params, options_.variant, &timing);
-    write_output(out, options_);
-    print_result(fmt::format("sobel output={} border={} variant={} ({})", to_string(params.output),
-                             to_string(params.border), describe(choice), choice.reason),
-                 ctx, input, options_, timing);
-    return 0;
   }
 
- private:
   ImageCommandOptions options_;
   std::string output_ = "magnitude";
+  SobelParams params_;
 };
 
 const CommandRegistrar registrar(140, [] { return std::unique_ptr<Command>(new SobelCommand); });

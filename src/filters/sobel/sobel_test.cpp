@@ -309,7 +309,7 @@ TEST_P(SobelVariant, BitExactAgainstReference) {
   check_variant(variant, size);
 }
 
-// The sizes: below, at and past one 16-pixel block, odd heights for block16x2, odd both ways,
+// Sizes below, at and past one 16-pixel block, odd heights for block16x2, odd both ways,
 // full HD.
 INSTANTIATE_TEST_SUITE_P(
     Sizes, SobelVariant,

@@ -1,0 +1,45 @@
+// Sobel's internals: a call's description, its variant table, and the device output of either kind.
+#pragma once
+
+#include <variant>
+
+#include "clfilters/runtime.hpp"
+#include "clfilters/sobel.hpp"
+#include "clfilters/variant.hpp"
+#include "filters/variant_table.hpp"
+
+namespace clf {
+
+// One call: its parameters and the (grey) image's size.
+struct SobelCall {
+  SobelParams params;
+  int width = 0;
+  int height = 0;
+};
+
+// What a call reads and writes: the grey input, and gx and gy (gradients) or the 8-bit output twice.
+struct SobelTarget {
+  const DeviceImage& in;
+  const cl::Buffer& out_a;
+  const cl::Buffer& out_b;
+};
+
+using SobelTable = VariantTable<SobelCall, SobelTarget>;
+// Every Sobel variant, in the order seed 003 section 9.3 introduces them (sobel_variants.cpp).
+const SobelTable& sobel_table();
+
+// A call's device output, of the kind its parameters ask for: a 1-channel 8-bit image (magnitude, l1) or the
+// gx and gy planes (gradients).
+struct SobelDeviceOutput {
+  std::variant<DeviceImage, DeviceGradients> planes;
+
+  static SobelDeviceOutput allocate(Context& ctx, int width, int height, const SobelParams& params);
+  // What the host call returns: the 8-bit image, or H x W x 2 int16 (gx, gy).
+  Image download(Context& ctx) const;
+};
+
+// sobel() into whichever output `out` holds.
+std::vector<cl::Event> sobel(Context& ctx, const DeviceImage& input, SobelDeviceOutput& out, const SobelParams& params,
+                             std::string_view variant = "auto", const TuningConfig& config = {});
+
+}  // namespace clf
