@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Fails if an include runs against the layers, which run one way:
 #   common -> io -> runtime -> video -> tuning/db -> filters -> tuning (tuner), bench -> testing -> tools
-# A file may include its own layer and those before it. Tests (*_test.cpp) may include anything but tools.
+# A file may include its own layer and those before it. Test code (*_test.cpp, *_test_*.hpp) may include anything
+# but tools.
 # Public headers (include/clfilters/) include only each other.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -34,7 +35,7 @@ while IFS= read -r file; do
       status=1
       continue
     fi
-    [[ "$file" == *_test.cpp ]] && continue
+    [[ "$file" == *_test.cpp || "$file" == *_test_*.hpp ]] && continue
     theirs=$(level "$included")
     if [ -n "$theirs" ] && [ -n "$own" ] && [ "$theirs" -gt "$own" ]; then
       echo "$file: includes \"$included\", a later layer"

@@ -1,0 +1,279 @@
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <random>
+#include <string_view>
+
+#include "clfilters/image_io.hpp"
+#include "io/image_io_test_support.hpp"
+#include "testing/test_images.hpp"
+
+namespace clf {
+namespace {
+
+using namespace io_testing;
+using testing::fresh_seed;
+using testing::random_image;
+
+TEST_F(ImageIoTest, MissingFile) {
+  expect_read_error(file("nope.png"), "cannot open: No such file or directory");
+}
+
+TEST_F(ImageIoTest, DirectoryIsNotAnImage) {
+  expect_read_error(dir_, "cannot read");
+}
+
+TEST_F(ImageIoTest, EmptyFile) {
+  write_bytes(file("empty.png"), {});
+  expect_read_error(file("empty.png"), "empty file");
+}
+
+TEST_F(ImageIoTest, UnknownFormat) {
+  write_bytes(file("text.png"), to_bytes("this is not an image\n"));
+  expect_read_error(file("text.png"), "unsupported image format (not PNG, JPEG, PGM/PPM or NPY)");
+  write_bytes(file("x.bmp"), to_bytes("BM\x10\x00\x00\x00"));
+  expect_read_error(file("x.bmp"), "unsupported image format");
+}
+
+TEST_F(ImageIoTest, TruncatedPng) {
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE(seed);
+  write_image(random_image(64, 64, 3, SampleType::u8, seed), file("cut.png"));
+  Bytes bytes = read_bytes(file("cut.png"));
+  for (const std::size_t keep : {bytes.size() / 2, std::size_t{20}, bytes.size() - 1}) {
+    SCOPED_TRACE(keep);
+    write_bytes(file("cut.png"), Bytes(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(keep)));
+    expect_read_error(file("cut.png"), "truncated PNG");
+  }
+}
+
+TEST_F(ImageIoTest, CorruptPng) {
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE(seed);
+  write_image(random_image(32, 32, 1, SampleType::u8, seed), file("bad.png"));
+  Bytes bytes = read_bytes(file("bad.png"));
+  const std::string_view text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  const std::size_t idat = text.find("IDAT");
+  ASSERT_NE(idat, std::string_view::npos);
+  bytes[idat + 40] ^= 0x55;  // inside the compressed data: the CRC no longer matches
+  write_bytes(file("bad.png"), bytes);
+  // libpng notices either the zlib checksum or the chunk CRC, whichever it reaches first.
+  expect_read_error(file("bad.png"), "corrupt PNG (libpng: IDAT: ");
+
+  // A bad signature after the first four bytes.
+  Bytes bad_signature = read_bytes(file("bad.png"));
+  bad_signature[5] = 'X';
+  write_bytes(file("sig.png"), bad_signature);
+  expect_read_error(file("sig.png"), "corrupt PNG");
+}
+
+TEST_F(ImageIoTest, PngClaimingHugeSizeIsRefusedBeforeAllocating) {
+  write_bytes(file("huge.png"), make_png(1000000, 1000000, 8, 2, {{1, 2, 3}}));
+  expect_read_error(file("huge.png"), "image too large (1000000 x 1000000 x 3 samples");
+  // Within the sample limit, but far more than 60 bytes of deflate data can expand to.
+  write_bytes(file("big.png"), make_png(40000, 40000, 8, 0, {{1, 2, 3}}));
+  expect_read_error(file("big.png"), "truncated PNG (");
+  expect_read_error(file("big.png"), "cannot hold a 40000 x 40000 image");
+}
+
+TEST_F(ImageIoTest, TruncatedJpeg) {
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE(seed);
+  write_image(smooth_image(64, 64, 3, seed), file("cut.jpg"));
+  const Bytes bytes = read_bytes(file("cut.jpg"));
+  for (const std::size_t keep : {bytes.size() / 2, std::size_t{4}, bytes.size() - 2}) {
+    SCOPED_TRACE(keep);
+    write_bytes(file("cut.jpg"), Bytes(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(keep)));
+    expect_read_error(file("cut.jpg"), "truncated JPEG (libjpeg: Premature end of JPEG file)");
+  }
+}
+
+TEST_F(ImageIoTest, CorruptJpegHeader) {
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE(seed);
+  write_image(smooth_image(32, 16, 1, seed), file("good.jpg"));
+  const Bytes good = read_bytes(file("good.jpg"));
+  // Zero the frame size in the SOF0 marker (FF C0, length, precision, height, width).
+  Bytes sof = good;
+  std::size_t i = 2;
+  while (i + 1 < sof.size() && !(sof[i] == 0xFF && sof[i + 1] == 0xC0)) ++i;
+  ASSERT_LT(i + 9, sof.size());
+  std::fill(sof.begin() + static_cast<std::ptrdiff_t>(i) + 5, sof.begin() + static_cast<std::ptrdiff_t>(i) + 9, 0);
+  write_bytes(file("sof.jpg"), sof);
+  expect_read_error(file("sof.jpg"), "corrupt or unsupported JPEG (libjpeg:");
+
+  // Garbage straight after the start-of-image marker.
+  Bytes garbage = {0xFF, 0xD8, 0xFF, 0xC0, 0x00, 0x03, 0x55, 0x55, 0x55, 0x55};
+  write_bytes(file("garbage.jpg"), garbage);
+  expect_read_error(file("garbage.jpg"), "JPEG (libjpeg:");
+}
+
+TEST_F(ImageIoTest, TruncatedPnm) {
+  write_bytes(file("cut.pgm"), to_bytes("P5\n4 4\n255\n12345"));
+  expect_read_error(file("cut.pgm"), "truncated PNM (5 bytes of pixel data, expected 16)");
+  write_bytes(file("cut16.ppm"), to_bytes("P6\n2 2\n65535\n123456789012345678901"));
+  expect_read_error(file("cut16.ppm"), "truncated PNM (21 bytes of pixel data, expected 24)");
+  write_bytes(file("header.pgm"), to_bytes("P5\n4 # comment"));
+  expect_read_error(file("header.pgm"), "truncated PNM header (no height)");
+  write_bytes(file("magic.pgm"), to_bytes("P5"));
+  expect_read_error(file("magic.pgm"), "truncated PNM header (no width)");
+}
+
+TEST_F(ImageIoTest, PnmBadHeader) {
+  write_bytes(file("zero.pgm"), to_bytes("P5\n1 1\n0\n\x01"));
+  expect_read_error(file("zero.pgm"), "bad PNM maxval 0 (must be 1 to 65535)");
+  write_bytes(file("big.pgm"), to_bytes("P5\n1 1\n65536\n\x01\x02"));
+  expect_read_error(file("big.pgm"), "bad PNM maxval 65536");
+  write_bytes(file("word.pgm"), to_bytes("P5\n1 one\n255\n\x01"));
+  expect_read_error(file("word.pgm"), "bad PNM header (height is not a number)");
+  write_bytes(file("ascii.pgm"), to_bytes("P2\n1 1\n255\n7\n"));
+  expect_read_error(file("ascii.pgm"), "unsupported PNM type P2");
+  write_bytes(file("huge.pgm"), to_bytes("P5\n4000000000 4000000000\n255\n\x01"));
+  expect_read_error(file("huge.pgm"), "image too large");
+  write_bytes(file("empty.pgm"), to_bytes("P5\n0 5\n255\n"));
+  expect_read_error(file("empty.pgm"), "empty image");
+}
+
+TEST_F(ImageIoTest, NpyUnsupportedDtype) {
+  for (const std::string descr : {"<f8", "<c8", "|i1", "<i4", "|b1"}) {
+    write_bytes(
+        file("bad.npy"),
+        make_npy(fmt::format("{{'descr': '{}', 'fortran_order': False, 'shape': (1, 1), }}", descr), Bytes(16, 0)));
+    expect_read_error(file("bad.npy"), fmt::format("unsupported .npy dtype '{}'", descr));
+  }
+  write_bytes(
+      file("fields.npy"),
+      make_npy("{'descr': [('a', '<f4'), ('b', '<i2')], 'fortran_order': False, 'shape': (1, 1), }", Bytes(16, 0)));
+  expect_read_error(file("fields.npy"), "unsupported .npy dtype");
+}
+
+TEST_F(ImageIoTest, NpyFortranOrder) {
+  write_bytes(file("f.npy"), make_npy("{'descr': '<f4', 'fortran_order': True, 'shape': (2, 2), }", Bytes(16, 0)));
+  expect_read_error(file("f.npy"), "Fortran-order");
+}
+
+TEST_F(ImageIoTest, NpyHeaderClaimsMoreDataThanPresent) {
+  write_bytes(file("short.npy"),
+              make_npy("{'descr': '<i2', 'fortran_order': False, 'shape': (4, 5, 3), }", Bytes(100, 1)));
+  expect_read_error(file("short.npy"), "truncated .npy (100 bytes of data, expected 120 for shape (4, 5, 3))");
+  write_bytes(file("huge.npy"),
+              make_npy("{'descr': '<f4', 'fortran_order': False, 'shape': (100000, 100000, 3), }", Bytes(4, 1)));
+  expect_read_error(file("huge.npy"), "image too large");
+  Bytes cut = make_npy("{'descr': '<f4', 'fortran_order': False, 'shape': (1, 1), }", Bytes(4, 1));
+  cut.resize(40);
+  write_bytes(file("cut_header.npy"), cut);
+  expect_read_error(file("cut_header.npy"), "truncated .npy header");
+}
+
+TEST_F(ImageIoTest, NpyBadHeader) {
+  write_bytes(file("shape.npy"),
+              make_npy("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 2, 2, 2), }", Bytes(64, 0)));
+  expect_read_error(file("shape.npy"), "unsupported .npy shape (2, 2, 2, 2)");
+  write_bytes(file("vector.npy"), make_npy("{'descr': '<f4', 'fortran_order': False, 'shape': (4,), }", Bytes(16, 0)));
+  expect_read_error(file("vector.npy"), "unsupported .npy shape (4)");
+  write_bytes(file("junk.npy"), make_npy("{'descr': '<f4', 'fortran_order': maybe, 'shape': (1, 1)}", Bytes(4, 0)));
+  expect_read_error(file("junk.npy"), "malformed .npy header");
+  write_bytes(file("nokey.npy"), make_npy("{'descr': '<f4', 'shape': (1, 1)}", Bytes(4, 0)));
+  expect_read_error(file("nokey.npy"), "malformed .npy header");
+  write_bytes(file("v9.npy"), make_npy("{}", {}, 9));
+  expect_read_error(file("v9.npy"), "unsupported .npy version 9.0");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Writing: unsupported combinations and atomic output.
+
+TEST_F(ImageIoTest, WritingUnsupportedCombinationsLeavesNothing) {
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE(seed);
+  const struct {
+    Image image;
+    const char* name;
+    const char* problem;
+  } cases[] = {
+      {random_image(4, 4, 1, SampleType::f32, seed), "f.png", "PNG cannot hold a 1-channel float32 image"},
+      {random_image(4, 4, 3, SampleType::i16, seed), "i.png", "PNG cannot hold a 3-channel int16 image"},
+      {random_image(4, 4, 5, SampleType::u8, seed), "five.png", "PNG cannot hold a 5-channel uint8 image"},
+      {random_image(4, 4, 4, SampleType::u8, seed), "rgba.jpg", "JPEG cannot hold a 4-channel uint8 image"},
+      {random_image(4, 4, 1, SampleType::u16, seed), "wide.jpeg", "JPEG cannot hold a 1-channel uint16 image"},
+      {random_image(4, 4, 4, SampleType::u8, seed), "rgba.ppm", "PGM/PPM cannot hold a 4-channel uint8 image"},
+      {random_image(4, 4, 1, SampleType::f32, seed), "f.pgm", "PGM/PPM cannot hold a 1-channel float32 image"},
+      {random_image(4, 4, 3, SampleType::u8, seed), "x.bmp", "unknown image file extension '.bmp'"},
+      {random_image(4, 4, 3, SampleType::u8, seed), "noext", "no file extension"},
+      {Image(), "empty.npy", "cannot write an empty image"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    expect_io_error([&] { write_image(c.image, file(c.name)); }, file(c.name), c.problem);
+    EXPECT_TRUE(listing().empty());
+  }
+}
+
+TEST_F(ImageIoTest, JpegQualityOutOfRange) {
+  const Image image = smooth_image(8, 8, 3, fresh_seed());
+  for (const int quality : {0, 101, -5}) {
+    expect_io_error([&] { write_image(image, file("q.jpg"), {.jpeg_quality = quality}); }, file("q.jpg"),
+                    "JPEG quality must be 1 to 100");
+  }
+  EXPECT_TRUE(listing().empty());
+}
+
+TEST_F(ImageIoTest, WritingIntoMissingFolderThrowsAndLeavesNothing) {
+  const fs::path target = file("no_such_folder") / "out.png";
+  const Image image = random_image(3, 3, 3, SampleType::u8, fresh_seed());
+  expect_io_error([&] { write_image(image, target); }, target, "No such file or directory");
+  expect_io_error([&] { write_file_atomically(target, "abc", 3); }, target, "cannot create a temporary file");
+  EXPECT_TRUE(listing().empty());
+}
+
+TEST_F(ImageIoTest, FailedWriteLeavesExistingFileUntouched) {
+  const Bytes original = to_bytes("precious old contents");
+  write_bytes(file("out.png"), original);
+  expect_io_error([&] { write_image(random_image(4, 4, 1, SampleType::f32, fresh_seed()), file("out.png")); },
+                  file("out.png"), "PNG cannot hold");
+  EXPECT_EQ(read_bytes(file("out.png")), original);
+  EXPECT_EQ(listing(), std::vector<std::string>{"out.png"});
+
+  // Replacing a folder fails at the rename: the temporary file must be gone too.
+  fs::create_directory(file("folder.npy"));
+  fs::create_directory(file("folder.npy") / "inside");
+  expect_io_error([&] { write_image(random_image(4, 4, 1, SampleType::f32, fresh_seed()), file("folder.npy")); },
+                  file("folder.npy"), "cannot replace");
+  EXPECT_EQ(listing(), (std::vector<std::string>{"folder.npy", "out.png"}));
+}
+
+TEST_F(ImageIoTest, SuccessfulWriteReplacesTargetWithoutLeftovers) {
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE(seed);
+  write_bytes(file("out.pgm"), to_bytes("old"));
+  const Image image = random_image(9, 7, 1, SampleType::u8, seed);
+  write_image(image, file("out.pgm"));
+  EXPECT_TRUE(images_equal(image, read_image(file("out.pgm"))));
+  EXPECT_EQ(listing(), std::vector<std::string>{"out.pgm"});
+
+  const std::string text = "any bytes at all";
+  write_file_atomically(file("blob.bin"), text.data(), text.size());
+  EXPECT_EQ(read_bytes(file("blob.bin")), to_bytes(text));
+  write_file_atomically(file("nothing.bin"), nullptr, 0);
+  EXPECT_EQ(fs::file_size(file("nothing.bin")), 0u);
+  EXPECT_EQ(listing(), (std::vector<std::string>{"blob.bin", "nothing.bin", "out.pgm"}));
+}
+
+TEST_F(ImageIoTest, WrittenFileHasUsualPermissions) {
+  const mode_t old_mask = ::umask(022);
+  write_file_atomically(file("perm.bin"), "x", 1);
+  ::umask(old_mask);
+  struct stat st {};
+  ASSERT_EQ(::stat(file("perm.bin").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0644u);  // not mkstemp's 0600
+}
+
+}  // namespace
+}  // namespace clf
