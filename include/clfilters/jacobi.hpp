@@ -40,7 +40,11 @@ struct JacobiParams {
   bool report_change = false;
 };
 
-// The most iterations the temporal variant runs in one launch.
+// Throws std::invalid_argument, naming the parameter, when one is out of range. The library, the benchmark's and
+// tuner's FilterSpec, the reference and the command line all check with this.
+void jacobi_check_params(const JacobiParams& params);
+
+// The most iterations the temporal and wavefront variants run in one launch.
 inline constexpr int kMaxJacobiStepsPerLaunch = 16;
 
 // Every reconstruction variant, in the order seed 002 introduces them, then temporal blocking.

@@ -64,8 +64,8 @@ TEST_F(JacobiCli, HelpListsTheVariants) {
   for (const auto& v : jacobi_variants()) EXPECT_NE(help.find(v.name), std::string::npos) << v.name;
 }
 
-// The "done when": edges of a real photograph, then reconstruct with --tolerance 1e-3, brings
-// it back. A 128x128 crop keeps the iteration count (it grows with the square of the size) quick on a CPU.
+// Edges of a real photograph, then reconstruct with --tolerance 1e-3, brings it back. A 128x128 crop keeps the
+// iteration count (it grows with the square of the size) quick on a CPU.
 TEST_F(JacobiCli, EdgesThenReconstructBringsAPhotographBack) {
   const Image photo = read_image(CLF_DATA_DIR "/astronaut.jpg");
   ASSERT_GE(photo.width, 128);
@@ -154,6 +154,30 @@ TEST_F(JacobiCli, UsageErrorsExitWithTwo) {
            "reconstruct " + e + " " + out + " --device no-such-device"}) {
     const CliResult r = run_cli(args);
     EXPECT_EQ(r.code, 2) << args << "\n" << r.output;
+  }
+  EXPECT_FALSE(fs::exists(out));
+}
+
+// The command checks its parameters with jacobi_check_params: the library's message, as a usage error.
+TEST_F(JacobiCli, ParameterErrorsAreTheLibrarysMessages) {
+  const std::string e = path("e.npy"), out = path("out.npy");
+  write_image(testing::random_image(16, 9, 1, SampleType::f32, testing::fresh_seed()), e);
+  JacobiParams iterations, tolerance, check_every;
+  iterations.iterations = -1;
+  tolerance.tolerance = -1;
+  check_every.check_every = 0;
+  for (const auto& [option, params] : std::vector<std::pair<std::string, JacobiParams>>{
+           {"--iterations -1", iterations}, {"--tolerance -1", tolerance}, {"--check-every 0", check_every}}) {
+    std::string expected;
+    try {
+      jacobi_check_params(params);
+    } catch (const std::invalid_argument& error) {
+      expected = error.what();
+    }
+    ASSERT_FALSE(expected.empty()) << option;
+    const CliResult r = run_cli(fmt::format("reconstruct '{}' '{}' {}", e, out, option));
+    EXPECT_EQ(r.code, 2) << option << "\n" << r.output;
+    EXPECT_NE(r.output.find(expected), std::string::npos) << option << "\n" << r.output;
   }
   EXPECT_FALSE(fs::exists(out));
 }

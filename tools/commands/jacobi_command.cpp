@@ -7,7 +7,6 @@
 #include <cctype>
 #include <cmath>
 #include <filesystem>
-#include <limits>
 
 #include "clfilters/image_io.hpp"
 #include "clfilters/jacobi.hpp"
@@ -88,14 +87,11 @@ class ReconstructCommand : public Command {
     cmd->add_option("OUT", options_.output, "output: .npy (float32), or an 8-bit image (rounded and clamped)")
         ->required();
     iterations_option_ = cmd->add_option("-n,--iterations", params_.iterations,
-                                         "the most iterations (default 1000, or 1000000 with --tolerance)")
-                             ->check(CLI::NonNegativeNumber);
+                                         "the most iterations (default 1000, or 1000000 with --tolerance)");
     tolerance_option_ =
-        cmd->add_option("-t,--tolerance", tolerance_, "stop once the largest change in one iteration is <= T")
-            ->check(CLI::NonNegativeNumber);
+        cmd->add_option("-t,--tolerance", tolerance_, "stop once the largest change in one iteration is <= T");
     cmd->add_option("--check-every", params_.check_every,
                     "with --tolerance: read the device's per-iteration maxima back every M iterations")
-        ->check(CLI::Range(1, std::numeric_limits<int>::max()))
         ->capture_default_str();
     cmd->add_option("--initial", initial_, "initial iterate (same size as EDGES; any image, zeros if absent)");
     std::string help = "auto (the built-in choice) or one of:";
@@ -107,11 +103,16 @@ class ReconstructCommand : public Command {
   }
 
   int run() override {
-    check_variant_name(options_.variant, jacobi_variants());
-    check_output_extension(options_.output);
     if (tolerance_option_->count() > 0) params_.tolerance = tolerance_;
     if (iterations_option_->count() == 0) params_.iterations = params_.tolerance ? 1000000 : 1000;
     params_.report_change = true;
+    try {
+      jacobi_check_params(params_);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(e.what());
+    }
+    check_variant_name(options_.variant, jacobi_variants());
+    check_output_extension(options_.output);
 
     const Image edges = read_input(options_.input);
     if (edges.type != SampleType::f32 || edges.channels != 1)

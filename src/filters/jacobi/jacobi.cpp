@@ -47,7 +47,7 @@ Image DeviceFloatImage::download(Context& ctx) const {
 namespace {
 
 constexpr std::string_view kKernelFile = "jacobi.cl";
-const std::string kNoOptions;  // per-call values are kernel arguments; nothing changes types
+const std::string kNoOptions;  // jacobi_edges has no build options
 
 void check_size(int width, int height) {
   if (width < 1 || height < 1) throw std::invalid_argument(fmt::format("image {}x{} is empty", width, height));
@@ -56,50 +56,26 @@ void check_size(int width, int height) {
     throw std::invalid_argument(fmt::format("image {}x{} is too large (at most 2^29 pixels)", width, height));
 }
 
-void check_params(const JacobiParams& p) {
-  if (p.iterations < 0) throw std::invalid_argument(fmt::format("iterations must be >= 0, got {}", p.iterations));
-  if (p.tolerance && !(*p.tolerance >= 0))
-    throw std::invalid_argument(fmt::format("tolerance must be >= 0, got {}", *p.tolerance));
-  if (p.check_every < 1) throw std::invalid_argument(fmt::format("check-every must be >= 1, got {}", p.check_every));
-}
-
 bool same_buffer(const cl::Buffer& a, const cl::Buffer& b) {
   return a() != nullptr && a() == b();
 }
 
-VariantChoice resolve_variant(Context& ctx, std::string_view variant, int w, int h, const TuningConfig& config) {
-  VariantChoice choice = jacobi_choose(ctx, variant, w, h, config);
-  if (auto why = jacobi_unsupported(ctx.info(), choice.variant, w, h, choice.config)) throw std::invalid_argument(*why);
-  return choice;
-}
+// What a call runs: the chosen variant's entry, its tunables and its plan.
+struct Resolved {
+  const JacobiTable::Entry* entry;
+  TuningConfig config;
+  KernelPlan plan;
+};
 
-std::string kernel_name(const std::string& variant) {
-  if (variant == "host_roundtrip" || variant == "col1d") return "jacobi_col1d";
-  if (variant == "row1d") return "jacobi_row1d";
-  if (variant == "tiled2d") return "jacobi_tiled2d";
-  if (variant == "strip") return "jacobi_strip";
-  if (variant == "wavefront") return "jacobi_wavefront";
-  return "jacobi_temporal";
-}
-
-// Build options: strip's, wavefront's and tiled2d's register arrays need their sizes at compile time;
-// wavefront also takes its work-group width and whether it measures the change (jacobi.cl). tiled2d with
-// rows 1 is the file's default (ROWS 1), so it shares the program of the kernels without options.
-std::string kernel_options(const std::string& variant, const TuningConfig& config, int width, bool measure = false) {
-  const VariantInfo& info = *find_variant(jacobi_variants(), variant);
-  if (variant == "strip") {
-    const int vec = tunable_value(config, info, "vec");
-    return fmt::format("-D VEC={} -D ROWS={} -D ALIGNED={}", vec, tunable_value(config, info, "rows"),
-                       width % vec == 0 ? 1 : 0);
-  }
-  if (variant == "wavefront")
-    return fmt::format("-D STEPS={} -D COLS={} -D LOCAL_X={} -D MEASURE={}", tunable_value(config, info, "steps"),
-                       tunable_value(config, info, "cols"), tunable_value(config, info, "local_x"), measure ? 1 : 0);
-  if (variant == "tiled2d") {
-    const int rows = tunable_value(config, info, "rows");
-    return rows == 1 ? kNoOptions : fmt::format("-D ROWS={}", rows);
-  }
-  return kNoOptions;
+Resolved resolve(Context& ctx, const JacobiCall& call, std::string_view variant, const TuningConfig& config) {
+  check_size(call.width, call.height);
+  jacobi_check_params(call.params);
+  VariantChoice choice = jacobi_choose(ctx, variant, call.width, call.height, config);
+  const JacobiTable& table = jacobi_table();
+  if (auto why = table.unsupported(choice.variant, ctx.info(), call, choice.config)) throw std::invalid_argument(*why);
+  const JacobiTable::Entry& entry = table.at(choice.variant);
+  KernelPlan plan = entry.plan(ctx, call, choice.config);
+  return {&entry, std::move(choice.config), std::move(plan)};
 }
 
 // The largest float <= t (t >= 0): change <= t in double exactly when its bits are <= this one's.
@@ -128,29 +104,20 @@ struct Launch {
 
 class Runner {
  public:
-  Runner(Context& ctx, const DeviceFloatImage& edges, DeviceFloatImage& u, const JacobiParams& params,
-         std::string variant, const TuningConfig& config)
-      : ctx_(ctx),
-        edges_(edges),
-        u_(u),
-        params_(params),
-        variant_(std::move(variant)),
-        info_(*find_variant(jacobi_variants(), variant_)),
-        config_(config),
-        w_(u.width),
-        h_(u.height) {
-    kernel_ = &ctx.kernel(kKernelFile, kernel_options(variant_, config_, w_), kernel_name(variant_));
-    other_ = ctx.scratch_buffer("jacobi.other", u.byte_size());
-    window_ = params.tolerance ? params.check_every : 0;
+  Runner(Context& ctx, const KernelPlan& plan, const JacobiCall& call, const JacobiLoop& loop, JacobiTarget& target)
+      : ctx_(ctx), plan_(plan), loop_(loop), edges_(target.edges), u_(target.u), params_(call.params) {
+    kernel_ = &ctx.kernel(kKernelFile, plan.options, pass().kernel);
+    other_ = ctx.scratch_buffer("jacobi.other", u_.byte_size());
+    window_ = params_.tolerance ? params_.check_every : 0;
     changes_ = ctx.scratch_buffer("jacobi.changes",
                                   sizeof(cl_uint) * std::size_t(std::max(window_, kMaxJacobiStepsPerLaunch)));
-    tol_bits_ = params.tolerance ? tolerance_bits(*params.tolerance) : 0;
-    per_launch_ = jacobi_temporal_steps(config_, info_);
+    tol_bits_ = params_.tolerance ? tolerance_bits(*params_.tolerance) : 0;
   }
 
   JacobiDeviceRun run() {
     JacobiDeviceRun result;
     const int n = params_.iterations;
+    const int per_launch = loop_.steps_per_launch;
     cl::Buffer cur = u_.buffer, nxt = other_;
     if (params_.tolerance) {
       for (int done = 0; done < n;) {
@@ -158,7 +125,7 @@ class Runner {
         zero_changes(len);
         std::vector<Launch> launches;
         for (int i = 0; i < len;) {
-          const int count = std::min(per_launch_, len - i);
+          const int count = std::min(per_launch, len - i);
           const int prev_from = launches.empty() ? 0 : launches.back().first;
           const int prev_to = launches.empty() ? 0 : i;
           launches.push_back({i, count, cur, nxt});
@@ -176,7 +143,7 @@ class Runner {
           const Launch& at = *std::find_if(launches.begin(), launches.end(),
                                            [i](const Launch& l) { return l.first <= i && i < l.first + l.count; });
           cl::Buffer result_buffer = at.dst;
-          if (variant_ == "host_roundtrip") {
+          if (loop_.through_host) {
             result_buffer = u_.buffer;  // the copy back after every launch put each iterate into u
           } else if (i < at.first + at.count - 1) {
             enqueue({at.first, i - at.first + 1, at.src, at.dst}, 0, 0, -1, result.events);
@@ -192,7 +159,7 @@ class Runner {
       }
     } else {
       for (int done = 0; done < n;) {
-        const int count = std::min(per_launch_, n - done);
+        const int count = std::min(per_launch, n - done);
         const bool last = done + count == n;
         const bool measure = last && params_.report_change;
         if (measure) zero_changes(count);
@@ -214,15 +181,17 @@ class Runner {
   }
 
  private:
+  const KernelPlan::Pass& pass() const { return plan_.passes.front(); }
+
   void zero_changes(int count) {
     check_cl(ctx_.queue().enqueueFillBuffer(changes_, cl_uint(0), 0, sizeof(cl_uint) * std::size_t(count)),
              "clEnqueueFillBuffer");
   }
 
-  // After a launch: swap the buffers, or (host_roundtrip, seed 002's starting point) copy the new
-  // iterate to the host and back up into the input buffer.
+  // After a launch: swap the buffers, or (through_host) copy the new iterate to the host and back up into
+  // the input buffer.
   void advance(cl::Buffer& cur, cl::Buffer& nxt, std::vector<cl::Event>& events) {
-    if (variant_ != "host_roundtrip") {
+    if (!loop_.through_host) {
       std::swap(cur, nxt);
       return;
     }
@@ -248,85 +217,59 @@ class Runner {
   // Enqueues one launch. `slot` < 0: do not measure; else the window slot of its first iteration.
   void enqueue(const Launch& l, int prev_from, int prev_to, int slot, std::vector<cl::Event>& events) {
     cl::Kernel& k = slot >= 0 ? measuring_kernel() : *kernel_;
-    const auto W = std::size_t(w_), H = std::size_t(h_);
-    if (variant_ == "host_roundtrip" || variant_ == "col1d" || variant_ == "row1d") {
-      set_kernel_args(k, edges_.buffer, l.src, l.dst, w_, h_, changes_, prev_from, prev_to, slot, tol_bits_);
-      const std::size_t items = variant_ == "row1d" ? W : H;
-      const int local = variant_ == "host_roundtrip" ? 0 : tunable_value(config_, info_, "local_size");
-      events.push_back(local > 0 ? launch(ctx_, k, cl::NDRange(round_up(items, local)), cl::NDRange(local))
-                                 : launch(ctx_, k, cl::NDRange(items)));
-      return;
-    }
-    const auto [gx, gy] = jacobi_work_group(config_, info_);
-    const auto lx = std::size_t(gx), ly = std::size_t(gy);
-    if (variant_ == "strip") {
-      const auto vec = std::size_t(tunable_value(config_, info_, "vec"));
-      const auto rows = std::size_t(tunable_value(config_, info_, "rows"));
-      set_kernel_args(k, edges_.buffer, l.src, l.dst, w_, h_, changes_, prev_from, prev_to, slot, tol_bits_,
-                      cl::Local(sizeof(cl_uint) * lx * ly));
-      const cl::NDRange global(round_up((W + vec - 1) / vec, lx), round_up((H + rows - 1) / rows, ly));
-      events.push_back(launch(ctx_, k, global, cl::NDRange(lx, ly)));
-      return;
-    }
-    if (variant_ == "wavefront") {
-      const int steps = jacobi_temporal_steps(config_, info_), cols = tunable_value(config_, info_, "cols");
-      const int rows = jacobi_wavefront_rows(ctx_.info(), config_, w_, h_);
-      const std::size_t owned = std::size_t(cols) * lx - 2 * std::size_t(steps);
-      const std::size_t levels = sizeof(float) * 2 * std::size_t(steps) * (lx + 2);
-      set_kernel_args(k, edges_.buffer, l.src, l.dst, w_, h_, l.count, rows, changes_, prev_from, prev_to, slot,
-                      tol_bits_, cl::Local(levels), cl::Local(cols > 1 ? levels : sizeof(float)));
-      const cl::NDRange global((W + owned - 1) / owned * lx, (H + std::size_t(rows) - 1) / std::size_t(rows));
-      events.push_back(launch(ctx_, k, global, cl::NDRange(lx, 1)));
-      return;
-    }
-    const cl::NDRange local(lx, ly);
-    if (variant_ == "tiled2d") {
-      // Each work-item owns `rows` pixels of its column, ly rows apart: ceil(H / rows) work-items down.
-      const auto rows = std::size_t(tunable_value(config_, info_, "rows"));
-      set_kernel_args(k, edges_.buffer, l.src, l.dst, w_, h_, changes_, prev_from, prev_to, slot, tol_bits_,
-                      cl::Local(sizeof(cl_uint) * lx * ly));
-      events.push_back(launch(ctx_, k, cl::NDRange(round_up(W, lx), round_up((H + rows - 1) / rows, ly)), local));
-      return;
-    }
-    const cl::NDRange global(round_up(W, lx), round_up(H, ly));
-    const std::size_t halo = 2 * std::size_t(l.count);
-    const std::size_t region = sizeof(float) * (lx + halo) * (ly + halo);
-    set_kernel_args(k, edges_.buffer, l.src, l.dst, w_, h_, l.count, changes_, prev_from, prev_to, slot, tol_bits_,
-                    cl::Local(region), cl::Local(region), cl::Local(region), cl::Local(sizeof(cl_uint) * lx * ly));
-    events.push_back(launch(ctx_, k, global, local));
+    loop_.set_args(k, {edges_.buffer, l.src, l.dst, l.count, changes_, prev_from, prev_to, slot, tol_bits_});
+    events.push_back(launch(ctx_, k, pass().global, pass().local));
   }
 
-  // The kernel for launches that measure the change: the same one, except for wavefront, whose
-  // measuring program is built on first use.
+  // The kernel for launches that measure the change: the same one where the measuring options are the
+  // plan's, else (wavefront) built on first use.
   cl::Kernel& measuring_kernel() {
-    if (!measuring_)
-      measuring_ = &ctx_.kernel(kKernelFile, kernel_options(variant_, config_, w_, true), kernel_name(variant_));
+    if (!measuring_) measuring_ = &ctx_.kernel(kKernelFile, loop_.measuring_options, pass().kernel);
     return *measuring_;
   }
 
   Context& ctx_;
+  const KernelPlan& plan_;
+  const JacobiLoop& loop_;
   const DeviceFloatImage& edges_;
   DeviceFloatImage& u_;
   const JacobiParams& params_;
-  std::string variant_;
-  const VariantInfo& info_;
-  const TuningConfig& config_;
-  int w_, h_;
   cl::Kernel* kernel_ = nullptr;
   cl::Kernel* measuring_ = nullptr;
   cl::Buffer other_, changes_;
   int window_ = 0;
   cl_uint tol_bits_ = 0;
-  int per_launch_ = 1;
   std::vector<std::uint8_t> host_copy_;
 };
 
 }  // namespace
 
+std::vector<cl::Event> jacobi_run(Context& ctx, const KernelPlan& plan, const JacobiCall& call, const JacobiLoop& loop,
+                                  JacobiTarget& target) {
+  JacobiDeviceRun run = Runner(ctx, plan, call, loop, target).run();
+  target.outcome = run;
+  return std::move(run.events);
+}
+
+void jacobi_check_params(const JacobiParams& p) {
+  if (p.iterations < 0) throw std::invalid_argument(fmt::format("iterations must be >= 0, got {}", p.iterations));
+  if (p.tolerance && !(*p.tolerance >= 0))
+    throw std::invalid_argument(fmt::format("tolerance must be >= 0, got {}", *p.tolerance));
+  if (p.check_every < 1) throw std::invalid_argument(fmt::format("check-every must be >= 1, got {}", p.check_every));
+}
+
+const std::vector<VariantInfo>& jacobi_variants() {
+  return jacobi_table().infos();
+}
+
+std::optional<std::string> jacobi_unsupported(const DeviceInfo& device, std::string_view variant, int width, int height,
+                                              const TuningConfig& config) {
+  return jacobi_table().unsupported(variant, device, {{}, width, height}, config);
+}
+
 void jacobi_prepare(Context& ctx, std::string_view variant, int width, int height, const TuningConfig& config) {
-  check_size(width, height);
-  const VariantChoice choice = resolve_variant(ctx, variant, width, height, config);
-  ctx.kernel(kKernelFile, kernel_options(choice.variant, choice.config, width), kernel_name(choice.variant));
+  const KernelPlan plan = resolve(ctx, {{}, width, height}, variant, config).plan;
+  for (const auto& pass : plan.passes) ctx.kernel(kKernelFile, plan.options, pass.kernel);
 }
 
 JacobiDeviceRun jacobi_reconstruct(Context& ctx, const DeviceFloatImage& edges, DeviceFloatImage& u,
@@ -335,10 +278,13 @@ JacobiDeviceRun jacobi_reconstruct(Context& ctx, const DeviceFloatImage& edges, 
     throw std::invalid_argument(fmt::format("jacobi: the edge map is {}x{} but the iterate is {}x{}", edges.width,
                                             edges.height, u.width, u.height));
   if (same_buffer(edges.buffer, u.buffer)) throw std::invalid_argument("jacobi: the iterate must not alias the edges");
-  check_size(u.width, u.height);
-  check_params(params);
-  const VariantChoice choice = resolve_variant(ctx, variant, u.width, u.height, config);
-  return Runner(ctx, edges, u, params, choice.variant, choice.config).run();
+  const JacobiCall call{params, u.width, u.height};
+  const Resolved r = resolve(ctx, call, variant, config);
+  JacobiTarget target{edges, u};
+  JacobiDeviceRun run;
+  run.events = r.entry->enqueue(ctx, r.plan, call, r.config, target);
+  static_cast<JacobiOutcome&>(run) = target.outcome;
+  return run;
 }
 
 JacobiResult jacobi_reconstruct(Context& ctx, const Image& edges, const JacobiParams& params, std::string_view variant,
@@ -352,7 +298,7 @@ JacobiResult jacobi_reconstruct(Context& ctx, const Image& edges, const JacobiPa
   if (!initial.empty() && (initial.width != edges.width || initial.height != edges.height))
     throw std::invalid_argument(fmt::format("the initial image is {}x{} but the edge map is {}x{}", initial.width,
                                             initial.height, edges.width, edges.height));
-  check_params(params);
+  jacobi_check_params(params);
   // Program builds are one-off costs, not part of the call's time (SPEC "Total time").
   jacobi_prepare(ctx, variant, edges.width, edges.height);
   const auto start = std::chrono::steady_clock::now();

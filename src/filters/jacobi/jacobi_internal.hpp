@@ -1,22 +1,72 @@
+// The reconstruction's internals: a call's description, its variant table, and the loop that runs a call's
+// iterations through an entry's kernel.
 #pragma once
 
-#include <cstddef>
-#include <utility>
+#include <functional>
+#include <string>
+#include <vector>
 
+#include "clfilters/jacobi.hpp"
 #include "clfilters/runtime.hpp"
 #include "clfilters/variant.hpp"
+#include "filters/variant_table.hpp"
 
 namespace clf {
 
-// Work-group shape (x, y) of tiled2d and strip ("local_x"/"local_y"), temporal ("tile_x"/"tile_y") or
-// wavefront ("local_x", 1).
-std::pair<int, int> jacobi_work_group(const TuningConfig& config, const VariantInfo& variant);
-// Iterations per launch: temporal's and wavefront's "steps", 1 for the other variants.
-int jacobi_temporal_steps(const TuningConfig& config, const VariantInfo& variant);
-// wavefront's output rows per work-group: its "rows" tunable, or for 0 a count that gives the device
-// at most 12 work-groups per compute unit (whole waves).
-int jacobi_wavefront_rows(const DeviceInfo& device, const TuningConfig& config, int width, int height);
-// wavefront's local memory per work-group (both local arguments).
-std::size_t jacobi_wavefront_local_bytes(const TuningConfig& config);
+// One call: an iteration run of `params` on a width x height image. `measure` asks an entry's plan for the
+// build of the launches that measure each iteration's largest change (wavefront builds them with MEASURE 1).
+struct JacobiCall {
+  JacobiParams params;
+  int width = 0;
+  int height = 0;
+  bool measure = false;
+};
+
+// `u` holds the initial iterate and receives the result; the entry's enqueue records what the run did in
+// `outcome`.
+struct JacobiTarget {
+  const DeviceFloatImage& edges;
+  DeviceFloatImage& u;
+  JacobiOutcome outcome = {};
+};
+
+using JacobiTable = VariantTable<JacobiCall, JacobiTarget>;
+// Every reconstruction variant, in the order seed 002 introduces them, then the ones beyond it
+// (jacobi_variants.cpp).
+const JacobiTable& jacobi_table();
+
+// One kernel launch of a run: `count` iterations from `src` into `dst`, and its part in the read-back window
+// (jacobi.cl): `changes` holds each iteration's largest change as float bits, the launch first looks at the
+// previous launch's slots [prev_from, prev_to) against `tol_bits`, and `slot` is the slot of its first
+// iteration (< 0: it does not measure).
+struct JacobiLaunch {
+  const cl::Buffer& edges;
+  const cl::Buffer& src;
+  const cl::Buffer& dst;
+  int count;
+  const cl::Buffer& changes;
+  int prev_from;
+  int prev_to;
+  int slot;
+  cl_uint tol_bits;
+};
+
+// How an entry's launches run a call's iterations.
+struct JacobiLoop {
+  int steps_per_launch = 1;
+  // After every launch the new iterate goes to the host and back up into the launch's input buffer (seed
+  // 002's starting point) instead of the buffers being swapped.
+  bool through_host = false;
+  // The build options of the launches that measure the change.
+  std::string measuring_options;
+  // Sets one launch's kernel arguments.
+  std::function<void(cl::Kernel&, const JacobiLaunch&)> set_args;
+};
+
+// Runs the call's iterations as launches of the plan's one pass (built with plan.options, or with
+// loop.measuring_options for the launches that measure), with the tolerance stop's exact count, and records
+// the outcome in `target`. The result ends in target.u. Returns every kernel's and copy's event.
+std::vector<cl::Event> jacobi_run(Context& ctx, const KernelPlan& plan, const JacobiCall& call, const JacobiLoop& loop,
+                                  JacobiTarget& target);
 
 }  // namespace clf

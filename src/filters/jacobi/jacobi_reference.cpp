@@ -60,7 +60,7 @@ JacobiReference jacobi_reference(const Image& edges, const JacobiParams& params,
   if (!initial.empty() && (initial.type != SampleType::f32 || initial.channels != 1 || initial.width != edges.width ||
                            initial.height != edges.height))
     throw std::invalid_argument("jacobi_reference: the initial image must be f32, 1 channel, the edge map's size");
-  if (params.iterations < 0) throw std::invalid_argument("jacobi_reference: iterations must be >= 0");
+  jacobi_check_params(params);
   const int w = edges.width, h = edges.height;
   const std::size_t n = std::size_t(w) * std::size_t(h);
   const auto e_in = edges.samples<float>();
