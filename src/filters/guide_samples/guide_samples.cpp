@@ -7,53 +7,129 @@
 #include <stdexcept>
 
 #include "common/parallel.hpp"
+#include "filters/guide_samples/guide_samples_internal.hpp"
 #include "runtime/launch.hpp"
 
 namespace clf {
 namespace {
-constexpr std::string_view kKernelFile = "guide_samples.cl";
+
+constexpr const char* kKernelFile = "guide_samples.cl";
+
+cl::Kernel& kernel(Context& ctx, const KernelPlan& plan, std::size_t i) {
+  return ctx.kernel(kKernelFile, plan.options, plan.passes[i].kernel);
+}
+
+MatrixAddTable::Entry matrix_add_scalar() {
+  MatrixAddTable::Entry e{{"scalar", "one float per work-item (seed 003 9.1.2, original)", {}}};
+  e.plan = [](Context&, const MatrixAddCall& call, const TuningConfig&) {
+    return KernelPlan{"", {{"matrix_add_scalar", cl::NDRange(call.count)}}};
+  };
+  e.enqueue = [](Context& ctx, const KernelPlan& plan, const MatrixAddCall& call, const TuningConfig&,
+                 MatrixAddTarget& t) {
+    set_kernel_args(kernel(ctx, plan, 0), t.a, t.b, t.sum, cl_uint(call.count));
+    return launch_passes(ctx, plan, kKernelFile);
+  };
+  return e;
+}
+
+MatrixAddTable::Entry matrix_add_float4() {
+  MatrixAddTable::Entry e{{"float4",
+                           "float4 loads and stores (seed 003 9.1.2, optimised)",
+                           {{"vectors", {1, 2, 4, 8}, "float4 per work-item"},
+                            {"local", {0, 64, 128, 256}, "work-group size (0: driver)"}}}};
+  const VariantInfo info = e.info;
+  e.unsupported = [info](const DeviceInfo& device, const MatrixAddCall&,
+                         const TuningConfig& config) -> std::optional<std::string> {
+    const int local = tunable_value(config, info, "local");
+    if (local < 0 || std::size_t(local) > device.max_work_group_size)
+      return fmt::format("work-group size {} exceeds the device's limit", local);
+    return std::nullopt;
+  };
+  e.plan = [info](Context&, const MatrixAddCall& call, const TuningConfig& config) {
+    const int vectors = tunable_value(config, info, "vectors"), local = tunable_value(config, info, "local");
+    std::size_t items = std::max<std::size_t>(1, (call.count / 4 + vectors - 1) / vectors);
+    if (local > 0) items = round_up(items, std::size_t(local));
+    return KernelPlan{
+        "", {{"matrix_add_float4", cl::NDRange(items), local > 0 ? cl::NDRange(std::size_t(local)) : cl::NullRange}}};
+  };
+  e.enqueue = [info](Context& ctx, const KernelPlan& plan, const MatrixAddCall& call, const TuningConfig& config,
+                     MatrixAddTarget& t) {
+    set_kernel_args(kernel(ctx, plan, 0), t.a, t.b, t.sum, cl_uint(call.count),
+                    cl_uint(tunable_value(config, info, "vectors")));
+    return launch_passes(ctx, plan, kKernelFile);
+  };
+  return e;
+}
+
+// The dot product's variants run the public calls, on the copies of the pairs they read.
+DotProductTable::Entry dot_buffer() {
+  DotProductTable::Entry e{{"buffer", "float4 pairs from linear buffers (seed 003 9.1.3, original)", {}}};
+  e.enqueue = [](Context& ctx, const KernelPlan&, const DotProductCall& call, const TuningConfig&,
+                 DotProductTarget& t) {
+    DotProductInputs& in = t.inputs;
+    if (!in.a_buffer) in.a_buffer = upload_floats(ctx, in.a), in.b_buffer = upload_floats(ctx, in.b);
+    return dot_product(ctx, *in.a_buffer, *in.b_buffer, t.result, call.count);
+  };
+  return e;
+}
+
+DotProductTable::Entry dot_image() {
+  DotProductTable::Entry e{
+      {"image", "float4 pairs read through images with read_imagef (seed 003 9.1.3, optimised)", {}},
+      {DeviceFeature::images}};
+  e.unsupported = [](const DeviceInfo& d, const DotProductCall& call,
+                     const TuningConfig&) -> std::optional<std::string> {
+    if ((call.count + d.image2d_max_width - 1) / d.image2d_max_width > d.image2d_max_height)
+      return std::string("too many pairs for the device's largest 2D image");
+    return std::nullopt;
+  };
+  e.enqueue = [](Context& ctx, const KernelPlan&, const DotProductCall& call, const TuningConfig&,
+                 DotProductTarget& t) {
+    DotProductInputs& in = t.inputs;
+    if (!in.a_image)
+      in.a_image = make_float4_image(ctx, in.a.data(), call.count),
+      in.b_image = make_float4_image(ctx, in.b.data(), call.count);
+    return dot_product(ctx, *in.a_image, *in.b_image, t.result, call.count);
+  };
+  return e;
+}
+
 }  // namespace
 
+const MatrixAddTable& matrix_add_table() {
+  static const MatrixAddTable table("matrix-add", {matrix_add_scalar(), matrix_add_float4()});
+  return table;
+}
+
+const DotProductTable& dot_product_table() {
+  static const DotProductTable table("dot-product", {dot_buffer(), dot_image()});
+  return table;
+}
+
+cl::Buffer upload_floats(Context& ctx, const std::vector<float>& v) {
+  cl::Buffer b = ctx.buffer(CL_MEM_READ_WRITE, v.size() * sizeof(float));
+  check_cl(ctx.queue().enqueueWriteBuffer(b, CL_TRUE, 0, v.size() * sizeof(float), v.data()), "clEnqueueWriteBuffer");
+  return b;
+}
+
 const std::vector<VariantInfo>& matrix_add_variants() {
-  static const std::vector<VariantInfo> all = {
-      {"scalar", "one float per work-item (seed 003 9.1.2, original)", {}},
-      {"float4",
-       "float4 loads and stores (seed 003 9.1.2, optimised)",
-       {{"vectors", {1, 2, 4, 8}, "float4 per work-item"},
-        {"local", {0, 64, 128, 256}, "work-group size (0: driver)"}}},
-  };
-  return all;
+  return matrix_add_table().infos();
 }
 
 const std::vector<VariantInfo>& dot_product_variants() {
-  static const std::vector<VariantInfo> all = {
-      {"buffer", "float4 pairs from linear buffers (seed 003 9.1.3, original)", {}},
-      {"image", "float4 pairs read through images with read_imagef (seed 003 9.1.3, optimised)", {}},
-  };
-  return all;
+  return dot_product_table().infos();
 }
 
 std::vector<cl::Event> matrix_add(Context& ctx, const cl::Buffer& a, const cl::Buffer& b, cl::Buffer& sum,
                                   std::size_t count, std::string_view variant, const TuningConfig& config) {
   if (count == 0 || count > 0xFFFFFFFFu) throw std::invalid_argument("matrix_add: 1 to 2^32-1 elements");
-  const cl_uint n = cl_uint(count);
-  if (variant == "scalar") {
-    auto& k = ctx.kernel(kKernelFile, "", "matrix_add_scalar");
-    set_kernel_args(k, a, b, sum, n);
-    return {launch(ctx, k, cl::NDRange(count))};
-  }
-  if (variant == "float4" || variant == "auto") {
-    const VariantInfo& info = matrix_add_variants()[1];
-    const int vectors = tunable_value(config, info, "vectors"), local = tunable_value(config, info, "local");
-    if (local < 0 || std::size_t(local) > ctx.info().max_work_group_size)
-      throw std::invalid_argument(fmt::format("work-group size {} exceeds the device's limit", local));
-    auto& k = ctx.kernel(kKernelFile, "", "matrix_add_float4");
-    set_kernel_args(k, a, b, sum, n, cl_uint(vectors));
-    std::size_t items = std::max<std::size_t>(1, (count / 4 + vectors - 1) / vectors);
-    if (local > 0) items = round_up(items, std::size_t(local));
-    return {launch(ctx, k, cl::NDRange(items), local > 0 ? cl::NDRange(std::size_t(local)) : cl::NullRange)};
-  }
-  throw std::invalid_argument(fmt::format("unknown matrix-add variant '{}'", variant));
+  const MatrixAddTable& table = matrix_add_table();
+  const std::string_view name = variant == "auto" ? kMatrixAddAuto : variant;
+  const MatrixAddCall call{count};
+  if (auto why = table.unsupported(name, ctx.info(), call, config)) throw std::invalid_argument(*why);
+  const MatrixAddTable::Entry& entry = table.at(name);
+  MatrixAddTarget target{a, b, sum};
+  return entry.enqueue(ctx, entry.plan(ctx, call, config), call, config, target);
 }
 
 std::vector<cl::Event> dot_product(Context& ctx, const cl::Buffer& a, const cl::Buffer& b, cl::Buffer& result,

@@ -10,6 +10,7 @@
 #include "clfilters/guide_samples.hpp"
 #include "common/parallel.hpp"
 #include "filters/filter_spec.hpp"
+#include "filters/guide_samples/guide_samples_internal.hpp"
 
 namespace clf {
 namespace {
@@ -20,12 +21,6 @@ std::vector<float> random_floats(std::size_t n, std::uint64_t seed) {
   std::vector<float> v(n);
   for (auto& x : v) x = dist(rng);
   return v;
-}
-
-cl::Buffer upload(Context& ctx, const std::vector<float>& v) {
-  cl::Buffer b = ctx.buffer(CL_MEM_READ_WRITE, v.size() * sizeof(float));
-  check_cl(ctx.queue().enqueueWriteBuffer(b, CL_TRUE, 0, v.size() * sizeof(float), v.data()), "clEnqueueWriteBuffer");
-  return b;
 }
 
 std::vector<float> download(Context& ctx, const cl::Buffer& b, std::size_t n) {
@@ -49,23 +44,19 @@ class MatrixAddInstance : public FilterInstance {
       : ctx_(ctx),
         a_(random_floats(count, seed)),
         b_(random_floats(count, seed + 1)),
-        a_dev_(upload(ctx, a_)),
-        b_dev_(upload(ctx, b_)),
+        a_dev_(upload_floats(ctx, a_)),
+        b_dev_(upload_floats(ctx, b_)),
         sum_dev_(ctx.buffer(CL_MEM_READ_WRITE, count * sizeof(float))) {}
 
   std::optional<std::string> unsupported(const std::string& variant, const TuningConfig& config) const override {
-    const VariantInfo* v = find_variant(matrix_add_variants(), variant);
-    if (!v) return "unknown variant " + variant;
-    if (std::size_t(tunable_value(config, *v, "local")) > ctx_.info().max_work_group_size)
-      return "work-group larger than the device allows";
-    return std::nullopt;
+    return matrix_add_table().unsupported(variant, ctx_.info(), {a_.size()}, config);
   }
   std::vector<cl::Event> enqueue(const std::string& variant, const TuningConfig& config) override {
     return matrix_add(ctx_, a_dev_, b_dev_, sum_dev_, a_.size(), variant, config);
   }
   double run_host_to_host(const std::string& variant, const TuningConfig& config) override {
     const auto start = std::chrono::steady_clock::now();
-    cl::Buffer a = upload(ctx_, a_), b = upload(ctx_, b_);
+    cl::Buffer a = upload_floats(ctx_, a_), b = upload_floats(ctx_, b_);
     matrix_add(ctx_, a, b, sum_dev_, a_.size(), variant, config);
     download(ctx_, sum_dev_, a_.size());
     return ms_since(start);
@@ -88,7 +79,7 @@ class MatrixAddInstance : public FilterInstance {
   }
   std::uint64_t bytes_moved() const override { return 12ull * a_.size(); }
   std::uint64_t pixels() const override { return a_.size(); }
-  std::string auto_variant() const override { return "float4"; }
+  std::string auto_variant() const override { return kMatrixAddAuto; }
 
  private:
   Context& ctx_;
@@ -103,35 +94,21 @@ class DotInstance : public FilterInstance {
         count_(count),
         a_(random_floats(4 * count, seed)),
         b_(random_floats(4 * count, seed + 1)),
-        a_dev_(upload(ctx, a_)),
-        b_dev_(upload(ctx, b_)),
+        inputs_{a_, b_, upload_floats(ctx, a_), upload_floats(ctx, b_)},
         result_dev_(ctx.buffer(CL_MEM_READ_WRITE, count * 4)) {}
 
-  std::optional<std::string> unsupported(const std::string& variant, const TuningConfig&) const override {
-    if (!find_variant(dot_product_variants(), variant)) return "unknown variant " + variant;
-    if (variant == "image") {
-      const auto& d = ctx_.info();
-      if (!d.image_support) return std::string("needs image support");
-      if ((count_ + d.image2d_max_width - 1) / d.image2d_max_width > d.image2d_max_height)
-        return std::string("too many pairs for the device's largest 2D image");
-    }
-    return std::nullopt;
+  std::optional<std::string> unsupported(const std::string& variant, const TuningConfig& config) const override {
+    return dot_product_table().unsupported(variant, ctx_.info(), {count_}, config);
   }
-  std::vector<cl::Event> enqueue(const std::string& variant, const TuningConfig&) override {
-    if (variant != "image") return dot_product(ctx_, a_dev_, b_dev_, result_dev_, count_);
-    if (!a_img_)
-      a_img_ = make_float4_image(ctx_, a_.data(), count_), b_img_ = make_float4_image(ctx_, b_.data(), count_);
-    return dot_product(ctx_, *a_img_, *b_img_, result_dev_, count_);
+  // The pairs stay on the device from call to call: the buffers uploaded here, the images on first use.
+  std::vector<cl::Event> enqueue(const std::string& variant, const TuningConfig& config) override {
+    return run(variant, config, inputs_);
   }
-  double run_host_to_host(const std::string& variant, const TuningConfig&) override {
+  // From the host: the variant uploads the copies it reads.
+  double run_host_to_host(const std::string& variant, const TuningConfig& config) override {
     const auto start = std::chrono::steady_clock::now();
-    if (variant == "image") {
-      const auto a = make_float4_image(ctx_, a_.data(), count_), b = make_float4_image(ctx_, b_.data(), count_);
-      dot_product(ctx_, a, b, result_dev_, count_);
-    } else {
-      cl::Buffer a = upload(ctx_, a_), b = upload(ctx_, b_);
-      dot_product(ctx_, a, b, result_dev_, count_);
-    }
+    DotProductInputs fresh{a_, b_};
+    run(variant, config, fresh);
     download(ctx_, result_dev_, count_);
     return ms_since(start);
   }
@@ -152,14 +129,23 @@ class DotInstance : public FilterInstance {
   void run_reference(int threads) override { dot_product_reference(a_, b_, threads); }
   std::uint64_t bytes_moved() const override { return 36ull * count_; }
   std::uint64_t pixels() const override { return count_; }
-  std::string auto_variant() const override { return "buffer"; }
+  std::string auto_variant() const override { return kDotProductAuto; }
 
  private:
+  std::vector<cl::Event> run(const std::string& variant, const TuningConfig& config, DotProductInputs& inputs) {
+    // A name the table does not hold ("auto") runs the auto variant.
+    const DotProductTable& table = dot_product_table();
+    const DotProductTable::Entry* entry = table.find(variant);
+    if (!entry) entry = &table.at(kDotProductAuto);
+    DotProductTarget target{inputs, result_dev_};
+    return entry->enqueue(ctx_, {}, {count_}, config, target);
+  }
+
   Context& ctx_;
   std::size_t count_;
   std::vector<float> a_, b_;
-  cl::Buffer a_dev_, b_dev_, result_dev_;
-  std::optional<Float4Image> a_img_, b_img_;
+  DotProductInputs inputs_;
+  cl::Buffer result_dev_;
 };
 
 class MatrixAddSpec : public FilterSpec {
