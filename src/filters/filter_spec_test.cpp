@@ -89,8 +89,8 @@ TEST_P(EveryFilter, ReportsWorkAndRejectsUnknownParameters) {
   EXPECT_THROW(spec.instantiate(test_context(), 16, 8, bad, 1), std::invalid_argument);
 }
 
-INSTANTIATE_TEST_SUITE_P(All, EveryFilter, ::testing::ValuesIn(all_filter_specs()), [](const auto& info) {
-  std::string name = info.param->name();
+INSTANTIATE_TEST_SUITE_P(All, EveryFilter, ::testing::ValuesIn(all_filter_specs()), [](const auto& test) {
+  std::string name = test.param->name();
   for (char& c : name)
     if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
   return name;

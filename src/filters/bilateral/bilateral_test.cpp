@@ -165,7 +165,7 @@ TEST_P(BilateralSmall, EveryVariantWithinOneOfTheReference) {
 
 INSTANTIATE_TEST_SUITE_P(Sizes, BilateralSmall,
                          ::testing::Values(SizeCase{1, 1}, SizeCase{5, 3}, SizeCase{31, 17}, SizeCase{64, 64}),
-                         [](const auto& info) { return size_name(info.param); });
+                         [](const auto& test) { return size_name(test.param); });
 
 // 257x129: every sigma pair and radius, grey and RGBA; the border modes rotate over the combinations
 // so each meets every radius, to keep the run time on a 2-core PoCL reasonable.

@@ -153,8 +153,8 @@ INSTANTIATE_TEST_SUITE_P(Small, BoxBlurVariant,
                          ::testing::Combine(::testing::ValuesIn(variant_names()),
                                             ::testing::Values(SizeCase{1, 1}, SizeCase{1, 7}, SizeCase{7, 1},
                                                               SizeCase{13, 17}, SizeCase{64, 64}, SizeCase{257, 129})),
-                         [](const auto& info) {
-                           return fmt::format("{}_{}", std::get<0>(info.param), size_name(std::get<1>(info.param)));
+                         [](const auto& test) {
+                           return fmt::format("{}_{}", std::get<0>(test.param), size_name(std::get<1>(test.param)));
                          });
 
 // 1920x1080: every variant, every diameter, both channel counts; the border modes rotate over the
@@ -477,7 +477,7 @@ TEST(BoxBlurFusedWide, RoundingIsExactForEveryWindowSum) {
 }
 
 INSTANTIATE_TEST_SUITE_P(FullHd, BoxBlurFullHd, ::testing::ValuesIn(variant_names()),
-                         [](const auto& info) { return info.param; });
+                         [](const auto& test) { return test.param; });
 
 // A real photograph (RGB JPEG) through the host API, every variant, against the reference.
 TEST(BoxBlurPhotograph, EveryVariantMatchesTheReference) {

@@ -239,8 +239,8 @@ INSTANTIATE_TEST_SUITE_P(Sizes, EpsilonVariant,
                          ::testing::Combine(::testing::ValuesIn(variant_names()),
                                             ::testing::Values(SizeCase{1, 1}, SizeCase{3, 5}, SizeCase{17, 13},
                                                               SizeCase{64, 48}, SizeCase{257, 129})),
-                         [](const auto& info) {
-                           return fmt::format("{}_{}", std::get<0>(info.param), size_name(std::get<1>(info.param)));
+                         [](const auto& test) {
+                           return fmt::format("{}_{}", std::get<0>(test.param), size_name(std::get<1>(test.param)));
                          });
 
 // 1920x1080: every variant, but not the full cross product of radius, threshold, border and channels
@@ -258,7 +258,7 @@ TEST_P(EpsilonFullHd, BitExactAgainstReference) {
 }
 
 INSTANTIATE_TEST_SUITE_P(FullHd, EpsilonFullHd, ::testing::ValuesIn(variant_names()),
-                         [](const auto& info) { return info.param; });
+                         [](const auto& test) { return test.param; });
 
 // ---- degenerate thresholds on the device -----------------------------------------------------------
 

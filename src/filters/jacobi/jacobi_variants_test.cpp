@@ -106,7 +106,7 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Combine(::testing::ValuesIn(variant_names()),
                        ::testing::Values(SizeCase{1, 1}, SizeCase{2, 3}, SizeCase{17, 13}, SizeCase{64, 64},
                                          SizeCase{257, 129}, SizeCase{1000, 700})),
-    [](const auto& info) { return fmt::format("{}_{}", std::get<0>(info.param), size_name(std::get<1>(info.param))); });
+    [](const auto& test) { return fmt::format("{}_{}", std::get<0>(test.param), size_name(std::get<1>(test.param))); });
 
 // Every variant computes the same float operations in the same order, so their iterates are equal bit
 // for bit; temporal's overlapping ghost zones included, for every k, tile and count (not multiples of k).

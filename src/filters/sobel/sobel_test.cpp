@@ -317,7 +317,7 @@ INSTANTIATE_TEST_SUITE_P(
                        ::testing::Values(SizeCase{1, 1}, SizeCase{2, 2}, SizeCase{15, 3}, SizeCase{16, 16},
                                          SizeCase{17, 5}, SizeCase{13, 17}, SizeCase{33, 31}, SizeCase{257, 129},
                                          SizeCase{1920, 1080})),
-    [](const auto& info) { return fmt::format("{}_{}", std::get<0>(info.param), size_name(std::get<1>(info.param))); });
+    [](const auto& test) { return fmt::format("{}_{}", std::get<0>(test.param), size_name(std::get<1>(test.param))); });
 
 // row_tile's tunables, which change its code paths: vector width (built in), aligned rows (widths
 // that are multiples of it) or not, rows per work-item (1, a remainder strip, automatic), and strips
@@ -490,7 +490,7 @@ TEST_P(SobelOrientation, StepsGiveOneGradientAndConstantGivesNone) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Variants, SobelOrientation, ::testing::ValuesIn(variant_names()),
-                         [](const auto& info) { return info.param; });
+                         [](const auto& test) { return test.param; });
 
 // ---- host API ------------------------------------------------------------------------------------
 
