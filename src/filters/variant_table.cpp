@@ -14,6 +14,14 @@ std::optional<std::string> missing_feature(const DeviceInfo& device, const std::
   return std::nullopt;
 }
 
+std::optional<std::string> work_group_problem(const DeviceInfo& device, const VariantInfo& info,
+                                              const TuningConfig& config) {
+  const int lx = tunable_value(config, info, "local_x"), ly = tunable_value(config, info, "local_y", 1);
+  if (lx > 0 && std::size_t(lx) * std::size_t(ly) > device.max_work_group_size)
+    return fmt::format("work-group {}x{} exceeds the device's {} work-items", lx, ly, device.max_work_group_size);
+  return std::nullopt;
+}
+
 std::vector<cl::Event> launch_passes(Context& ctx, const KernelPlan& plan, const std::string& kernel_file) {
   std::vector<cl::Event> events;
   for (const auto& pass : plan.passes)

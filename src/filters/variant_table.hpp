@@ -105,6 +105,34 @@ class VariantTable {
   std::vector<VariantInfo> infos_;
 };
 
+// A call resolved to the entry that runs it, with its tunables and plan.
+template <class Call, class Target>
+struct ResolvedCall {
+  const Variant<Call, Target>* entry;
+  TuningConfig config;
+  KernelPlan plan;
+
+  std::vector<cl::Event> enqueue(Context& ctx, const Call& call, Target& target) const {
+    return entry->enqueue(ctx, plan, call, config, target);
+  }
+};
+
+// The entry `choice` names with its plan for `call`; throws std::invalid_argument with `unsupported`, the reason
+// the filter gives why the variant cannot run the call, if there is one.
+template <class Call, class Target>
+ResolvedCall<Call, Target> plan_call(Context& ctx, const VariantTable<Call, Target>& table, const Call& call,
+                                     VariantChoice choice, const std::optional<std::string>& unsupported) {
+  if (unsupported) throw std::invalid_argument(*unsupported);
+  const Variant<Call, Target>& entry = table.at(choice.variant);
+  KernelPlan plan = entry.plan(ctx, call, choice.config);
+  return {&entry, std::move(choice.config), std::move(plan)};
+}
+
+// Why a work-group of the variant's local_x x local_y tunables (local_y 1 where it has none; local_x 0: the driver
+// chooses) cannot run on the device, or nullopt.
+std::optional<std::string> work_group_problem(const DeviceInfo& device, const VariantInfo& info,
+                                              const TuningConfig& config);
+
 // Enqueues a plan's passes in order with the arguments already set; returns their events.
 std::vector<cl::Event> launch_passes(Context& ctx, const KernelPlan& plan, const std::string& kernel_file);
 

@@ -23,25 +23,16 @@ void check_size(int width, int height) {
     throw std::invalid_argument(fmt::format("image {}x{} is too large (at most 2^29 pixels)", width, height));
 }
 
-// What a call runs: the chosen variant's entry, its tunables and its plan.
-struct Resolved {
-  const BilateralTable::Entry* entry;
-  TuningConfig config;
-  KernelPlan plan;
-};
-
-Resolved resolve(Context& ctx, const BilateralCall& call, std::string_view variant, const TuningConfig& config) {
+ResolvedCall<BilateralCall, BilateralTarget> resolve(Context& ctx, const BilateralCall& call, std::string_view variant,
+                                                     const TuningConfig& config) {
   bilateral_check_params(call.params);
   if (call.channels != 1 && call.channels != 4)
     throw std::invalid_argument("bilateral: device images need 1 or 4 channels");
   check_size(call.width, call.height);
   VariantChoice choice = bilateral_choose(ctx, call.params, variant, call.width, call.height, call.channels, config);
-  if (auto why = bilateral_unsupported(ctx.info(), choice.variant, call.params, call.width, call.height, call.channels,
-                                       choice.config))
-    throw std::invalid_argument(*why);
-  const BilateralTable::Entry& entry = bilateral_table().at(choice.variant);
-  KernelPlan plan = entry.plan(ctx, call, choice.config);
-  return {&entry, std::move(choice.config), std::move(plan)};
+  const auto why = bilateral_unsupported(ctx.info(), choice.variant, call.params, call.width, call.height,
+                                         call.channels, choice.config);
+  return plan_call(ctx, bilateral_table(), call, std::move(choice), why);
 }
 
 }  // namespace
@@ -167,9 +158,9 @@ std::vector<cl::Event> bilateral(Context& ctx, const DeviceImage& in, DeviceImag
   if (in.width != out.width || in.height != out.height || in.channels != out.channels)
     throw std::invalid_argument("bilateral: output must have the input's size and channels");
   const BilateralCall call{params, in.width, in.height, in.channels};
-  const Resolved r = resolve(ctx, call, variant, config);
+  const auto r = resolve(ctx, call, variant, config);
   BilateralTarget target{in, out};
-  return r.entry->enqueue(ctx, r.plan, call, r.config, target);
+  return r.enqueue(ctx, call, target);
 }
 
 namespace {

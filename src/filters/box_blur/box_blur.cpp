@@ -20,24 +20,15 @@ void check_size(int width, int height) {
     throw std::invalid_argument(fmt::format("image {}x{} is too large (at most 2^29 pixels)", width, height));
 }
 
-// What a call runs: the chosen variant's entry, its tunables and its plan.
-struct Resolved {
-  const BoxBlurTable::Entry* entry;
-  TuningConfig config;
-  KernelPlan plan;
-};
-
-Resolved resolve(Context& ctx, const BoxBlurCall& call, std::string_view variant, const TuningConfig& config) {
+ResolvedCall<BoxBlurCall, BoxBlurTarget> resolve(Context& ctx, const BoxBlurCall& call, std::string_view variant,
+                                                 const TuningConfig& config) {
   box_blur_check_params(call.params);
   if (call.channels != 1 && call.channels != 4)
     throw std::invalid_argument("box_blur: device images need 1 or 4 channels");
   check_size(call.width, call.height);
   VariantChoice choice = box_blur_choose(ctx, call.params, variant, call.width, call.height, call.channels, config);
-  const BoxBlurTable& table = box_blur_table();
-  if (auto why = table.unsupported(choice.variant, ctx.info(), call, choice.config)) throw std::invalid_argument(*why);
-  const BoxBlurTable::Entry& entry = table.at(choice.variant);
-  KernelPlan plan = entry.plan(ctx, call, choice.config);
-  return {&entry, std::move(choice.config), std::move(plan)};
+  const auto why = box_blur_table().unsupported(choice.variant, ctx.info(), call, choice.config);
+  return plan_call(ctx, box_blur_table(), call, std::move(choice), why);
 }
 
 }  // namespace
@@ -75,9 +66,9 @@ std::vector<cl::Event> box_blur(Context& ctx, const DeviceImage& in, DeviceImage
   if (in.width != out.width || in.height != out.height || in.channels != out.channels)
     throw std::invalid_argument("box_blur: output must have the input's size and channels");
   const BoxBlurCall call{params, in.width, in.height, in.channels};
-  const Resolved r = resolve(ctx, call, variant, config);
+  const auto r = resolve(ctx, call, variant, config);
   BoxBlurTarget target{in, out};
-  return r.entry->enqueue(ctx, r.plan, call, r.config, target);
+  return r.enqueue(ctx, call, target);
 }
 
 Image box_blur(Context& ctx, const Image& input, const BoxBlurParams& params, std::string_view variant,

@@ -60,15 +60,6 @@ std::string base_options(const BoxBlurCall& call) {
   return fmt::format("-D CHANNELS={}", call.channels);
 }
 
-// The work-group limit of the one-pixel-per-work-item variants' local_x x local_y.
-std::optional<std::string> local_size_problem(const DeviceInfo& device, const TuningConfig& config,
-                                              const VariantInfo& info) {
-  const int lx = tunable_value(config, info, "local_x"), ly = tunable_value(config, info, "local_y");
-  if (lx > 0 && std::size_t(lx) * std::size_t(ly) > device.max_work_group_size)
-    return fmt::format("work-group {}x{} exceeds the device's {} work-items", lx, ly, device.max_work_group_size);
-  return std::nullopt;
-}
-
 std::optional<std::string> temporary_problem(const DeviceInfo& device, const char* variant, std::size_t bytes) {
   if (bytes > device.max_alloc_bytes)
     return fmt::format("{} needs a {} MiB temporary, above the device's {} MiB allocation limit", variant, bytes >> 20,
@@ -164,7 +155,7 @@ Entry naive() {
   Entry e{{"naive", "one pixel per work-item, d*d packed loads (seed 004 baseline)", kLocalSize}};
   const VariantInfo info = e.info;
   e.unsupported = [info](const DeviceInfo& device, const BoxBlurCall&, const TuningConfig& config) {
-    return local_size_problem(device, config, info);
+    return work_group_problem(device, info, config);
   };
   e.plan = [info](Context&, const BoxBlurCall& call, const TuningConfig& config) {
     const auto [global, local] = local_ranges(info, config, std::size_t(call.width), std::size_t(call.height));
@@ -185,7 +176,7 @@ Entry block4x4() {
            kLocalSize}};
   const VariantInfo info = e.info;
   e.unsupported = [info](const DeviceInfo& device, const BoxBlurCall&, const TuningConfig& config) {
-    return local_size_problem(device, config, info);
+    return work_group_problem(device, info, config);
   };
   e.plan = [info](Context& ctx, const BoxBlurCall& call, const TuningConfig& config) {
     KernelPlan plan{base_options(call), {}};
@@ -210,7 +201,7 @@ Entry two_pass() {
   const VariantInfo info = e.info;
   e.unsupported = [info](const DeviceInfo& device, const BoxBlurCall& call,
                          const TuningConfig& config) -> std::optional<std::string> {
-    if (auto why = local_size_problem(device, config, info)) return why;
+    if (auto why = work_group_problem(device, info, config)) return why;
     const int d = call.params.diameter;
     if (d % 2 != 0) return fmt::format("two_pass needs an even diameter (got {})", d);
     return temporary_problem(

@@ -31,25 +31,16 @@ std::string missing_feature_reason(const std::string& variant, DeviceFeature fea
   return variant + " computes in half precision and needs cl_khr_fp16, which the device does not list";
 }
 
-// What a call runs: the chosen variant's entry, its tunables (requested or tuned) and its plan.
-struct Resolved {
-  const EpsilonTable::Entry* entry;
-  TuningConfig config;
-  KernelPlan plan;
-};
-
-Resolved resolve(Context& ctx, const EpsilonCall& call, std::string_view variant, const TuningConfig& config) {
+ResolvedCall<EpsilonCall, EpsilonTarget> resolve(Context& ctx, const EpsilonCall& call, std::string_view variant,
+                                                 const TuningConfig& config) {
   epsilon_check_params(call.params);
   if (call.channels != 1 && call.channels != 4)
     throw std::invalid_argument("epsilon: device images need 1 or 4 channels");
   check_size(call.width, call.height);
   VariantChoice choice = epsilon_choose(ctx, call.params, variant, call.width, call.height, call.channels, config);
-  if (auto why = epsilon_unsupported(ctx.info(), choice.variant, call.params, call.width, call.height, call.channels,
-                                     choice.config))
-    throw std::invalid_argument(*why);
-  const EpsilonTable::Entry& entry = epsilon_table().at(choice.variant);
-  KernelPlan plan = entry.plan(ctx, call, choice.config);
-  return {&entry, std::move(choice.config), std::move(plan)};
+  const auto why = epsilon_unsupported(ctx.info(), choice.variant, call.params, call.width, call.height, call.channels,
+                                       choice.config);
+  return plan_call(ctx, epsilon_table(), call, std::move(choice), why);
 }
 
 }  // namespace
@@ -91,9 +82,9 @@ std::vector<cl::Event> epsilon(Context& ctx, const DeviceImage& in, DeviceImage&
     throw std::invalid_argument("epsilon: output must have the input's size and channels");
   if (in.buffer() == out.buffer()) throw std::invalid_argument("epsilon: output must not be the input");
   const EpsilonCall call{params, in.width, in.height, in.channels};
-  const Resolved r = resolve(ctx, call, variant, config);
+  const auto r = resolve(ctx, call, variant, config);
   EpsilonTarget target{in, out};
-  return r.entry->enqueue(ctx, r.plan, call, r.config, target);
+  return r.enqueue(ctx, call, target);
 }
 
 Image epsilon(Context& ctx, const Image& input, const EpsilonParams& params, std::string_view variant, Timing* timing) {

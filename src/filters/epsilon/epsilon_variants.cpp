@@ -31,15 +31,6 @@ std::string base_options(const EpsilonCall& call) {
   return fmt::format("-D CHANNELS={}", call.channels);
 }
 
-// The work-group limit of the variants whose tunables are kLocalSize.
-std::optional<std::string> local_size_problem(const DeviceInfo& device, const TuningConfig& config,
-                                              const VariantInfo& info) {
-  const int lx = tunable_value(config, info, "local_x"), ly = tunable_value(config, info, "local_y");
-  if (lx > 0 && std::size_t(lx) * std::size_t(ly) > device.max_work_group_size)
-    return fmt::format("work-group {}x{} exceeds the device's {} work-items", lx, ly, device.max_work_group_size);
-  return std::nullopt;
-}
-
 // A kernel of `per_item` outputs along a row per work-item, in a kLocalSize work-group.
 KernelPlan::Pass row_pass(const VariantInfo& info, const TuningConfig& config, const EpsilonCall& call,
                           std::string kernel, std::size_t per_item) {
@@ -113,7 +104,7 @@ Entry naive() {
     if (std::size_t(call.width) > device.image2d_max_width || std::size_t(call.height) > device.image2d_max_height)
       return fmt::format("naive needs a {}x{} image; the device's 2D images go up to {}x{}", call.width, call.height,
                          device.image2d_max_width, device.image2d_max_height);
-    return local_size_problem(device, config, info);
+    return work_group_problem(device, info, config);
   };
   e.plan = [info](Context& ctx, const EpsilonCall& call, const TuningConfig& config) {
     KernelPlan plan{base_options(call), {}};
@@ -155,7 +146,7 @@ Entry row_entry(VariantInfo info) {
   Entry e{std::move(info)};
   const VariantInfo shared = e.info;
   e.unsupported = [shared](const DeviceInfo& device, const EpsilonCall&, const TuningConfig& config) {
-    return local_size_problem(device, config, shared);
+    return work_group_problem(device, shared, config);
   };
   e.enqueue = [](Context& ctx, const KernelPlan& plan, const EpsilonCall& call, const TuningConfig&, EpsilonTarget& t) {
     set_args(kernel(ctx, plan), t.in.buffer, call, t);

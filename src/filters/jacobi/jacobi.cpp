@@ -60,22 +60,13 @@ bool same_buffer(const cl::Buffer& a, const cl::Buffer& b) {
   return a() != nullptr && a() == b();
 }
 
-// What a call runs: the chosen variant's entry, its tunables and its plan.
-struct Resolved {
-  const JacobiTable::Entry* entry;
-  TuningConfig config;
-  KernelPlan plan;
-};
-
-Resolved resolve(Context& ctx, const JacobiCall& call, std::string_view variant, const TuningConfig& config) {
+ResolvedCall<JacobiCall, JacobiTarget> resolve(Context& ctx, const JacobiCall& call, std::string_view variant,
+                                               const TuningConfig& config) {
   check_size(call.width, call.height);
   jacobi_check_params(call.params);
   VariantChoice choice = jacobi_choose(ctx, variant, call.width, call.height, config);
-  const JacobiTable& table = jacobi_table();
-  if (auto why = table.unsupported(choice.variant, ctx.info(), call, choice.config)) throw std::invalid_argument(*why);
-  const JacobiTable::Entry& entry = table.at(choice.variant);
-  KernelPlan plan = entry.plan(ctx, call, choice.config);
-  return {&entry, std::move(choice.config), std::move(plan)};
+  const auto why = jacobi_table().unsupported(choice.variant, ctx.info(), call, choice.config);
+  return plan_call(ctx, jacobi_table(), call, std::move(choice), why);
 }
 
 // The largest float <= t (t >= 0): change <= t in double exactly when its bits are <= this one's.
@@ -279,10 +270,10 @@ JacobiDeviceRun jacobi_reconstruct(Context& ctx, const DeviceFloatImage& edges, 
                                             edges.height, u.width, u.height));
   if (same_buffer(edges.buffer, u.buffer)) throw std::invalid_argument("jacobi: the iterate must not alias the edges");
   const JacobiCall call{params, u.width, u.height};
-  const Resolved r = resolve(ctx, call, variant, config);
+  const auto r = resolve(ctx, call, variant, config);
   JacobiTarget target{edges, u};
   JacobiDeviceRun run;
-  run.events = r.entry->enqueue(ctx, r.plan, call, r.config, target);
+  run.events = r.enqueue(ctx, call, target);
   static_cast<JacobiOutcome&>(run) = target.outcome;
   return run;
 }

@@ -22,22 +22,13 @@ void check_size(int width, int height) {
     throw std::invalid_argument(fmt::format("image {}x{} is too large (below 2^31 pixels)", width, height));
 }
 
-// What a call runs: the chosen variant's entry, its tunables (requested or tuned) and its plan.
-struct Resolved {
-  const SobelTable::Entry* entry;
-  TuningConfig config;
-  KernelPlan plan;
-};
-
-Resolved resolve(Context& ctx, const SobelCall& call, std::string_view variant, const TuningConfig& config) {
+ResolvedCall<SobelCall, SobelTarget> resolve(Context& ctx, const SobelCall& call, std::string_view variant,
+                                             const TuningConfig& config) {
   sobel_check_params(call.params);
   check_size(call.width, call.height);
   VariantChoice choice = sobel_choose(ctx, call.params, variant, call.width, call.height, config);
-  const SobelTable& table = sobel_table();
-  if (auto why = table.unsupported(choice.variant, ctx.info(), call, choice.config)) throw std::invalid_argument(*why);
-  const SobelTable::Entry& entry = table.at(choice.variant);
-  KernelPlan plan = entry.plan(ctx, call, choice.config);
-  return {&entry, std::move(choice.config), std::move(plan)};
+  const auto why = sobel_table().unsupported(choice.variant, ctx.info(), call, choice.config);
+  return plan_call(ctx, sobel_table(), call, std::move(choice), why);
 }
 
 // The enqueue shared by both output kinds: `out_a`/`out_b` are gx/gy, or the 8-bit output twice.
@@ -45,9 +36,9 @@ std::vector<cl::Event> enqueue(Context& ctx, const DeviceImage& in, const cl::Bu
                                const SobelParams& params, std::string_view variant, const TuningConfig& config) {
   if (in.channels != 1) throw std::invalid_argument("sobel: the device input must have 1 channel (grey)");
   const SobelCall call{params, in.width, in.height};
-  const Resolved r = resolve(ctx, call, variant, config);
+  const auto r = resolve(ctx, call, variant, config);
   SobelTarget target{in, out_a, out_b};
-  return r.entry->enqueue(ctx, r.plan, call, r.config, target);
+  return r.enqueue(ctx, call, target);
 }
 
 }  // namespace

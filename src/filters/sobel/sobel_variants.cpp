@@ -41,15 +41,6 @@ const std::vector<Tunable> kStrip = {
      "take the lanes"},
 };
 
-// The work-group limit of local_x x local_y (variants without a local_y tunable use one row of work-items).
-std::optional<std::string> local_size_problem(const DeviceInfo& device, const VariantInfo& info,
-                                              const TuningConfig& config) {
-  const int lx = tunable_value(config, info, "local_x"), ly = tunable_value(config, info, "local_y", 1);
-  if (lx > 0 && std::size_t(lx) * std::size_t(ly) > device.max_work_group_size)
-    return fmt::format("work-group {}x{} exceeds the device's {} work-items", lx, ly, device.max_work_group_size);
-  return std::nullopt;
-}
-
 // The one pass of a variant over items_x x items_y work-items, from its local_x and local_y tunables; local_x = 0
 // lets the driver choose the work-group.
 KernelPlan::Pass pass(const VariantInfo& info, const TuningConfig& config, std::size_t items_x, std::size_t items_y) {
@@ -90,7 +81,7 @@ Entry per_item_block(VariantInfo info, std::size_t columns, std::size_t rows) {
   Entry e{std::move(info)};
   const VariantInfo i = e.info;
   e.unsupported = [i](const DeviceInfo& device, const SobelCall&, const TuningConfig& config) {
-    return local_size_problem(device, i, config);
+    return work_group_problem(device, i, config);
   };
   e.plan = [i, columns, rows](Context&, const SobelCall& call, const TuningConfig& config) {
     const auto W = std::size_t(call.width), H = std::size_t(call.height);
@@ -120,7 +111,7 @@ Entry image() {
   const VariantInfo info = e.info;
   e.unsupported = [info](const DeviceInfo& device, const SobelCall& call,
                          const TuningConfig& config) -> std::optional<std::string> {
-    if (auto why = local_size_problem(device, info, config)) return why;
+    if (auto why = work_group_problem(device, info, config)) return why;
     if (std::size_t(call.width) > device.image2d_max_width || std::size_t(call.height) > device.image2d_max_height)
       return fmt::format("the image variant needs a {}x{} image, above the device's {}x{} limit", call.width,
                          call.height, device.image2d_max_width, device.image2d_max_height);
@@ -191,7 +182,7 @@ Entry row_tile() {
     if (auto why = columns_problem("row_tile", columns)) return why;
     if (rows < 0) return fmt::format("row_tile needs rows >= 0 (0: automatic), not {}", rows);
     if (lx < 1) return fmt::format("row_tile needs a work-group width of at least 1, not {}", lx);
-    return local_size_problem(device, info, config);
+    return work_group_problem(device, info, config);
   };
   e.plan = [info](Context& ctx, const SobelCall& call, const TuningConfig& config) {
     const int columns = tunable_value(config, info, "columns");
@@ -240,7 +231,7 @@ Entry strip() {
     if (fp32 && columns * rows > 128)
       return fmt::format("strip's FP32 paths (mag_float={} here) take at most 128 pixels per work-item, not {}x{}",
                          mag_float, columns, rows);
-    return local_size_problem(device, info, config);
+    return work_group_problem(device, info, config);
   };
   e.plan = [info](Context& ctx, const SobelCall& call, const TuningConfig& config) {
     // Rows are built in too, so the row loops unroll into registers. No float in strip is a denormal
