@@ -15,10 +15,7 @@
 namespace clf {
 namespace {
 
-Context& test_context() {
-  static Context ctx;
-  return ctx;
-}
+using testing::test_context;
 
 TEST(FilterSpecs, AreRegisteredWithUniqueNamesAndVariants) {
   ASSERT_FALSE(all_filter_specs().empty());

@@ -52,4 +52,9 @@ void poison(Image& image, std::uint8_t value) {
   return ::testing::AssertionSuccess();
 }
 
+Context& test_context() {
+  static Context ctx;
+  return ctx;
+}
+
 }  // namespace clf::testing

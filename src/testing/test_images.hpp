@@ -8,9 +8,19 @@
 #include <random>
 #include <string>
 
+#include "clfilters/border.hpp"
 #include "clfilters/image.hpp"
+#include "clfilters/runtime.hpp"
 
 namespace clf::testing {
+
+// The device the tests run on: $CLFILTERS_DEVICE, else the default device. One per test process, so that the
+// tests in it share their program builds.
+Context& test_context();
+
+// Every border mode, the constant one at 0 and at a value of its own.
+inline const Border kBorders[] = {
+    {BorderMode::replicate, 0}, {BorderMode::reflect101, 0}, {BorderMode::constant, 0}, {BorderMode::constant, 173}};
 
 // A seed that differs between runs (and is printed on failure via SCOPED_TRACE by callers),
 // so every run draws fresh inputs. CLF_TEST_SEED pins it to reproduce a failure.

@@ -1,6 +1,5 @@
 // What the bilateral's two test files share: the parameter matrix, the device they run on, and the log of
-// mean differences each accuracy test prints. (Tests only; the poisoned runs stay in each test file, which
-// may include src/testing/.)
+// mean differences each accuracy test prints.
 #pragma once
 
 #include <fmt/format.h>
@@ -13,16 +12,12 @@
 
 #include "clfilters/bilateral.hpp"
 #include "clfilters/runtime.hpp"
+#include "testing/test_images.hpp"
 
 namespace clf::bilateral_testing {
 
-inline Context& test_context() {
-  static Context ctx;  // $CLFILTERS_DEVICE or the default device
-  return ctx;
-}
-
-const Border kBorders[] = {
-    {BorderMode::replicate, 0}, {BorderMode::reflect101, 0}, {BorderMode::constant, 0}, {BorderMode::constant, 173}};
+using testing::kBorders;
+using testing::test_context;
 
 struct SigmaPair {
   double spatial;

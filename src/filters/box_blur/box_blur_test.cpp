@@ -16,13 +16,9 @@
 namespace clf {
 namespace {
 
-Context& test_context() {
-  static Context ctx;  // $CLFILTERS_DEVICE or the default device
-  return ctx;
-}
+using testing::test_context;
 
-const Border kBorders[] = {
-    {BorderMode::replicate, 0}, {BorderMode::reflect101, 0}, {BorderMode::constant, 0}, {BorderMode::constant, 173}};
+using testing::kBorders;
 
 // Brute force straight from docs/SPEC.md: sum the d*d window, border applied per coordinate.
 Image brute_force_box(const Image& in, int d, Border border) {

@@ -16,10 +16,7 @@
 namespace clf {
 namespace {
 
-Context& test_context() {
-  static Context ctx;  // $CLFILTERS_DEVICE or the default device
-  return ctx;
-}
+using testing::test_context;
 
 // The three modes; the constant is not 0, so a kernel that ignores it shows.
 const Border kBorders[] = {{BorderMode::replicate, 0}, {BorderMode::reflect101, 0}, {BorderMode::constant, 173}};

@@ -14,10 +14,7 @@
 namespace clf {
 namespace {
 
-Context& test_context() {
-  static Context ctx;
-  return ctx;
-}
+using testing::test_context;
 
 std::vector<float> random_floats(std::size_t n, std::uint64_t seed) {
   std::mt19937_64 rng(seed);

@@ -17,10 +17,7 @@
 namespace clf {
 namespace {
 
-Context& test_context() {
-  static Context ctx;  // $CLFILTERS_DEVICE or the default device
-  return ctx;
-}
+using testing::test_context;
 
 // ---- brute force, seed 002 style: arrays with a one-pixel halo of zeros ---------------------------
 

@@ -17,10 +17,7 @@
 namespace clf {
 namespace {
 
-Context& test_context() {
-  static Context ctx;  // $CLFILTERS_DEVICE or the default device
-  return ctx;
-}
+using testing::test_context;
 
 // Random float edges: uniform in [-1000, 1000], never all zero.
 Image random_edges(int w, int h, std::uint64_t seed) {

@@ -16,10 +16,7 @@
 namespace clf {
 namespace {
 
-Context& test_context() {
-  static Context ctx;  // $CLFILTERS_DEVICE or the default device
-  return ctx;
-}
+using testing::test_context;
 
 // Fills a device buffer with 0xA5 so that unwritten outputs show.
 void poison(Context& ctx, const cl::Buffer& buffer, std::size_t bytes) {
@@ -27,8 +24,7 @@ void poison(Context& ctx, const cl::Buffer& buffer, std::size_t bytes) {
   check_cl(ctx.queue().enqueueWriteBuffer(buffer, CL_TRUE, 0, bytes, junk.data()), "clEnqueueWriteBuffer");
 }
 
-const Border kBorders[] = {
-    {BorderMode::replicate, 0}, {BorderMode::reflect101, 0}, {BorderMode::constant, 0}, {BorderMode::constant, 173}};
+using testing::kBorders;
 const SobelOutput kOutputs[] = {SobelOutput::magnitude, SobelOutput::l1, SobelOutput::gradients};
 
 // Largest |gx| or |gy|: 4 * 255.
