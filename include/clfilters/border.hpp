@@ -17,6 +17,8 @@ struct Border {
 // "replicate", "reflect101", "constant" or "constant=V". Throws std::invalid_argument.
 Border parse_border(std::string_view text);
 std::string to_string(const Border& border);
+// Throws std::invalid_argument unless the constant is 0..255: part of every neighbourhood filter's parameter check.
+void check_border(const Border& border);
 
 // Where coordinate i (any integer) of an axis of length n reads from; -1 means "the constant".
 // reflect101 keeps reflecting until the index lands inside, so windows wider than the image work.

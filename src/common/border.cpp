@@ -32,6 +32,11 @@ std::string to_string(const Border& border) {
   return "?";
 }
 
+void check_border(const Border& border) {
+  if (border.value < 0 || border.value > 255)
+    throw std::invalid_argument("border constant must be 0..255, got " + std::to_string(border.value));
+}
+
 int border_index(int i, int n, BorderMode mode) {
   if (i >= 0 && i < n) return i;
   switch (mode) {

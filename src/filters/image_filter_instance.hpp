@@ -4,7 +4,6 @@
 //   using Params;                      the filter's parameters
 //   using Output;                      DeviceImage, or another device output with download(ctx) -> Image
 //   static constexpr double kTolerance; the largest difference docs/SPEC.md allows (0: bit-exact)
-//   static Output allocate(Context&, const Image& input, const Params&);
 //   static std::optional<std::string> unsupported(const DeviceInfo&, const std::string& variant, const Params&,
 //                                                 const Image& input, const TuningConfig&);
 //   static void prepare(Context&, const Params&, const std::string& variant, const Image& input, const TuningConfig&);
@@ -12,9 +11,11 @@
 //                                         const std::string& variant, const TuningConfig&);
 //   static Image reference(const Image& input, const Params&, int threads);
 //   static VariantChoice choose_auto(Context&, const Params&, const Image& input);
+// and optionally (defaults: an output image of the input's size and channels, each byte read and written once)
+//   static Output allocate(Context&, const Image& input, const Params&);
 //   static std::uint64_t bytes_moved(const Image& input, const Params&);
-// and optionally static std::string build_key(Context&, const Params&, const std::string& variant,
-//                                             const Image& input, const TuningConfig&).
+//   static std::string build_key(Context&, const Params&, const std::string& variant, const Image& input,
+//                                const TuningConfig&).
 #pragma once
 
 #include <chrono>
@@ -35,7 +36,7 @@ class ImageFilterInstance final : public FilterInstance {
         input_(std::move(input)),
         params_(std::move(params)),
         d_in_(DeviceImage::upload(ctx, input_)),
-        d_out_(Traits::allocate(ctx, input_, params_)) {}
+        d_out_(allocate_output(ctx, input_, params_)) {}
 
   std::optional<std::string> unsupported(const std::string& variant, const TuningConfig& config) const override {
     return Traits::unsupported(ctx_.info(), variant, params_, input_, config);
@@ -63,10 +64,22 @@ class ImageFilterInstance final : public FilterInstance {
     else
       return FilterInstance::build_key(variant, config);
   }
-  std::uint64_t bytes_moved() const override { return Traits::bytes_moved(input_, params_); }
+  std::uint64_t bytes_moved() const override {
+    if constexpr (requires { Traits::bytes_moved(input_, params_); })
+      return Traits::bytes_moved(input_, params_);
+    else
+      return 2 * input_.byte_size();
+  }
   std::uint64_t pixels() const override { return input_.pixel_count(); }
 
  private:
+  static typename Traits::Output allocate_output(Context& ctx, const Image& input, const Params& params) {
+    if constexpr (requires { Traits::allocate(ctx, input, params); })
+      return Traits::allocate(ctx, input, params);
+    else
+      return DeviceImage::allocate(ctx, input.width, input.height, input.channels);
+  }
+
   Context& ctx_;
   Image input_;
   Params params_;

@@ -52,8 +52,7 @@ void bilateral_check_params(const BilateralParams& p) {
         fmt::format("sigma_range must be finite and at least {}, got {}", kMinBilateralSigma, p.sigma_range));
   if (p.radius < -1 || p.radius > kMaxBilateralRadius)
     throw std::invalid_argument(fmt::format("radius must be 0..{}, got {}", kMaxBilateralRadius, p.radius));
-  if (p.border.value < 0 || p.border.value > 255)
-    throw std::invalid_argument(fmt::format("border constant must be 0..255, got {}", p.border.value));
+  check_border(p.border);
 }
 
 const std::vector<VariantInfo>& bilateral_variants() {

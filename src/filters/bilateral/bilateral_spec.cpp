@@ -89,9 +89,6 @@ struct BilateralTraits {
   using Output = DeviceImage;
   // SPEC: within 1 of the double-precision reference at every pixel.
   static constexpr double kTolerance = 1.0;
-  static Output allocate(Context& ctx, const Image& in, const Params&) {
-    return DeviceImage::allocate(ctx, in.width, in.height, in.channels);
-  }
   static std::optional<std::string> unsupported(const DeviceInfo& device, const std::string& variant, const Params& p,
                                                 const Image& in, const TuningConfig& config) {
     return bilateral_unsupported(device, variant, p, in.width, in.height, in.channels, config);
@@ -108,7 +105,6 @@ struct BilateralTraits {
   static VariantChoice choose_auto(Context& ctx, const Params& p, const Image& in) {
     return bilateral_choose(ctx, p, "auto", in.width, in.height, in.channels);
   }
-  static std::uint64_t bytes_moved(const Image& in, const Params&) { return 2 * in.byte_size(); }
 };
 
 class BilateralSpec : public FilterSpec {

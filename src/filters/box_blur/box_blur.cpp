@@ -36,8 +36,7 @@ ResolvedCall<BoxBlurCall, BoxBlurTarget> resolve(Context& ctx, const BoxBlurCall
 void box_blur_check_params(const BoxBlurParams& p) {
   if (p.diameter < 1 || p.diameter > kMaxBoxDiameter)
     throw std::invalid_argument(fmt::format("diameter must be 1..{}, got {}", kMaxBoxDiameter, p.diameter));
-  if (p.border.value < 0 || p.border.value > 255)
-    throw std::invalid_argument(fmt::format("border constant must be 0..255, got {}", p.border.value));
+  check_border(p.border);
 }
 
 const std::vector<VariantInfo>& box_blur_variants() {

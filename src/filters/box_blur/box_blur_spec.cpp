@@ -170,9 +170,6 @@ struct BoxBlurTraits {
   using Params = BoxBlurParams;
   using Output = DeviceImage;
   static constexpr double kTolerance = 0;
-  static Output allocate(Context& ctx, const Image& in, const Params&) {
-    return DeviceImage::allocate(ctx, in.width, in.height, in.channels);
-  }
   static std::optional<std::string> unsupported(const DeviceInfo& device, const std::string& variant, const Params& p,
                                                 const Image& in, const TuningConfig& config) {
     return box_blur_unsupported(device, variant, p, in.width, in.height, in.channels, config);
@@ -193,7 +190,6 @@ struct BoxBlurTraits {
                                const TuningConfig& config) {
     return box_blur_build_key(ctx, p, variant, in.width, in.height, in.channels, config);
   }
-  static std::uint64_t bytes_moved(const Image& in, const Params&) { return 2 * in.byte_size(); }
 };
 
 class BoxBlurSpec : public FilterSpec {

@@ -51,8 +51,7 @@ void epsilon_check_params(const EpsilonParams& p) {
         fmt::format("epsilon radius must be {}..{}, got {}", kMinEpsilonRadius, kMaxEpsilonRadius, p.radius));
   if (p.threshold < 0 || p.threshold > 255)
     throw std::invalid_argument(fmt::format("epsilon threshold must be 0..255, got {}", p.threshold));
-  if (p.border.value < 0 || p.border.value > 255)
-    throw std::invalid_argument(fmt::format("border constant must be 0..255, got {}", p.border.value));
+  check_border(p.border);
 }
 
 const std::vector<VariantInfo>& epsilon_variants() {

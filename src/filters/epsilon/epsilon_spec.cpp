@@ -61,9 +61,6 @@ struct EpsilonTraits {
   using Params = EpsilonParams;
   using Output = DeviceImage;
   static constexpr double kTolerance = 0;
-  static Output allocate(Context& ctx, const Image& in, const Params&) {
-    return DeviceImage::allocate(ctx, in.width, in.height, in.channels);
-  }
   static std::optional<std::string> unsupported(const DeviceInfo& device, const std::string& variant, const Params& p,
                                                 const Image& in, const TuningConfig& config) {
     return epsilon_unsupported(device, variant, p, in.width, in.height, in.channels, config);
@@ -80,7 +77,6 @@ struct EpsilonTraits {
   static VariantChoice choose_auto(Context& ctx, const Params& p, const Image& in) {
     return epsilon_choose(ctx, p, "auto", in.width, in.height, in.channels);
   }
-  static std::uint64_t bytes_moved(const Image& in, const Params&) { return 2 * in.byte_size(); }
 };
 
 ParamMap epsilon_case(const char* radius, const char* threshold, const char* channels) {

@@ -46,8 +46,7 @@ std::vector<cl::Event> enqueue(Context& ctx, const DeviceImage& in, const cl::Bu
 void sobel_check_params(const SobelParams& p) {
   const int output = static_cast<int>(p.output);
   if (output < 0 || output > 2) throw std::invalid_argument(fmt::format("unknown Sobel output {}", output));
-  if (p.border.value < 0 || p.border.value > 255)
-    throw std::invalid_argument(fmt::format("border constant must be 0..255, got {}", p.border.value));
+  check_border(p.border);
 }
 
 const std::vector<VariantInfo>& sobel_variants() {
