@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "clfilters/image_io.hpp"
+#include "clfilters/version.hpp"
 #include "cli_common.hpp"
 
 int main(int argc, char** argv) {
@@ -12,7 +13,7 @@ int main(int argc, char** argv) {
   for (int i = 0; i < argc; ++i) invocation() += (i ? " " : "") + std::string(i ? argv[i] : "clfilters");
   CLI::App app{"clfilters: classic image filters on any OpenCL device (GPU, or CPU through PoCL)"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "clfilters 0.1.0");
+  app.set_version_flag("--version", std::string("clfilters ") + clf::version());
 
   auto factories = command_factories();
   std::stable_sort(factories.begin(), factories.end(), [](auto& a, auto& b) { return a.first < b.first; });

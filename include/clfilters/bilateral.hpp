@@ -8,11 +8,12 @@
 
 #include "clfilters/border.hpp"
 #include "clfilters/device_image.hpp"
+#include "clfilters/export.hpp"
 #include "clfilters/image.hpp"
 #include "clfilters/runtime.hpp"
 #include "clfilters/variant.hpp"
 
-namespace clf {
+namespace CLF_API clf {
 
 // A 33x33 window at most: the local-memory tiles and the spatial-weight table are sized for it.
 inline constexpr int kMaxBilateralRadius = 16;
@@ -63,9 +64,11 @@ Image bilateral(Context& ctx, const Image& input, const BilateralParams& params,
 // Device-resident images with 1 or 4 channels, same size; `output` must not alias `input`.
 // Enqueues the work on ctx.queue() and returns the events of every kernel and copy it enqueued,
 // without waiting. `config` sets the variant's tunables; empty means the defaults.
+// Views of the caller's buffers (DeviceImage::view) are taken too; the call first waits for `wait`, the
+// caller's events (see on_packed_images).
 std::vector<cl::Event> bilateral(Context& ctx, const DeviceImage& input, DeviceImage& output,
                                  const BilateralParams& params, std::string_view variant = "auto",
-                                 const TuningConfig& config = {});
+                                 const TuningConfig& config = {}, const std::vector<cl::Event>& wait = {});
 
 // Builds (or loads from the cache) the programs a call with these arguments will run, so that the
 // first call's time does not include compilation. Throws like bilateral for bad arguments.

@@ -4,7 +4,9 @@
 #include <string>
 #include <string_view>
 
-namespace clf {
+#include "clfilters/export.hpp"
+
+namespace CLF_API clf {
 
 // Values match the BORDER_* defines in src/common/border.cl.
 enum class BorderMode : int { replicate = 0, reflect101 = 1, constant = 2 };

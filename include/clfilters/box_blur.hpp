@@ -8,11 +8,12 @@
 
 #include "clfilters/border.hpp"
 #include "clfilters/device_image.hpp"
+#include "clfilters/export.hpp"
 #include "clfilters/image.hpp"
 #include "clfilters/runtime.hpp"
 #include "clfilters/variant.hpp"
 
-namespace clf {
+namespace CLF_API clf {
 
 struct BoxBlurParams {
   int diameter = 9;  // 1 .. kMaxBoxDiameter, odd or even
@@ -57,9 +58,11 @@ Image box_blur(Context& ctx, const Image& input, const BoxBlurParams& params, st
 // Device-resident images with 1 or 4 channels, same size; `output` must not alias `input`.
 // Enqueues the kernels on ctx.queue() and returns their events without waiting. `config` sets the
 // variant's tunables (work-group shape, segment lengths, tile size); empty means the defaults.
+// Views of the caller's buffers (DeviceImage::view) are taken too; the call first waits for `wait`, the
+// caller's events (see on_packed_images).
 std::vector<cl::Event> box_blur(Context& ctx, const DeviceImage& input, DeviceImage& output,
                                 const BoxBlurParams& params, std::string_view variant = "auto",
-                                const TuningConfig& config = {});
+                                const TuningConfig& config = {}, const std::vector<cl::Event>& wait = {});
 
 // Builds (or loads from the cache) the programs a call with these arguments will run, so that the
 // first call's time does not include compilation. Throws like box_blur for bad arguments.

@@ -1,26 +1,59 @@
 // 8-bit images that live on the device, so filters can be chained with no host round trip.
 #pragma once
 
+#include <functional>
+
+#include "clfilters/export.hpp"
 #include "clfilters/image.hpp"
 #include "clfilters/runtime.hpp"
 
-namespace clf {
+namespace CLF_API clf {
 
-// A packed, row-major u8 image in a device buffer: 1 channel (uchar per pixel) or 4 (RGBA, one
-// 32-bit word per pixel, R in the low byte).
+// A row-major u8 image in a device buffer: 1 channel (uchar per pixel) or 4 (RGBA, one 32-bit word per
+// pixel, R in the low byte). Images clfilters allocates are packed; a view of the caller's buffer
+// (view()) may start at an offset and have a row pitch, as an OpenCV UMat or an ffmpeg frame does.
 struct DeviceImage {
   cl::Buffer buffer;
   int width = 0;
   int height = 0;
   int channels = 1;
+  std::size_t offset = 0;     // bytes from the buffer's start to pixel (0, 0)
+  std::size_t row_pitch = 0;  // bytes from one row's start to the next; 0 means packed (width * channels)
 
-  std::size_t byte_size() const { return static_cast<std::size_t>(width) * height * channels; }
+  std::size_t row_bytes() const { return static_cast<std::size_t>(width) * channels; }
+  std::size_t pitch() const { return row_pitch ? row_pitch : row_bytes(); }
+  // The bytes of the pixels alone: width * height * channels.
+  std::size_t byte_size() const { return row_bytes() * height; }
+  bool packed() const { return offset == 0 && pitch() == row_bytes(); }
 
   static DeviceImage allocate(Context& ctx, int width, int height, int channels);
   // Blocking upload of a u8 image with 1 or 4 channels.
   static DeviceImage upload(Context& ctx, const Image& image);
+  // A view of the caller's buffer, which must belong to ctx's context; retained while the view lives. Throws
+  // std::invalid_argument for a buffer of another context, a pitch below a row, or a buffer smaller than the
+  // view reaches. Filters take views as they take their own images: a packed view with no copy, a pitched or
+  // offset one through a packed copy on the device (clEnqueueCopyBufferRect), in and out.
+  static DeviceImage view(Context& ctx, cl_mem buffer, int width, int height, int channels, std::size_t offset = 0,
+                          std::size_t row_pitch = 0);
   Image download(Context& ctx) const;
 };
+
+// How a device-resident call works with the caller's buffers and queue: it first waits for the caller's
+// events (enqueue_wait), then runs on packed images; a packed view is used as it is, a pitched or offset one
+// through a packed scratch copy before (packed_input) or after (on_packed_images) the filter. Every event
+// the call enqueued, copies included, is returned, last one last: the caller's queue can wait on it with no
+// clFinish.
+
+// Makes the commands enqueued next on ctx.queue() wait for `wait` (events of any queue of ctx's context),
+// appending the barrier's event to `events`. Nothing when `wait` is empty.
+void enqueue_wait(Context& ctx, const std::vector<cl::Event>& wait, std::vector<cl::Event>& events);
+// `view` itself when packed; else a packed scratch copy of it (the copy's event appended to `events`),
+// valid until the next call.
+DeviceImage packed_input(Context& ctx, const DeviceImage& view, std::vector<cl::Event>& events);
+// enqueue_wait, then `enqueue(packed input, packed output)`, then the copy back into a pitched or offset output.
+std::vector<cl::Event> on_packed_images(
+    Context& ctx, const DeviceImage& input, DeviceImage& output, const std::vector<cl::Event>& wait,
+    const std::function<std::vector<cl::Event>(const DeviceImage&, DeviceImage&)>& enqueue);
 
 // Timings of one filter call (docs/SPEC.md "Timing").
 struct Timing {

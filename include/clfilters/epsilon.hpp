@@ -9,11 +9,12 @@
 
 #include "clfilters/border.hpp"
 #include "clfilters/device_image.hpp"
+#include "clfilters/export.hpp"
 #include "clfilters/image.hpp"
 #include "clfilters/runtime.hpp"
 #include "clfilters/variant.hpp"
 
-namespace clf {
+namespace CLF_API clf {
 
 struct EpsilonParams {
   int radius = 4;      // window (2r+1)^2; 9x9 by default
@@ -55,8 +56,11 @@ Image epsilon(Context& ctx, const Image& input, const EpsilonParams& params, std
 
 // Device-resident, 1 or 4 channels, same size, `output` distinct from `input`. Enqueues on ctx.queue()
 // and returns the kernels' events without waiting.
+// Views of the caller's buffers (DeviceImage::view) are taken too; the call first waits for `wait`, the
+// caller's events (see on_packed_images).
 std::vector<cl::Event> epsilon(Context& ctx, const DeviceImage& input, DeviceImage& output, const EpsilonParams& params,
-                               std::string_view variant = "auto", const TuningConfig& config = {});
+                               std::string_view variant = "auto", const TuningConfig& config = {},
+                               const std::vector<cl::Event>& wait = {});
 
 // Builds the programs a call will use, so timings exclude compilation.
 void epsilon_prepare(Context& ctx, const EpsilonParams& params, std::string_view variant, int width, int height,

@@ -5,10 +5,11 @@
 #include <string_view>
 #include <vector>
 
+#include "clfilters/export.hpp"
 #include "clfilters/runtime.hpp"
 #include "clfilters/variant.hpp"
 
-namespace clf {
+namespace CLF_API clf {
 
 const std::vector<VariantInfo>& matrix_add_variants();   // scalar, float4
 const std::vector<VariantInfo>& dot_product_variants();  // buffer, image

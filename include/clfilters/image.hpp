@@ -9,7 +9,9 @@
 #include <string>
 #include <vector>
 
-namespace clf {
+#include "clfilters/export.hpp"
+
+namespace CLF_API clf {
 
 enum class SampleType { u8, u16, i16, f32 };
 

@@ -5,9 +5,10 @@
 #include <stdexcept>
 #include <string>
 
+#include "clfilters/export.hpp"
 #include "clfilters/image.hpp"
 
-namespace clf {
+namespace CLF_API clf {
 
 // Any problem with an image file. what() is one line that names the file and the problem,
 // e.g. "photo.png: truncated file (expected 1228800 bytes of pixel data)".

@@ -8,11 +8,12 @@
 #include <vector>
 
 #include "clfilters/device_image.hpp"
+#include "clfilters/export.hpp"
 #include "clfilters/image.hpp"
 #include "clfilters/runtime.hpp"
 #include "clfilters/variant.hpp"
 
-namespace clf {
+namespace CLF_API clf {
 
 // A row-major float32 image in a device buffer (width * height floats). DeviceImage is 8-bit only.
 struct DeviceFloatImage {

@@ -12,7 +12,9 @@
 #include <string_view>
 #include <vector>
 
-namespace clf {
+#include "clfilters/export.hpp"
+
+namespace CLF_API clf {
 
 // The one error type for OpenCL failures: carries the error code, its name, the failing call and,
 // for program builds, the build log.
@@ -87,12 +89,26 @@ std::vector<DeviceHandle> list_devices();
 // or a case-insensitive substring of the platform or device name ("nvidia", "pocl", "cpu").
 // Empty: $CLFILTERS_DEVICE if set, else the first GPU, else the first CPU, else the first device.
 DeviceHandle select_device(std::string_view selector = {});
+// The handle of a device the caller has; its indices are those of list_devices(), or -1 where it is not listed.
+DeviceHandle device_handle(cl_device_id device);
+
+// The device's OpenCL C version as major * 10 + minor ("OpenCL C 1.2 pocl" -> 12), 0 when unreadable.
+int opencl_c_version(const DeviceInfo& device);
+// The OpenCL C version the kernels need (1.2).
+inline constexpr int kMinOpenClC = 12;
 
 // A device with its context, an in-order profiling queue, and cached programs and kernels.
+// Both constructors refuse (std::invalid_argument) a device whose OpenCL C version is below 1.2.
 class Context {
  public:
   explicit Context(std::string_view device_selector = {});
   explicit Context(DeviceHandle device);
+  // Works inside an OpenCL setup the caller made (OpenCV's, ffmpeg's, pyopencl's, its own): adopts
+  // `context`, `device` and the in-order `queue`, retaining them and releasing them when done, and never
+  // destroys what it did not create. Commands go to `queue`. A queue without profiling is used as it
+  // is: profiling() is then false and kernel_milliseconds gives NaN. Throws std::invalid_argument for
+  // an out-of-order queue or one of another context or device.
+  Context(cl_context context, cl_device_id device, cl_command_queue queue);
   ~Context();
   Context(const Context&) = delete;
   Context& operator=(const Context&) = delete;
@@ -101,7 +117,7 @@ class Context {
   const cl::Device& device() const { return device_.device; }
   cl::Context& context() { return context_; }
   // The queue every command goes to: profiling-enabled unless set_profiling(false).
-  cl::CommandQueue& queue() { return profiling_ ? queue_ : plain_queue(); }
+  cl::CommandQueue& queue() { return profiling_ ? profiling_queue() : plain_queue(); }
   // Profiling events cost time on some drivers: on the H200 a 1080p call took ~7 us more on a
   // profiling queue. With profiling off, commands go to a
   // second in-order queue without it and kernel_milliseconds gives NaN. Switching finishes the queue
@@ -135,8 +151,9 @@ class Context {
   DeviceHandle device_;
   cl::Context context_;
   cl::CommandQueue& plain_queue();
-  cl::CommandQueue queue_;
-  cl::CommandQueue plain_queue_;  // created on first use
+  cl::CommandQueue& profiling_queue();
+  cl::CommandQueue queue_;        // with profiling; created on first use when the caller's queue has none
+  cl::CommandQueue plain_queue_;  // without; created on first use
   bool profiling_ = true;
   std::unique_ptr<Cached> cached_;
 };

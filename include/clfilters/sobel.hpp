@@ -9,11 +9,12 @@
 
 #include "clfilters/border.hpp"
 #include "clfilters/device_image.hpp"
+#include "clfilters/export.hpp"
 #include "clfilters/image.hpp"
 #include "clfilters/runtime.hpp"
 #include "clfilters/variant.hpp"
 
-namespace clf {
+namespace CLF_API clf {
 
 // What a Sobel call writes (docs/SPEC.md): the rounded gradient magnitude (default), the L1 magnitude, or
 // both int16 gradient planes.
@@ -76,11 +77,15 @@ Image sobel(Context& ctx, const Image& input, const SobelParams& params, std::st
 // Device-resident: a 1-channel input and a 1-channel output of the same size (params.output must be
 // magnitude or l1). Enqueues on ctx.queue() and returns the events without waiting. `config` sets
 // the variant's tunables; empty means the defaults.
+// Views of the caller's buffers (DeviceImage::view) are taken too; the call first waits for `wait`, the
+// caller's events (see on_packed_images).
 std::vector<cl::Event> sobel(Context& ctx, const DeviceImage& input, DeviceImage& output, const SobelParams& params,
-                             std::string_view variant = "auto", const TuningConfig& config = {});
+                             std::string_view variant = "auto", const TuningConfig& config = {},
+                             const std::vector<cl::Event>& wait = {});
 // The same writing gx and gy (params.output must be gradients).
 std::vector<cl::Event> sobel(Context& ctx, const DeviceImage& input, DeviceGradients& output, const SobelParams& params,
-                             std::string_view variant = "auto", const TuningConfig& config = {});
+                             std::string_view variant = "auto", const TuningConfig& config = {},
+                             const std::vector<cl::Event>& wait = {});
 
 // Builds (or loads from the cache) the program a call with these arguments will run, so that the
 // first call's time does not include compilation. Throws like sobel for bad arguments.

@@ -5,7 +5,9 @@
 #include <string>
 #include <vector>
 
-namespace clf {
+#include "clfilters/export.hpp"
+
+namespace CLF_API clf {
 
 // One tunable knob of a variant (work-group size, pixels per work-item, tile size, ...). The first
 // value is the default. Filters reject combinations that do not fit a device in their `unsupported`.

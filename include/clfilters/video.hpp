@@ -12,9 +12,11 @@
 #include <vector>
 
 #include "clfilters/device_image.hpp"
+#include "clfilters/export.hpp"
 #include "clfilters/runtime.hpp"
 
-namespace clf::video {
+namespace CLF_API clf {
+namespace video {
 
 // Any problem with a video stream. what() is one line naming the stream and the problem, e.g.
 // "in.y4m: frame 3 is truncated: 1000 of 1152 bytes before the end of the stream".
@@ -140,4 +142,5 @@ struct PipelineStats {
 PipelineStats filter_video(Context& ctx, VideoReader& reader, VideoWriter& writer, const PlaneFilter& filter,
                            const PipelineOptions& options = {});
 
-}  // namespace clf::video
+}  // namespace video
+}  // namespace clf

@@ -11,9 +11,10 @@
 #include <vector>
 
 #include "clfilters/device_image.hpp"
+#include "clfilters/export.hpp"
 #include "filters/filter_spec.hpp"
 
-namespace clf {
+namespace CLF_API clf {
 
 struct BenchOptions {
   std::vector<const FilterSpec*> filters;  // empty: all

@@ -4,9 +4,10 @@
 #include <optional>
 #include <string>
 
+#include "clfilters/export.hpp"
 #include "clfilters/image.hpp"
 
-namespace clf {
+namespace CLF_API clf {
 
 // nullopt when every sample is within `tolerance`; else "N of M samples differ (tolerance T); largest
 // difference D; first at x= y= channel=: expected E, got G" (or the shape mismatch).

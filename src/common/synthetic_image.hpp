@@ -5,9 +5,10 @@
 #include <cstdint>
 #include <vector>
 
+#include "clfilters/export.hpp"
 #include "clfilters/image.hpp"
 
-namespace clf {
+namespace CLF_API clf {
 
 Image synthetic_photo(int width, int height, int channels, std::uint64_t seed);
 

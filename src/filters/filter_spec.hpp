@@ -9,10 +9,11 @@
 #include <string>
 #include <vector>
 
+#include "clfilters/export.hpp"
 #include "clfilters/runtime.hpp"
 #include "clfilters/variant.hpp"
 
-namespace clf {
+namespace CLF_API clf {
 
 // Problem parameters by name, as text ("diameter" -> "9", "channels" -> "4"), so generic tools can
 // pass them through. Each filter documents its keys and defaults in bench_cases().

@@ -78,6 +78,40 @@ std::string device_list_for_message(const std::vector<DeviceHandle>& all) {
 
 }  // namespace
 
+int opencl_c_version(const DeviceInfo& device) {
+  // "OpenCL C <major>.<minor> <vendor-specific>"
+  constexpr std::string_view prefix = "OpenCL C ";
+  const std::string& v = device.opencl_c_version;
+  if (v.compare(0, prefix.size(), prefix) != 0) return 0;
+  int major = 0, minor = 0;
+  const char* p = v.data() + prefix.size();
+  const char* end = v.data() + v.size();
+  auto r = std::from_chars(p, end, major);
+  if (r.ec != std::errc() || r.ptr == end || *r.ptr != '.') return 0;
+  r = std::from_chars(r.ptr + 1, end, minor);
+  if (r.ec != std::errc() || minor > 9) return 0;
+  return major * 10 + minor;
+}
+
+DeviceHandle device_handle(cl_device_id id) {
+  if (!id) throw std::invalid_argument("no OpenCL device given (null cl_device_id)");
+  cl::Device device(id, true);
+  cl_platform_id platform_id = nullptr;
+  check_cl(device.getInfo(CL_DEVICE_PLATFORM, &platform_id), "clGetDeviceInfo");
+  cl::Platform platform(platform_id, true);
+  int pi = -1, di = -1;
+  std::vector<cl::Platform> platforms;
+  if (cl::Platform::get(&platforms) == CL_SUCCESS)
+    for (std::size_t i = 0; i < platforms.size() && di < 0; ++i) {
+      std::vector<cl::Device> devices;
+      if (platforms[i]() != platform_id || platforms[i].getDevices(CL_DEVICE_TYPE_ALL, &devices) != CL_SUCCESS)
+        continue;
+      for (std::size_t j = 0; j < devices.size(); ++j)
+        if (devices[j]() == id) pi = int(i), di = int(j);
+    }
+  return {platform, device, describe(platform, device, pi, di)};
+}
+
 bool DeviceInfo::takes_nvidia_ptx() const {
   return has_extension("cl_nv_device_attribute_query") || platform_name.find("NVIDIA") != std::string::npos;
 }

@@ -32,10 +32,103 @@ DeviceImage DeviceImage::upload(Context& ctx, const Image& image) {
   return img;
 }
 
+DeviceImage DeviceImage::view(Context& ctx, cl_mem mem, int width, int height, int channels, std::size_t offset,
+                              std::size_t row_pitch) {
+  if (!mem) throw std::invalid_argument("device image view: the buffer is null");
+  if (width < 1 || height < 1 || (channels != 1 && channels != 4))
+    throw std::invalid_argument(fmt::format("device image view: u8 with 1 or 4 channels and at least 1x1, got {}x{}x{}",
+                                            width, height, channels));
+  DeviceImage img;
+  img.buffer = cl::Buffer(mem, true);
+  img.width = width;
+  img.height = height;
+  img.channels = channels;
+  img.offset = offset;
+  img.row_pitch = row_pitch;
+  if (img.pitch() < img.row_bytes())
+    throw std::invalid_argument(
+        fmt::format("device image view: row pitch {} is below a row's {} bytes", row_pitch, img.row_bytes()));
+  cl_context owner = nullptr;
+  check_cl(img.buffer.getInfo(CL_MEM_CONTEXT, &owner), "clGetMemObjectInfo");
+  if (owner != ctx.context()())
+    throw std::invalid_argument("device image view: the buffer belongs to another OpenCL context");
+  std::size_t size = 0;
+  check_cl(img.buffer.getInfo(CL_MEM_SIZE, &size), "clGetMemObjectInfo");
+  const std::size_t reach = offset + img.pitch() * std::size_t(height - 1) + img.row_bytes();
+  if (size < reach)
+    throw std::invalid_argument(fmt::format(
+        "device image view: the buffer has {} bytes, the view ({}x{}x{}, offset {}, row pitch {}) reaches {}", size,
+        width, height, channels, offset, img.pitch(), reach));
+  return img;
+}
+
+namespace {
+// The rectangle of a view's pixels, for clEnqueue{Read,Write,Copy}BufferRect.
+cl::array<cl::size_type, 3> rect_origin(const DeviceImage& img) {
+  return {img.offset % img.pitch(), img.offset / img.pitch(), 0};
+}
+cl::array<cl::size_type, 3> rect_region(const DeviceImage& img) {
+  return {img.row_bytes(), cl::size_type(img.height), 1};
+}
+}  // namespace
+
 Image DeviceImage::download(Context& ctx) const {
   Image out(width, height, channels);
-  check_cl(ctx.queue().enqueueReadBuffer(buffer, CL_TRUE, 0, byte_size(), out.data.data()), "clEnqueueReadBuffer");
+  if (packed()) {
+    check_cl(ctx.queue().enqueueReadBuffer(buffer, CL_TRUE, 0, byte_size(), out.data.data()), "clEnqueueReadBuffer");
+  } else {
+    check_cl(ctx.queue().enqueueReadBufferRect(buffer, CL_TRUE, rect_origin(*this), {0, 0, 0}, rect_region(*this),
+                                               pitch(), 0, row_bytes(), 0, out.data.data()),
+             "clEnqueueReadBufferRect");
+  }
   return out;
+}
+
+void enqueue_wait(Context& ctx, const std::vector<cl::Event>& wait, std::vector<cl::Event>& events) {
+  if (wait.empty()) return;
+  // Nothing after the barrier starts before the caller's commands are done.
+  cl::Event barrier;
+  check_cl(ctx.queue().enqueueBarrierWithWaitList(&wait, &barrier), "clEnqueueBarrierWithWaitList");
+  events.push_back(std::move(barrier));
+}
+
+namespace {
+// A packed image of `view`'s size in a scratch buffer kept between calls.
+DeviceImage packed_twin(Context& ctx, const DeviceImage& view, const char* name) {
+  DeviceImage twin;
+  twin.width = view.width;
+  twin.height = view.height;
+  twin.channels = view.channels;
+  twin.buffer = ctx.scratch_buffer(name, view.byte_size());
+  return twin;
+}
+
+void copy_rect(Context& ctx, const DeviceImage& from, const DeviceImage& to, std::vector<cl::Event>& events) {
+  cl::Event e;
+  check_cl(ctx.queue().enqueueCopyBufferRect(from.buffer, to.buffer, rect_origin(from), rect_origin(to),
+                                             rect_region(from), from.pitch(), 0, to.pitch(), 0, nullptr, &e),
+           "clEnqueueCopyBufferRect");
+  events.push_back(std::move(e));
+}
+}  // namespace
+
+DeviceImage packed_input(Context& ctx, const DeviceImage& view, std::vector<cl::Event>& events) {
+  if (view.packed()) return view;
+  DeviceImage twin = packed_twin(ctx, view, "view input");
+  copy_rect(ctx, view, twin, events);
+  return twin;
+}
+
+std::vector<cl::Event> on_packed_images(
+    Context& ctx, const DeviceImage& input, DeviceImage& output, const std::vector<cl::Event>& wait,
+    const std::function<std::vector<cl::Event>(const DeviceImage&, DeviceImage&)>& enqueue) {
+  std::vector<cl::Event> events;
+  enqueue_wait(ctx, wait, events);
+  const DeviceImage in = packed_input(ctx, input, events);
+  DeviceImage out = output.packed() ? output : packed_twin(ctx, output, "view output");
+  for (auto& e : enqueue(in, out)) events.push_back(std::move(e));
+  if (!output.packed()) copy_rect(ctx, out, output, events);
+  return events;
 }
 
 void wait_for(Context& ctx, const std::vector<cl::Event>& events, WaitMode mode) {

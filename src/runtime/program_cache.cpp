@@ -40,6 +40,12 @@ std::vector<unsigned char> read_bytes(const fs::path& path) {
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
+void require_usable(const DeviceInfo& info) {
+  if (opencl_c_version(info) < kMinOpenClC)
+    throw std::invalid_argument(fmt::format("device {} offers \"{}\"; clfilters' kernels need OpenCL C 1.2 or later",
+                                            info.name, info.opencl_c_version));
+}
+
 }  // namespace
 
 std::string cache_directory() {
@@ -59,17 +65,50 @@ struct Context::Cached {
 Context::Context(std::string_view device_selector) : Context(select_device(device_selector)) {}
 
 Context::Context(DeviceHandle device) : device_(std::move(device)), cached_(std::make_unique<Cached>()) {
+  require_usable(device_.info);
   cl_int err = CL_SUCCESS;
   context_ = cl::Context(device_.device, nullptr, nullptr, nullptr, &err);
   check_cl(err, "clCreateContext");
-  queue_ = cl::CommandQueue(context_, device_.device, CL_QUEUE_PROFILING_ENABLE, &err);
-  check_cl(err, "clCreateCommandQueue");
+  profiling_queue();
+}
+
+Context::Context(cl_context context, cl_device_id device, cl_command_queue queue)
+    : device_(device_handle(device)), cached_(std::make_unique<Cached>()) {
+  require_usable(device_.info);
+  if (!context || !queue) throw std::invalid_argument("adopting an OpenCL context: the context or queue is null");
+  // The C++ wrappers retain here and release when this Context goes; the caller keeps its own references.
+  context_ = cl::Context(context, true);
+  cl::CommandQueue adopted(queue, true);
+  cl_command_queue_properties props = 0;
+  check_cl(adopted.getInfo(CL_QUEUE_PROPERTIES, &props), "clGetCommandQueueInfo");
+  cl_context queue_context = nullptr;
+  cl_device_id queue_device = nullptr;
+  check_cl(adopted.getInfo(CL_QUEUE_CONTEXT, &queue_context), "clGetCommandQueueInfo");
+  check_cl(adopted.getInfo(CL_QUEUE_DEVICE, &queue_device), "clGetCommandQueueInfo");
+  if (queue_context != context || queue_device != device)
+    throw std::invalid_argument("adopting an OpenCL context: the queue belongs to another context or device");
+  // Filters rely on commands running in order: each kernel reads what the one before it wrote.
+  if (props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE)
+    throw std::invalid_argument(
+        "adopting an OpenCL context: the queue is out of order; clfilters needs an in-order "
+        "queue");
+  profiling_ = (props & CL_QUEUE_PROFILING_ENABLE) != 0;
+  (profiling_ ? queue_ : plain_queue_) = std::move(adopted);
 }
 
 Context::~Context() {
   // Never throws: finishing may fail if the device is lost, and there is nothing to do about it here.
   if (queue_()) queue_.finish();
   if (plain_queue_()) plain_queue_.finish();
+}
+
+cl::CommandQueue& Context::profiling_queue() {
+  if (!queue_()) {
+    cl_int err = CL_SUCCESS;
+    queue_ = cl::CommandQueue(context_, device_.device, CL_QUEUE_PROFILING_ENABLE, &err);
+    check_cl(err, "clCreateCommandQueue");
+  }
+  return queue_;
 }
 
 cl::CommandQueue& Context::plain_queue() {

@@ -52,9 +52,27 @@ void poison(Image& image, std::uint8_t value) {
   return ::testing::AssertionSuccess();
 }
 
-Context& test_context() {
-  static Context ctx;
+std::unique_ptr<Context> adopted_context(const DeviceHandle& device, bool profiling) {
+  cl_int err = CL_SUCCESS;
+  cl_device_id id = device.device();
+  cl_context raw_context = clCreateContext(nullptr, 1, &id, nullptr, nullptr, &err);
+  check_cl(err, "clCreateContext");
+  const cl_queue_properties props[] = {CL_QUEUE_PROPERTIES,
+                                       profiling ? cl_queue_properties(CL_QUEUE_PROFILING_ENABLE) : 0, 0};
+  cl_command_queue raw_queue = clCreateCommandQueueWithProperties(raw_context, id, props, &err);
+  check_cl(err, "clCreateCommandQueueWithProperties");
+  auto ctx = std::make_unique<Context>(raw_context, id, raw_queue);
+  clReleaseCommandQueue(raw_queue);
+  clReleaseContext(raw_context);
   return ctx;
+}
+
+Context& test_context() {
+  static const std::unique_ptr<Context> ctx = [] {
+    const char* adopt = std::getenv("CLF_TEST_ADOPTED_CONTEXT");
+    return adopt && *adopt == '1' ? adopted_context(select_device(), true) : std::make_unique<Context>();
+  }();
+  return *ctx;
 }
 
 }  // namespace clf::testing

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <memory>
 #include <random>
 #include <string>
 
@@ -15,8 +16,13 @@
 namespace clf::testing {
 
 // The device the tests run on: $CLFILTERS_DEVICE, else the default device. One per test process, so that the
-// tests in it share their program builds.
+// tests in it share their program builds. With CLF_TEST_ADOPTED_CONTEXT=1 it is a context and queue made
+// with plain OpenCL calls, as an application would, and adopted (Context's adopting constructor).
 Context& test_context();
+
+// A context and in-order queue made with plain OpenCL calls for `device`, adopted by a new Context; the
+// raw handles are released once adopted, so the Context holds the only references.
+std::unique_ptr<Context> adopted_context(const DeviceHandle& device, bool profiling);
 
 // Every border mode, the constant one at 0 and at a value of its own.
 inline const Border kBorders[] = {

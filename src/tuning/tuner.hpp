@@ -9,10 +9,11 @@
 #include <string>
 #include <vector>
 
+#include "clfilters/export.hpp"
 #include "filters/filter_spec.hpp"
 #include "tuning/db/tuning_db.hpp"
 
-namespace clf {
+namespace CLF_API clf {
 
 struct TuneOptions {
   int width = 1920;

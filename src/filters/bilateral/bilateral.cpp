@@ -153,13 +153,16 @@ void bilateral_prepare(Context& ctx, const BilateralParams& params, std::string_
 }
 
 std::vector<cl::Event> bilateral(Context& ctx, const DeviceImage& in, DeviceImage& out, const BilateralParams& params,
-                                 std::string_view variant, const TuningConfig& config) {
+                                 std::string_view variant, const TuningConfig& config,
+                                 const std::vector<cl::Event>& wait) {
   if (in.width != out.width || in.height != out.height || in.channels != out.channels)
     throw std::invalid_argument("bilateral: output must have the input's size and channels");
   const BilateralCall call{params, in.width, in.height, in.channels};
   const auto r = resolve(ctx, call, variant, config);
-  BilateralTarget target{in, out};
-  return r.enqueue(ctx, call, target);
+  return on_packed_images(ctx, in, out, wait, [&](const DeviceImage& packed_in, DeviceImage& packed_out) {
+    BilateralTarget target{packed_in, packed_out};
+    return r.enqueue(ctx, call, target);
+  });
 }
 
 namespace {

@@ -61,13 +61,16 @@ void box_blur_prepare(Context& ctx, const BoxBlurParams& params, std::string_vie
 }
 
 std::vector<cl::Event> box_blur(Context& ctx, const DeviceImage& in, DeviceImage& out, const BoxBlurParams& params,
-                                std::string_view variant, const TuningConfig& config) {
+                                std::string_view variant, const TuningConfig& config,
+                                const std::vector<cl::Event>& wait) {
   if (in.width != out.width || in.height != out.height || in.channels != out.channels)
     throw std::invalid_argument("box_blur: output must have the input's size and channels");
   const BoxBlurCall call{params, in.width, in.height, in.channels};
   const auto r = resolve(ctx, call, variant, config);
-  BoxBlurTarget target{in, out};
-  return r.enqueue(ctx, call, target);
+  return on_packed_images(ctx, in, out, wait, [&](const DeviceImage& packed_in, DeviceImage& packed_out) {
+    BoxBlurTarget target{packed_in, packed_out};
+    return r.enqueue(ctx, call, target);
+  });
 }
 
 Image box_blur(Context& ctx, const Image& input, const BoxBlurParams& params, std::string_view variant,

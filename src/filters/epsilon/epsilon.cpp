@@ -76,14 +76,17 @@ void epsilon_prepare(Context& ctx, const EpsilonParams& params, std::string_view
 }
 
 std::vector<cl::Event> epsilon(Context& ctx, const DeviceImage& in, DeviceImage& out, const EpsilonParams& params,
-                               std::string_view variant, const TuningConfig& config) {
+                               std::string_view variant, const TuningConfig& config,
+                               const std::vector<cl::Event>& wait) {
   if (in.width != out.width || in.height != out.height || in.channels != out.channels)
     throw std::invalid_argument("epsilon: output must have the input's size and channels");
   if (in.buffer() == out.buffer()) throw std::invalid_argument("epsilon: output must not be the input");
   const EpsilonCall call{params, in.width, in.height, in.channels};
   const auto r = resolve(ctx, call, variant, config);
-  EpsilonTarget target{in, out};
-  return r.enqueue(ctx, call, target);
+  return on_packed_images(ctx, in, out, wait, [&](const DeviceImage& packed_in, DeviceImage& packed_out) {
+    EpsilonTarget target{packed_in, packed_out};
+    return r.enqueue(ctx, call, target);
+  });
 }
 
 Image epsilon(Context& ctx, const Image& input, const EpsilonParams& params, std::string_view variant, Timing* timing) {

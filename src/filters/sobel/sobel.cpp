@@ -116,27 +116,33 @@ void sobel_prepare(Context& ctx, const SobelParams& params, std::string_view var
 }
 
 std::vector<cl::Event> sobel(Context& ctx, const DeviceImage& in, DeviceImage& out, const SobelParams& params,
-                             std::string_view variant, const TuningConfig& config) {
+                             std::string_view variant, const TuningConfig& config, const std::vector<cl::Event>& wait) {
   if (params.output == SobelOutput::gradients)
     throw std::invalid_argument("sobel: gradients go to a DeviceGradients, not an 8-bit image");
   if (out.width != in.width || out.height != in.height || out.channels != 1)
     throw std::invalid_argument("sobel: the output must be a 1-channel image of the input's size");
-  return enqueue(ctx, in, out.buffer, out.buffer, params, variant, config);
+  return on_packed_images(ctx, in, out, wait, [&](const DeviceImage& packed_in, DeviceImage& packed_out) {
+    return enqueue(ctx, packed_in, packed_out.buffer, packed_out.buffer, params, variant, config);
+  });
 }
 
 std::vector<cl::Event> sobel(Context& ctx, const DeviceImage& in, DeviceGradients& out, const SobelParams& params,
-                             std::string_view variant, const TuningConfig& config) {
+                             std::string_view variant, const TuningConfig& config, const std::vector<cl::Event>& wait) {
   if (params.output != SobelOutput::gradients)
     throw std::invalid_argument(
         fmt::format("sobel: a DeviceGradients output needs output=gradients, not {}", to_string(params.output)));
   if (out.width != in.width || out.height != in.height)
     throw std::invalid_argument("sobel: the gradient planes must have the input's size");
-  return enqueue(ctx, in, out.gx, out.gy, params, variant, config);
+  std::vector<cl::Event> events;
+  enqueue_wait(ctx, wait, events);
+  const DeviceImage packed_in = packed_input(ctx, in, events);
+  for (auto& e : enqueue(ctx, packed_in, out.gx, out.gy, params, variant, config)) events.push_back(std::move(e));
+  return events;
 }
 
 std::vector<cl::Event> sobel(Context& ctx, const DeviceImage& in, SobelDeviceOutput& out, const SobelParams& params,
-                             std::string_view variant, const TuningConfig& config) {
-  return std::visit([&](auto& planes) { return sobel(ctx, in, planes, params, variant, config); }, out.planes);
+                             std::string_view variant, const TuningConfig& config, const std::vector<cl::Event>& wait) {
+  return std::visit([&](auto& planes) { return sobel(ctx, in, planes, params, variant, config, wait); }, out.planes);
 }
 
 Image sobel(Context& ctx, const Image& input, const SobelParams& params, std::string_view variant, Timing* timing) {

@@ -40,6 +40,7 @@ struct SobelDeviceOutput {
 
 // sobel() into whichever output `out` holds.
 std::vector<cl::Event> sobel(Context& ctx, const DeviceImage& input, SobelDeviceOutput& out, const SobelParams& params,
-                             std::string_view variant = "auto", const TuningConfig& config = {});
+                             std::string_view variant = "auto", const TuningConfig& config = {},
+                             const std::vector<cl::Event>& wait = {});
 
 }  // namespace clf

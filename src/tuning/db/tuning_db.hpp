@@ -8,10 +8,11 @@
 #include <string>
 #include <vector>
 
+#include "clfilters/export.hpp"
 #include "clfilters/runtime.hpp"
 #include "clfilters/variant.hpp"
 
-namespace clf {
+namespace CLF_API clf {
 
 struct TunedChoice {
   std::string variant;

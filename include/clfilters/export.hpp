@@ -1,0 +1,9 @@
+// What the shared library exports: every namespace a public header opens is `namespace CLF_API clf`, and the
+// library is built with hidden visibility, so only these declarations are visible to its users.
+#pragma once
+
+#if defined(__GNUC__) || defined(__clang__)
+#define CLF_API __attribute__((visibility("default")))
+#else
+#define CLF_API
+#endif

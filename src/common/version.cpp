@@ -1,0 +1,9 @@
+#include "clfilters/version.hpp"
+
+namespace clf {
+
+const char* version() {
+  return CLF_VERSION;
+}
+
+}  // namespace clf
