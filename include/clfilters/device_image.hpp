@@ -47,9 +47,13 @@ struct DeviceImage {
 // Makes the commands enqueued next on ctx.queue() wait for `wait` (events of any queue of ctx's context),
 // appending the barrier's event to `events`. Nothing when `wait` is empty.
 void enqueue_wait(Context& ctx, const std::vector<cl::Event>& wait, std::vector<cl::Event>& events);
-// `view` itself when packed; else a packed scratch copy of it (the copy's event appended to `events`),
-// valid until the next call.
-DeviceImage packed_input(Context& ctx, const DeviceImage& view, std::vector<cl::Event>& events);
+// `view` itself when packed; else a packed copy of it (the copy's event appended to `events`) in the scratch
+// buffer named `scratch` (Context::scratch_buffer), valid until its next use.
+DeviceImage packed_input(Context& ctx, const DeviceImage& view, std::vector<cl::Event>& events,
+                         std::string_view scratch = "view input");
+// Copies a packed image back into the region of `view` (the copy's event appended to `events`); nothing when
+// they are the same image.
+void unpack_output(Context& ctx, const DeviceImage& packed, const DeviceImage& view, std::vector<cl::Event>& events);
 // enqueue_wait, then `enqueue(packed input, packed output)`, then the copy back into a pitched or offset output.
 std::vector<cl::Event> on_packed_images(
     Context& ctx, const DeviceImage& input, DeviceImage& output, const std::vector<cl::Event>& wait,

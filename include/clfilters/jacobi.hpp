@@ -20,12 +20,20 @@ struct DeviceFloatImage {
   cl::Buffer buffer;
   int width = 0;
   int height = 0;
+  std::size_t offset = 0;     // bytes from the buffer's start to pixel (0, 0)
+  std::size_t row_pitch = 0;  // bytes from one row's start to the next; 0 means packed (width * 4)
 
   std::size_t byte_size() const { return static_cast<std::size_t>(width) * height * sizeof(float); }
+  // The same bytes as a 4-channel u8 DeviceImage, for the copies that pack and unpack views.
+  DeviceImage bytes() const { return {buffer, width, height, 4, offset, row_pitch}; }
 
   static DeviceFloatImage allocate(Context& ctx, int width, int height);
   // Blocking upload of a 1-channel f32 image.
   static DeviceFloatImage upload(Context& ctx, const Image& image);
+  // A view of the caller's buffer, checked as DeviceImage::view checks it; the device-resident calls take views
+  // as they take their own images (a pitched or offset one through a packed copy on the device).
+  static DeviceFloatImage view(Context& ctx, cl_mem buffer, int width, int height, std::size_t offset = 0,
+                               std::size_t row_pitch = 0);
   // Blocking download as a 1-channel f32 image.
   Image download(Context& ctx) const;
 };
@@ -74,7 +82,9 @@ Image to_grey_float(const Image& image);
 // Host image: anything to_grey_float takes; the result is f32 with 1 channel.
 Image jacobi_edges(Context& ctx, const Image& image, Timing* timing = nullptr);
 // Device-resident; `edges` must have the image's size and not alias it. Returns the kernel's event.
-std::vector<cl::Event> jacobi_edges(Context& ctx, const DeviceFloatImage& image, DeviceFloatImage& edges);
+// The call first waits for `wait`, the caller's events (see on_packed_images).
+std::vector<cl::Event> jacobi_edges(Context& ctx, const DeviceFloatImage& image, DeviceFloatImage& edges,
+                                    const std::vector<cl::Event>& wait = {});
 // The CPU reference: the sum in double, rounded once to float (exact for integer inputs).
 Image jacobi_edges_reference(const Image& image);
 
@@ -105,7 +115,7 @@ JacobiResult jacobi_reconstruct(Context& ctx, const Image& edges, const JacobiPa
 // `config` sets the variant's tunables; empty means the defaults.
 JacobiDeviceRun jacobi_reconstruct(Context& ctx, const DeviceFloatImage& edges, DeviceFloatImage& u,
                                    const JacobiParams& params, std::string_view variant = "auto",
-                                   const TuningConfig& config = {});
+                                   const TuningConfig& config = {}, const std::vector<cl::Event>& wait = {});
 
 // Builds (or loads from the cache) the programs a call will run, so timings exclude compilation.
 void jacobi_prepare(Context& ctx, std::string_view variant, int width, int height, const TuningConfig& config = {});

@@ -94,7 +94,7 @@ void enqueue_wait(Context& ctx, const std::vector<cl::Event>& wait, std::vector<
 
 namespace {
 // A packed image of `view`'s size in a scratch buffer kept between calls.
-DeviceImage packed_twin(Context& ctx, const DeviceImage& view, const char* name) {
+DeviceImage packed_twin(Context& ctx, const DeviceImage& view, std::string_view name) {
   DeviceImage twin;
   twin.width = view.width;
   twin.height = view.height;
@@ -112,9 +112,10 @@ void copy_rect(Context& ctx, const DeviceImage& from, const DeviceImage& to, std
 }
 }  // namespace
 
-DeviceImage packed_input(Context& ctx, const DeviceImage& view, std::vector<cl::Event>& events) {
+DeviceImage packed_input(Context& ctx, const DeviceImage& view, std::vector<cl::Event>& events,
+                         std::string_view scratch) {
   if (view.packed()) return view;
-  DeviceImage twin = packed_twin(ctx, view, "view input");
+  DeviceImage twin = packed_twin(ctx, view, scratch);
   copy_rect(ctx, view, twin, events);
   return twin;
 }
@@ -127,8 +128,12 @@ std::vector<cl::Event> on_packed_images(
   const DeviceImage in = packed_input(ctx, input, events);
   DeviceImage out = output.packed() ? output : packed_twin(ctx, output, "view output");
   for (auto& e : enqueue(in, out)) events.push_back(std::move(e));
-  if (!output.packed()) copy_rect(ctx, out, output, events);
+  unpack_output(ctx, out, output, events);
   return events;
+}
+
+void unpack_output(Context& ctx, const DeviceImage& packed, const DeviceImage& view, std::vector<cl::Event>& events) {
+  if (packed.buffer() != view.buffer() || !view.packed()) copy_rect(ctx, packed, view, events);
 }
 
 void wait_for(Context& ctx, const std::vector<cl::Event>& events, WaitMode mode) {

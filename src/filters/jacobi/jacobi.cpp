@@ -38,11 +38,24 @@ DeviceFloatImage DeviceFloatImage::upload(Context& ctx, const Image& image) {
   return img;
 }
 
+DeviceFloatImage DeviceFloatImage::view(Context& ctx, cl_mem mem, int width, int height, std::size_t offset,
+                                        std::size_t row_pitch) {
+  const DeviceImage checked = DeviceImage::view(ctx, mem, width, height, 4, offset, row_pitch);
+  return {checked.buffer, width, height, offset, row_pitch};
+}
+
 Image DeviceFloatImage::download(Context& ctx) const {
-  Image out(width, height, 1, SampleType::f32);
-  check_cl(ctx.queue().enqueueReadBuffer(buffer, CL_TRUE, 0, byte_size(), out.data.data()), "clEnqueueReadBuffer");
+  Image out = bytes().download(ctx);  // the same bytes, read row by row where the view is pitched
+  out.channels = 1;
+  out.type = SampleType::f32;
   return out;
 }
+
+namespace {
+DeviceFloatImage as_float(const DeviceImage& bytes) {
+  return {bytes.buffer, bytes.width, bytes.height, bytes.offset, bytes.row_pitch};
+}
+}  // namespace
 
 namespace {
 
@@ -264,16 +277,23 @@ void jacobi_prepare(Context& ctx, std::string_view variant, int width, int heigh
 }
 
 JacobiDeviceRun jacobi_reconstruct(Context& ctx, const DeviceFloatImage& edges, DeviceFloatImage& u,
-                                   const JacobiParams& params, std::string_view variant, const TuningConfig& config) {
+                                   const JacobiParams& params, std::string_view variant, const TuningConfig& config,
+                                   const std::vector<cl::Event>& wait) {
   if (edges.width != u.width || edges.height != u.height)
     throw std::invalid_argument(fmt::format("jacobi: the edge map is {}x{} but the iterate is {}x{}", edges.width,
                                             edges.height, u.width, u.height));
   if (same_buffer(edges.buffer, u.buffer)) throw std::invalid_argument("jacobi: the iterate must not alias the edges");
   const JacobiCall call{params, u.width, u.height};
   const auto r = resolve(ctx, call, variant, config);
-  JacobiTarget target{edges, u};
+  // The iterate is read and written: a pitched one is packed before and copied back after.
   JacobiDeviceRun run;
-  run.events = r.enqueue(ctx, call, target);
+  enqueue_wait(ctx, wait, run.events);
+  const DeviceFloatImage packed_edges = as_float(packed_input(ctx, edges.bytes(), run.events, "view edges"));
+  const DeviceImage packed_u = packed_input(ctx, u.bytes(), run.events, "view iterate");
+  DeviceFloatImage u_packed = as_float(packed_u);
+  JacobiTarget target{packed_edges, u_packed};
+  for (auto& e : r.enqueue(ctx, call, target)) run.events.push_back(std::move(e));
+  unpack_output(ctx, packed_u, u.bytes(), run.events);
   static_cast<JacobiOutcome&>(run) = target.outcome;
   return run;
 }
@@ -315,15 +335,19 @@ JacobiResult jacobi_reconstruct(Context& ctx, const Image& edges, const JacobiPa
 
 // ---- edge map ----------------------------------------------------------------------------------------
 
-std::vector<cl::Event> jacobi_edges(Context& ctx, const DeviceFloatImage& image, DeviceFloatImage& edges) {
+std::vector<cl::Event> jacobi_edges(Context& ctx, const DeviceFloatImage& image, DeviceFloatImage& edges,
+                                    const std::vector<cl::Event>& wait) {
   if (image.width != edges.width || image.height != edges.height)
     throw std::invalid_argument("jacobi_edges: the output must have the image's size");
   if (same_buffer(image.buffer, edges.buffer))
     throw std::invalid_argument("jacobi_edges: the output aliases the input");
   check_size(image.width, image.height);
   cl::Kernel& k = ctx.kernel(kKernelFile, kNoOptions, "jacobi_edges");
-  set_kernel_args(k, image.buffer, edges.buffer, image.width, image.height);
-  return {launch(ctx, k, cl::NDRange(std::size_t(image.width), std::size_t(image.height)))};
+  DeviceImage out = edges.bytes();
+  return on_packed_images(ctx, image.bytes(), out, wait, [&](const DeviceImage& in_bytes, DeviceImage& out_bytes) {
+    set_kernel_args(k, in_bytes.buffer, out_bytes.buffer, image.width, image.height);
+    return std::vector<cl::Event>{launch(ctx, k, cl::NDRange(std::size_t(image.width), std::size_t(image.height)))};
+  });
 }
 
 Image jacobi_edges(Context& ctx, const Image& image, Timing* timing) {
