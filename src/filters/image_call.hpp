@@ -35,6 +35,10 @@ struct ImageTarget {
   DeviceImage& out;
 };
 
+// The variant table of such a filter.
+template <class P>
+using ImageTable = VariantTable<ImageCall<P>, ImageTarget>;
+
 // Kernels index with 32-bit ints: throws std::invalid_argument for an image of 2^29 pixels or more.
 void check_image_size(int width, int height);
 
@@ -52,7 +56,7 @@ template <class P>
 struct ImageFilterApi {
   using Params = P;
   using Call = ImageCall<P>;
-  using Table = VariantTable<Call, ImageTarget>;
+  using Table = ImageTable<P>;
 
   const char* name;         // as the device calls' errors name the filter ("box_blur")
   const char* spec_name;    // its FilterSpec's name, which keys its tuning database entries ("box-blur")

@@ -36,8 +36,8 @@ void bilateral_check_params(const BilateralParams& p) {
 std::optional<std::string> bilateral_unsupported(const DeviceInfo& device, std::string_view variant,
                                                  const BilateralParams& params, int width, int height, int channels,
                                                  const TuningConfig& config) {
-  const BilateralTable& table = bilateral_table();
-  const BilateralTable::Entry* entry = table.find(variant);
+  const ImageTable<BilateralParams>& table = bilateral_table();
+  const ImageTable<BilateralParams>::Entry* entry = table.find(variant);
   if (!entry) return fmt::format("unknown bilateral variant '{}'", variant);
   try {
     bilateral_check_params(params);

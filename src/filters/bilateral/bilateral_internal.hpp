@@ -14,11 +14,10 @@
 namespace clf {
 
 using BilateralCall = ImageCall<BilateralParams>;
-using BilateralTable = VariantTable<BilateralCall, ImageTarget>;
 // The filter's public device calls, as its launcher (bilateral.cpp) and FilterSpec run them.
 extern const ImageFilterApi<BilateralParams> kBilateralApi;
 // Every bilateral variant: the seed's four phases, then those that go beyond it (bilateral_variants.cpp).
-const BilateralTable& bilateral_table();
+const ImageTable<BilateralParams>& bilateral_table();
 
 }  // namespace clf
 

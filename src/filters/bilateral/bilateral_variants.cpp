@@ -83,7 +83,7 @@ RangeTable upload_range_table(Context& ctx, const BilateralCall& call) {
   return {&upload_table(ctx, "bilateral.range", grey_range_table(call.params.sigma_range)), 0};
 }
 
-using Entry = BilateralTable::Entry;
+using Entry = ImageTable<BilateralParams>::Entry;
 
 // One pixel per work-item over the image, local_x x local_y work-groups (naive, gauss_table); pixels4 runs
 // one work-item per 4 rows.
@@ -331,8 +331,8 @@ Entry unrolled() {
 
 }  // namespace
 
-const BilateralTable& bilateral_table() {
-  static const BilateralTable table(
+const ImageTable<BilateralParams>& bilateral_table() {
+  static const ImageTable<BilateralParams> table(
       "bilateral", {naive(), gauss_table(), local(), local_image(), range_table(), pixels4(), unrolled()});
   return table;
 }

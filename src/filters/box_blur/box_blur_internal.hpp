@@ -8,11 +8,10 @@
 namespace clf {
 
 using BoxBlurCall = ImageCall<BoxBlurParams>;
-using BoxBlurTable = VariantTable<BoxBlurCall, ImageTarget>;
 // The filter's public device calls, as its launcher (box_blur.cpp) and FilterSpec run them.
 extern const ImageFilterApi<BoxBlurParams> kBoxBlurApi;
 // Every box blur variant, in the order the seeds introduce them (box_blur_variants.cpp).
-const BoxBlurTable& box_blur_table();
+const ImageTable<BoxBlurParams>& box_blur_table();
 
 // fused_sliding's exact rounding multiplies instead of dividing, which is exact while
 // d*d*255 + d*d/2 < 2^30.

@@ -143,7 +143,7 @@ bool subgroup_block4x4_builds(Context& ctx, const std::string& options) {
   return *works;
 }
 
-using Entry = BoxBlurTable::Entry;
+using Entry = ImageTable<BoxBlurParams>::Entry;
 
 Entry naive() {
   Entry e{{"naive", "one pixel per work-item, d*d packed loads (seed 004 baseline)", local_size_tunables()}};
@@ -461,8 +461,8 @@ Entry packed_window(VariantInfo info, bool wide) {
 
 }  // namespace
 
-const BoxBlurTable& box_blur_table() {
-  static const BoxBlurTable table(
+const ImageTable<BoxBlurParams>& box_blur_table() {
+  static const ImageTable<BoxBlurParams> table(
       "box blur",
       {naive(), block4x4(), two_pass(), separable_sliding(), local_tile(), fused_sliding(), fused_blocks(),
        fused_prefix(),

@@ -55,9 +55,9 @@ void epsilon_check_params(const EpsilonParams& p) {
 std::optional<std::string> epsilon_unsupported(const DeviceInfo& device, std::string_view variant,
                                                const EpsilonParams& params, int width, int height, int channels,
                                                const TuningConfig& config) {
-  const EpsilonTable& table = epsilon_table();
+  const ImageTable<EpsilonParams>& table = epsilon_table();
   // The entry's needs, each reported in the filter's own words; then the table's checks.
-  if (const EpsilonTable::Entry* e = table.find(variant))
+  if (const ImageTable<EpsilonParams>::Entry* e = table.find(variant))
     for (DeviceFeature f : e->needs)
       if (missing_feature(device, {f})) return missing_feature_reason(e->info.name, f);
   return table.unsupported(variant, device, {params, width, height, channels}, config);

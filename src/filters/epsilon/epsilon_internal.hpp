@@ -10,11 +10,10 @@
 namespace clf {
 
 using EpsilonCall = ImageCall<EpsilonParams>;
-using EpsilonTable = VariantTable<EpsilonCall, ImageTarget>;
 // The filter's public device calls, as its launcher (epsilon.cpp) and FilterSpec run them.
 extern const ImageFilterApi<EpsilonParams> kEpsilonApi;
 // Every epsilon variant, in the order the seeds introduce them (epsilon_variants.cpp).
-const EpsilonTable& epsilon_table();
+const ImageTable<EpsilonParams>& epsilon_table();
 
 // Work-group shape of the local variant for these tunables; each work-item computes 4 outputs, so a
 // group covers (4 * width) x height pixels and needs a (4 * width + 2r) x (height + 2r) tile.

@@ -64,7 +64,7 @@ const cl::ImageFormat& image_format(int channels) {
   return channels == 4 ? rgba : grey;
 }
 
-using Entry = EpsilonTable::Entry;
+using Entry = ImageTable<EpsilonParams>::Entry;
 
 Entry naive() {
   Entry e{{"naive",
@@ -259,8 +259,8 @@ Entry regblock() {
 
 }  // namespace
 
-const EpsilonTable& epsilon_table() {
-  static const EpsilonTable table(
+const ImageTable<EpsilonParams>& epsilon_table() {
+  static const ImageTable<EpsilonParams> table(
       "epsilon",
       {naive(),
        row_kernel({"packed",
