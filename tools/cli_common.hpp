@@ -8,6 +8,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "clfilters/border.hpp"
@@ -86,6 +87,23 @@ struct ImageFilterSteps {
   std::function<std::string()> describe;  // the parameters, "box-blur d=9 border=replicate"
   bool quiet = false;                     // no result line
 };
+
+// The `choose` step of a filter whose public calls take the channels the device runs an input as: `choose` and
+// `unsupported` are its X_choose and X_unsupported, `channels` the channels an input runs as. `params` and
+// `variant` are read when the step runs.
+template <class Params>
+std::function<std::pair<VariantChoice, std::optional<std::string>>(Context&, const Image&)> choose_step(
+    const Params& params, const std::string& variant, int (*channels)(const Image&),
+    VariantChoice (*choose)(Context&, const Params&, std::string_view, int, int, int, const TuningConfig&),
+    std::optional<std::string> (*unsupported)(const DeviceInfo&, std::string_view, const Params&, int, int, int,
+                                              const TuningConfig&)) {
+  return [&params, &variant, channels, choose, unsupported](Context& ctx, const Image& input) {
+    const int c = channels(input);
+    VariantChoice choice = choose(ctx, params, variant, input.width, input.height, c, {});
+    auto why = unsupported(ctx.info(), choice.variant, params, input.width, input.height, c, choice.config);
+    return std::pair{std::move(choice), std::move(why)};
+  };
+}
 
 // The steps every image filter command takes, in order: its parameters and --variant and OUT's extension
 // (usage errors, exit 2, before anything is read), IN (8-bit, 1 to 4 channels, else one line naming the file,

@@ -67,4 +67,12 @@ Image synthetic_photo(int width, int height, int channels, std::uint64_t seed) {
   return img;
 }
 
+std::vector<float> random_floats(std::size_t n, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<float> dist(-1000.f, 1000.f);
+  std::vector<float> v(n);
+  for (auto& x : v) x = dist(rng);
+  return v;
+}
+
 }  // namespace clf

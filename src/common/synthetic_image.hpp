@@ -2,6 +2,7 @@
 // noise, so filters meet the structure of real images (not zeros, not only uniform noise).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -11,6 +12,9 @@
 namespace CLF_API clf {
 
 Image synthetic_photo(int width, int height, int channels, std::uint64_t seed);
+
+// n floats drawn uniformly from [-1000, 1000) by `seed`: the guide samples' inputs.
+std::vector<float> random_floats(std::size_t n, std::uint64_t seed);
 
 // While one lives, every image synthetic_photo() draws on this thread is also copied into `images`,
 // so the benchmark can save and hash the exact input a FilterInstance was set up with (so that

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 #include <stdexcept>
 
@@ -39,6 +40,18 @@ double param_double(const ParamMap& params, const std::string& key, double fallb
   } catch (const std::exception&) {
   }
   throw std::invalid_argument(fmt::format("parameter {} must be a number, got '{}'", key, it->second));
+}
+
+void check_param_keys(const ParamMap& params, std::string_view filter, std::initializer_list<std::string_view> keys) {
+  for (const auto& [key, value] : params)
+    if (std::find(keys.begin(), keys.end(), key) == keys.end())
+      throw std::invalid_argument(fmt::format("{} has no parameter '{}'", filter, key));
+}
+
+int param_channels(const ParamMap& params, std::string_view filter, int fallback) {
+  const int channels = param_int(params, "channels", fallback);
+  if (channels != 1 && channels != 4) throw std::invalid_argument(fmt::format("{} channels must be 1 or 4", filter));
+  return channels;
 }
 
 }  // namespace clf

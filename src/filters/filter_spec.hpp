@@ -3,10 +3,13 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "clfilters/export.hpp"
@@ -64,6 +67,21 @@ class FilterSpec {
                                                       std::uint64_t seed) const = 0;
 };
 
+// A FilterSpec's fixed description: its name, kernel file and variant list.
+class BasicFilterSpec : public FilterSpec {
+ public:
+  BasicFilterSpec(std::string name, std::string kernel_file, const std::vector<VariantInfo>& (*variant_list)())
+      : name_(std::move(name)), kernel_file_(std::move(kernel_file)), variants_(variant_list) {}
+  std::string name() const override { return name_; }
+  std::string kernel_file() const override { return kernel_file_; }
+  const std::vector<VariantInfo>& variants() const override { return variants_(); }
+
+ private:
+  std::string name_;
+  std::string kernel_file_;
+  const std::vector<VariantInfo>& (*variants_)();
+};
+
 // Every filter, registered by its folder (see clf_register_filter in src/CMakeLists.txt).
 const std::vector<const FilterSpec*>& all_filter_specs();
 const FilterSpec* find_filter_spec(const std::string& name);
@@ -72,5 +90,9 @@ const FilterSpec* find_filter_spec(const std::string& name);
 int param_int(const ParamMap& params, const std::string& key, int fallback);
 double param_double(const ParamMap& params, const std::string& key, double fallback);
 std::string param_text(const ParamMap& params, const std::string& key, const std::string& fallback);
+// Throws std::invalid_argument "FILTER has no parameter 'KEY'" for the first key of `params` not in `keys`.
+void check_param_keys(const ParamMap& params, std::string_view filter, std::initializer_list<std::string_view> keys);
+// The "channels" parameter (`fallback` when absent); throws std::invalid_argument unless it is 1 or 4.
+int param_channels(const ParamMap& params, std::string_view filter, int fallback);
 
 }  // namespace clf

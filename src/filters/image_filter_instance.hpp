@@ -19,10 +19,12 @@
 #pragma once
 
 #include <chrono>
+#include <type_traits>
 #include <utility>
 
 #include "common/image_compare.hpp"
 #include "filters/filter_spec.hpp"
+#include "filters/image_call.hpp"
 
 namespace clf {
 
@@ -86,6 +88,30 @@ class ImageFilterInstance final : public FilterInstance {
   DeviceImage d_in_;
   typename Traits::Output d_out_;
   Image expected_;
+};
+
+// The Traits of a filter whose device calls go through its ImageFilterApi (image_call.hpp); a filter adds its
+// kTolerance, and anything optional above.
+template <const auto& Api>
+struct ImageCallTraits {
+  using Params = typename std::remove_cvref_t<decltype(Api)>::Params;
+  using Output = DeviceImage;
+  static std::optional<std::string> unsupported(const DeviceInfo& device, const std::string& variant, const Params& p,
+                                                const Image& in, const TuningConfig& config) {
+    return Api.unsupported(device, variant, p, in.width, in.height, in.channels, config);
+  }
+  static void prepare(Context& ctx, const Params& p, const std::string& variant, const Image& in,
+                      const TuningConfig& config) {
+    prepare_image_call(ctx, Api, {p, in.width, in.height, in.channels}, variant, config);
+  }
+  static std::vector<cl::Event> enqueue(Context& ctx, const DeviceImage& in, Output& out, const Params& p,
+                                        const std::string& variant, const TuningConfig& config) {
+    return enqueue_image_call(ctx, Api, in, out, p, variant, config);
+  }
+  static Image reference(const Image& in, const Params& p, int threads) { return Api.reference(in, p, threads); }
+  static VariantChoice choose_auto(Context& ctx, const Params& p, const Image& in) {
+    return choose_image_variant(ctx, Api, p, "auto", in.width, in.height, in.channels, {});
+  }
 };
 
 }  // namespace clf

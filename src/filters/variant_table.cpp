@@ -1,5 +1,7 @@
 #include "filters/variant_table.hpp"
 
+#include <algorithm>
+
 #include "runtime/launch.hpp"
 
 namespace clf {
@@ -20,6 +22,52 @@ std::optional<std::string> work_group_problem(const DeviceInfo& device, const Va
   if (lx > 0 && std::size_t(lx) * std::size_t(ly) > device.max_work_group_size)
     return fmt::format("work-group {}x{} exceeds the device's {} work-items", lx, ly, device.max_work_group_size);
   return std::nullopt;
+}
+
+std::optional<std::string> local_group_problem(const DeviceInfo& device, std::string_view group, int width, int height,
+                                               std::string_view variant, std::size_t local_bytes,
+                                               std::string_view call) {
+  if (std::size_t(width) * std::size_t(height) > device.max_work_group_size)
+    return fmt::format("{} {}x{} exceeds the device's {} work-items", group, width, height, device.max_work_group_size);
+  if (local_bytes > device.local_mem_bytes)
+    return fmt::format("{} needs {} bytes of local memory for {}, the device has {}", variant, local_bytes, call,
+                       device.local_mem_bytes);
+  return std::nullopt;
+}
+
+bool r8_images_supported(Context& ctx) {
+  std::optional<bool>& works = ctx.feature_works("image_r_uint8");
+  if (!works) {
+    std::vector<cl::ImageFormat> formats;
+    ctx.context().getSupportedImageFormats(CL_MEM_READ_ONLY, CL_MEM_OBJECT_IMAGE2D, &formats);
+    works = std::any_of(formats.begin(), formats.end(), [](const cl::ImageFormat& f) {
+      return f.image_channel_order == CL_R && f.image_channel_data_type == CL_UNSIGNED_INT8;
+    });
+  }
+  return *works;
+}
+
+const std::vector<Tunable>& local_size_tunables() {
+  static const std::vector<Tunable> tunables = {
+      {"local_x", {0, 8, 16, 32, 64}, "work-group width (0: the driver chooses)"},
+      {"local_y", {1, 2, 4, 8, 16}, "work-group height"},
+  };
+  return tunables;
+}
+
+const std::vector<Tunable>& tile_tunables() {
+  static const std::vector<Tunable> tunables = {
+      {"tile_x", {16, 8, 32}, "work-group (tile) width"},
+      {"tile_y", {16, 8, 4}, "work-group (tile) height"},
+  };
+  return tunables;
+}
+
+TileShape tile_shape(const DeviceInfo& device, const VariantInfo& info, const TuningConfig& config) {
+  TileShape tile{tunable_value(config, info, "tile_x"), tunable_value(config, info, "tile_y")};
+  // The default 16x16 needs 256 work-items; smaller devices get 8x8.
+  if (config.empty() && device.max_work_group_size < 256) tile = {8, 8};
+  return tile;
 }
 
 std::vector<cl::Event> launch_passes(Context& ctx, const KernelPlan& plan, const std::string& kernel_file) {

@@ -133,6 +133,30 @@ ResolvedCall<Call, Target> plan_call(Context& ctx, const VariantTable<Call, Targ
 std::optional<std::string> work_group_problem(const DeviceInfo& device, const VariantInfo& info,
                                               const TuningConfig& config);
 
+// Why a work-group of width x height work-items with `local_bytes` of local memory cannot run on the device, or
+// nullopt. The refusal names the group as `group` ("tile 16x16 exceeds ...") or the call as `variant` and `call`
+// ("local needs N bytes of local memory for r=4, ...").
+std::optional<std::string> local_group_problem(const DeviceInfo& device, std::string_view group, int width, int height,
+                                               std::string_view variant, std::size_t local_bytes,
+                                               std::string_view call);
+
+// Whether single-channel 8-bit unsigned images (CL_R, CL_UNSIGNED_INT8) exist on the context's device: OpenCL 1.2
+// only mandates RGBA ones. Asked once per context.
+bool r8_images_supported(Context& ctx);
+
+// The work-group shape of a pass of one or a few pixels per work-item: local_x x local_y (local_x 0: the driver
+// chooses).
+const std::vector<Tunable>& local_size_tunables();
+
+// A variant whose work-group is a tile loaded into local memory: tile_x x tile_y work-items, one per pixel.
+const std::vector<Tunable>& tile_tunables();
+struct TileShape {
+  int width;
+  int height;
+};
+// The tile such a variant runs on this device with these tunables.
+TileShape tile_shape(const DeviceInfo& device, const VariantInfo& info, const TuningConfig& config);
+
 // Enqueues a plan's passes in order with the arguments already set; returns their events.
 std::vector<cl::Event> launch_passes(Context& ctx, const KernelPlan& plan, const std::string& kernel_file);
 

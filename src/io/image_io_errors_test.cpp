@@ -32,15 +32,13 @@ TEST_F(ImageIoTest, DirectoryIsNotAnImage) {
 }
 
 TEST_F(ImageIoTest, EmptyFile) {
-  write_bytes(file("empty.png"), {});
-  expect_read_error(file("empty.png"), "empty file");
+  expect_unreadable(file("empty.png"), {}, "empty file");
 }
 
 TEST_F(ImageIoTest, UnknownFormat) {
-  write_bytes(file("text.png"), to_bytes("this is not an image\n"));
-  expect_read_error(file("text.png"), "unsupported image format (not PNG, JPEG, PGM/PPM or NPY)");
-  write_bytes(file("x.bmp"), to_bytes("BM\x10\x00\x00\x00"));
-  expect_read_error(file("x.bmp"), "unsupported image format");
+  expect_unreadable(file("text.png"), to_bytes("this is not an image\n"),
+                    "unsupported image format (not PNG, JPEG, PGM/PPM or NPY)");
+  expect_unreadable(file("x.bmp"), to_bytes("BM\x10\x00\x00\x00"), "unsupported image format");
 }
 
 TEST_F(ImageIoTest, TruncatedPng) {
@@ -48,11 +46,8 @@ TEST_F(ImageIoTest, TruncatedPng) {
   SCOPED_TRACE(seed);
   write_image(random_image(64, 64, 3, SampleType::u8, seed), file("cut.png"));
   Bytes bytes = read_bytes(file("cut.png"));
-  for (const std::size_t keep : {bytes.size() / 2, std::size_t{20}, bytes.size() - 1}) {
-    SCOPED_TRACE(keep);
-    write_bytes(file("cut.png"), Bytes(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(keep)));
-    expect_read_error(file("cut.png"), "truncated PNG");
-  }
+  expect_prefixes_unreadable(file("cut.png"), bytes, {bytes.size() / 2, std::size_t{20}, bytes.size() - 1},
+                             "truncated PNG");
 }
 
 TEST_F(ImageIoTest, CorruptPng) {
@@ -71,16 +66,14 @@ TEST_F(ImageIoTest, CorruptPng) {
   // A bad signature after the first four bytes.
   Bytes bad_signature = read_bytes(file("bad.png"));
   bad_signature[5] = 'X';
-  write_bytes(file("sig.png"), bad_signature);
-  expect_read_error(file("sig.png"), "corrupt PNG");
+  expect_unreadable(file("sig.png"), bad_signature, "corrupt PNG");
 }
 
 TEST_F(ImageIoTest, PngClaimingHugeSizeIsRefusedBeforeAllocating) {
-  write_bytes(file("huge.png"), make_png(1000000, 1000000, 8, 2, {{1, 2, 3}}));
-  expect_read_error(file("huge.png"), "image too large (1000000 x 1000000 x 3 samples");
+  expect_unreadable(file("huge.png"), make_png(1000000, 1000000, 8, 2, {{1, 2, 3}}),
+                    "image too large (1000000 x 1000000 x 3 samples");
   // Within the sample limit, but far more than 60 bytes of deflate data can expand to.
-  write_bytes(file("big.png"), make_png(40000, 40000, 8, 0, {{1, 2, 3}}));
-  expect_read_error(file("big.png"), "truncated PNG (");
+  expect_unreadable(file("big.png"), make_png(40000, 40000, 8, 0, {{1, 2, 3}}), "truncated PNG (");
   expect_read_error(file("big.png"), "cannot hold a 40000 x 40000 image");
 }
 
@@ -89,11 +82,8 @@ TEST_F(ImageIoTest, TruncatedJpeg) {
   SCOPED_TRACE(seed);
   write_image(smooth_image(64, 64, 3, seed), file("cut.jpg"));
   const Bytes bytes = read_bytes(file("cut.jpg"));
-  for (const std::size_t keep : {bytes.size() / 2, std::size_t{4}, bytes.size() - 2}) {
-    SCOPED_TRACE(keep);
-    write_bytes(file("cut.jpg"), Bytes(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(keep)));
-    expect_read_error(file("cut.jpg"), "truncated JPEG (libjpeg: Premature end of JPEG file)");
-  }
+  expect_prefixes_unreadable(file("cut.jpg"), bytes, {bytes.size() / 2, std::size_t{4}, bytes.size() - 2},
+                             "truncated JPEG (libjpeg: Premature end of JPEG file)");
 }
 
 TEST_F(ImageIoTest, CorruptJpegHeader) {
@@ -107,39 +97,29 @@ TEST_F(ImageIoTest, CorruptJpegHeader) {
   while (i + 1 < sof.size() && !(sof[i] == 0xFF && sof[i + 1] == 0xC0)) ++i;
   ASSERT_LT(i + 9, sof.size());
   std::fill(sof.begin() + static_cast<std::ptrdiff_t>(i) + 5, sof.begin() + static_cast<std::ptrdiff_t>(i) + 9, 0);
-  write_bytes(file("sof.jpg"), sof);
-  expect_read_error(file("sof.jpg"), "corrupt or unsupported JPEG (libjpeg:");
+  expect_unreadable(file("sof.jpg"), sof, "corrupt or unsupported JPEG (libjpeg:");
 
   // Garbage straight after the start-of-image marker.
   Bytes garbage = {0xFF, 0xD8, 0xFF, 0xC0, 0x00, 0x03, 0x55, 0x55, 0x55, 0x55};
-  write_bytes(file("garbage.jpg"), garbage);
-  expect_read_error(file("garbage.jpg"), "JPEG (libjpeg:");
+  expect_unreadable(file("garbage.jpg"), garbage, "JPEG (libjpeg:");
 }
 
 TEST_F(ImageIoTest, TruncatedPnm) {
-  write_bytes(file("cut.pgm"), to_bytes("P5\n4 4\n255\n12345"));
-  expect_read_error(file("cut.pgm"), "truncated PNM (5 bytes of pixel data, expected 16)");
-  write_bytes(file("cut16.ppm"), to_bytes("P6\n2 2\n65535\n123456789012345678901"));
-  expect_read_error(file("cut16.ppm"), "truncated PNM (21 bytes of pixel data, expected 24)");
-  write_bytes(file("header.pgm"), to_bytes("P5\n4 # comment"));
-  expect_read_error(file("header.pgm"), "truncated PNM header (no height)");
-  write_bytes(file("magic.pgm"), to_bytes("P5"));
-  expect_read_error(file("magic.pgm"), "truncated PNM header (no width)");
+  expect_unreadable(file("cut.pgm"), to_bytes("P5\n4 4\n255\n12345"),
+                    "truncated PNM (5 bytes of pixel data, expected 16)");
+  expect_unreadable(file("cut16.ppm"), to_bytes("P6\n2 2\n65535\n123456789012345678901"),
+                    "truncated PNM (21 bytes of pixel data, expected 24)");
+  expect_unreadable(file("header.pgm"), to_bytes("P5\n4 # comment"), "truncated PNM header (no height)");
+  expect_unreadable(file("magic.pgm"), to_bytes("P5"), "truncated PNM header (no width)");
 }
 
 TEST_F(ImageIoTest, PnmBadHeader) {
-  write_bytes(file("zero.pgm"), to_bytes("P5\n1 1\n0\n\x01"));
-  expect_read_error(file("zero.pgm"), "bad PNM maxval 0 (must be 1 to 65535)");
-  write_bytes(file("big.pgm"), to_bytes("P5\n1 1\n65536\n\x01\x02"));
-  expect_read_error(file("big.pgm"), "bad PNM maxval 65536");
-  write_bytes(file("word.pgm"), to_bytes("P5\n1 one\n255\n\x01"));
-  expect_read_error(file("word.pgm"), "bad PNM header (height is not a number)");
-  write_bytes(file("ascii.pgm"), to_bytes("P2\n1 1\n255\n7\n"));
-  expect_read_error(file("ascii.pgm"), "unsupported PNM type P2");
-  write_bytes(file("huge.pgm"), to_bytes("P5\n4000000000 4000000000\n255\n\x01"));
-  expect_read_error(file("huge.pgm"), "image too large");
-  write_bytes(file("empty.pgm"), to_bytes("P5\n0 5\n255\n"));
-  expect_read_error(file("empty.pgm"), "empty image");
+  expect_unreadable(file("zero.pgm"), to_bytes("P5\n1 1\n0\n\x01"), "bad PNM maxval 0 (must be 1 to 65535)");
+  expect_unreadable(file("big.pgm"), to_bytes("P5\n1 1\n65536\n\x01\x02"), "bad PNM maxval 65536");
+  expect_unreadable(file("word.pgm"), to_bytes("P5\n1 one\n255\n\x01"), "bad PNM header (height is not a number)");
+  expect_unreadable(file("ascii.pgm"), to_bytes("P2\n1 1\n255\n7\n"), "unsupported PNM type P2");
+  expect_unreadable(file("huge.pgm"), to_bytes("P5\n4000000000 4000000000\n255\n\x01"), "image too large");
+  expect_unreadable(file("empty.pgm"), to_bytes("P5\n0 5\n255\n"), "empty image");
 }
 
 TEST_F(ImageIoTest, NpyUnsupportedDtype) {
@@ -156,35 +136,35 @@ TEST_F(ImageIoTest, NpyUnsupportedDtype) {
 }
 
 TEST_F(ImageIoTest, NpyFortranOrder) {
-  write_bytes(file("f.npy"), make_npy("{'descr': '<f4', 'fortran_order': True, 'shape': (2, 2), }", Bytes(16, 0)));
-  expect_read_error(file("f.npy"), "Fortran-order");
+  expect_unreadable(file("f.npy"), make_npy("{'descr': '<f4', 'fortran_order': True, 'shape': (2, 2), }", Bytes(16, 0)),
+                    "Fortran-order");
 }
 
 TEST_F(ImageIoTest, NpyHeaderClaimsMoreDataThanPresent) {
-  write_bytes(file("short.npy"),
-              make_npy("{'descr': '<i2', 'fortran_order': False, 'shape': (4, 5, 3), }", Bytes(100, 1)));
-  expect_read_error(file("short.npy"), "truncated .npy (100 bytes of data, expected 120 for shape (4, 5, 3))");
-  write_bytes(file("huge.npy"),
-              make_npy("{'descr': '<f4', 'fortran_order': False, 'shape': (100000, 100000, 3), }", Bytes(4, 1)));
-  expect_read_error(file("huge.npy"), "image too large");
+  expect_unreadable(file("short.npy"),
+                    make_npy("{'descr': '<i2', 'fortran_order': False, 'shape': (4, 5, 3), }", Bytes(100, 1)),
+                    "truncated .npy (100 bytes of data, expected 120 for shape (4, 5, 3))");
+  expect_unreadable(file("huge.npy"),
+                    make_npy("{'descr': '<f4', 'fortran_order': False, 'shape': (100000, 100000, 3), }", Bytes(4, 1)),
+                    "image too large");
   Bytes cut = make_npy("{'descr': '<f4', 'fortran_order': False, 'shape': (1, 1), }", Bytes(4, 1));
   cut.resize(40);
-  write_bytes(file("cut_header.npy"), cut);
-  expect_read_error(file("cut_header.npy"), "truncated .npy header");
+  expect_unreadable(file("cut_header.npy"), cut, "truncated .npy header");
 }
 
 TEST_F(ImageIoTest, NpyBadHeader) {
   write_bytes(file("shape.npy"),
               make_npy("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 2, 2, 2), }", Bytes(64, 0)));
   expect_read_error(file("shape.npy"), "unsupported .npy shape (2, 2, 2, 2)");
-  write_bytes(file("vector.npy"), make_npy("{'descr': '<f4', 'fortran_order': False, 'shape': (4,), }", Bytes(16, 0)));
-  expect_read_error(file("vector.npy"), "unsupported .npy shape (4)");
-  write_bytes(file("junk.npy"), make_npy("{'descr': '<f4', 'fortran_order': maybe, 'shape': (1, 1)}", Bytes(4, 0)));
-  expect_read_error(file("junk.npy"), "malformed .npy header");
-  write_bytes(file("nokey.npy"), make_npy("{'descr': '<f4', 'shape': (1, 1)}", Bytes(4, 0)));
-  expect_read_error(file("nokey.npy"), "malformed .npy header");
-  write_bytes(file("v9.npy"), make_npy("{}", {}, 9));
-  expect_read_error(file("v9.npy"), "unsupported .npy version 9.0");
+  expect_unreadable(file("vector.npy"),
+                    make_npy("{'descr': '<f4', 'fortran_order': False, 'shape': (4,), }", Bytes(16, 0)),
+                    "unsupported .npy shape (4)");
+  expect_unreadable(file("junk.npy"),
+                    make_npy("{'descr': '<f4', 'fortran_order': maybe, 'shape': (1, 1)}", Bytes(4, 0)),
+                    "malformed .npy header");
+  expect_unreadable(file("nokey.npy"), make_npy("{'descr': '<f4', 'shape': (1, 1)}", Bytes(4, 0)),
+                    "malformed .npy header");
+  expect_unreadable(file("v9.npy"), make_npy("{}", {}, 9), "unsupported .npy version 9.0");
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -38,6 +38,15 @@ inline void put_be32(Bytes& out, std::uint32_t v) {
   for (int shift = 24; shift >= 0; shift -= 8) out.push_back(static_cast<std::uint8_t>(v >> shift));
 }
 
+inline void write_bytes(const fs::path& path, const Bytes& bytes) {
+  std::ofstream(path, std::ios::binary)
+      .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+}
+inline Bytes read_bytes(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return Bytes(std::istreambuf_iterator<char>(in), {});
+}
+
 // Each test gets its own empty folder, removed afterwards.
 class ImageIoTest : public ::testing::Test {
  protected:
@@ -59,15 +68,6 @@ class ImageIoTest : public ::testing::Test {
     for (const auto& entry : fs::directory_iterator(dir_)) names.push_back(entry.path().filename().string());
     std::sort(names.begin(), names.end());
     return names;
-  }
-
-  static void write_bytes(const fs::path& path, const Bytes& bytes) {
-    std::ofstream(path, std::ios::binary)
-        .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
-  }
-  static Bytes read_bytes(const fs::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    return Bytes(std::istreambuf_iterator<char>(in), {});
   }
 
   // Writes `image`, reads it back and expects the same image.
@@ -100,6 +100,21 @@ inline std::string expect_io_error(Action&& action, const fs::path& path, std::s
 
 inline std::string expect_read_error(const fs::path& path, std::string_view problem) {
   return expect_io_error([&] { read_image(path); }, path, problem);
+}
+
+// Writes `bytes` to `path` and expects reading it to fail as expect_read_error says.
+inline void expect_unreadable(const fs::path& path, const Bytes& bytes, std::string_view problem) {
+  write_bytes(path, bytes);
+  expect_read_error(path, problem);
+}
+
+// The first `keep` bytes of `bytes`, for each of `keeps`, are unreadable as expect_unreadable says.
+inline void expect_prefixes_unreadable(const fs::path& path, const Bytes& bytes,
+                                       std::initializer_list<std::size_t> keeps, std::string_view problem) {
+  for (const std::size_t keep : keeps) {
+    SCOPED_TRACE(keep);
+    expect_unreadable(path, Bytes(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(keep)), problem);
+  }
 }
 
 // A smooth image with random phases and frequencies: JPEG reproduces it closely at high quality.

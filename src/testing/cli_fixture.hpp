@@ -28,6 +28,18 @@ inline CliResult run_cli(const std::string& args) {
 
 class CliTest : public ::testing::Test {
  protected:
+  using CliResult = testing::CliResult;
+  static std::string cli() { return testing::cli(); }
+  static CliResult run_cli(const std::string& args) { return testing::run_cli(args); }
+  // Each of `command_lines` is a usage error: the command says why and exits with 2.
+  static void expect_usage_errors(const std::vector<std::string>& command_lines) {
+    for (const std::string& args : command_lines) {
+      const CliResult r = run_cli(args);
+      EXPECT_EQ(r.code, 2) << args << "\n" << r.output;
+      EXPECT_FALSE(r.output.empty()) << args;
+    }
+  }
+
   void SetUp() override {
     seed_ = fresh_seed();
     dir_ = std::filesystem::temp_directory_path() / fmt::format("clf-cli-{}-{}", ::getpid(), seed_ % 1000000);

@@ -75,4 +75,32 @@ Context& test_context() {
   return *ctx;
 }
 
+Image run_poisoned(Context& ctx, const DeviceImage& like, const std::function<void(DeviceImage& out)>& call) {
+  Image poisoned(like.width, like.height, like.channels);
+  poison(poisoned);
+  DeviceImage out = DeviceImage::upload(ctx, poisoned);
+  call(out);
+  return out.download(ctx);
+}
+
+std::string size_name(const SizeCase& s) {
+  return fmt::format("{}x{}", s.width, s.height);
+}
+
+std::vector<std::string> variant_names(const std::vector<VariantInfo>& variants) {
+  std::vector<std::string> names;
+  for (const auto& v : variants) names.push_back(v.name);
+  return names;
+}
+
+::testing::AssertionResult timing_filled(const std::function<void(Timing*)>& call) {
+  Timing t;
+  call(&t);
+  if (!(t.kernel_ms > 0.0)) return ::testing::AssertionFailure() << "kernel time " << t.kernel_ms << " ms, not > 0";
+  if (!(t.total_ms >= t.kernel_ms))
+    return ::testing::AssertionFailure() << "total time " << t.total_ms << " ms below the kernel time " << t.kernel_ms
+                                         << " ms";
+  return ::testing::AssertionSuccess();
+}
+
 }  // namespace clf::testing

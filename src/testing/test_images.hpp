@@ -5,13 +5,17 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "clfilters/border.hpp"
+#include "clfilters/device_image.hpp"
 #include "clfilters/image.hpp"
 #include "clfilters/runtime.hpp"
+#include "clfilters/variant.hpp"
 
 namespace clf::testing {
 
@@ -38,8 +42,25 @@ Image random_image(int width, int height, int channels, SampleType type, std::ui
 // Fills every byte with `value` so that unwritten samples show up in comparisons.
 void poison(Image& image, std::uint8_t value = 0xA5);
 
+// Runs `call` into a device image of `like`'s size and channels, every byte poisoned first so that samples it
+// leaves unwritten show; returns what it wrote.
+Image run_poisoned(Context& ctx, const DeviceImage& like, const std::function<void(DeviceImage& out)>& call);
+
 // Compares two images sample by sample. On mismatch the result message gives the largest
 // absolute difference, the number of differing samples and the first position (x, y, channel).
 ::testing::AssertionResult images_equal(const Image& expected, const Image& actual, double tolerance = 0.0);
+
+// An image size of a parameterised test, named "WxH" (size_name) in the test's name.
+struct SizeCase {
+  int width;
+  int height;
+};
+std::string size_name(const SizeCase& s);
+
+// The names of a filter's variants, for tests parameterised over them.
+std::vector<std::string> variant_names(const std::vector<VariantInfo>& variants);
+
+// Runs a host call that reports its Timing and checks the timing: a kernel time, and a total that includes it.
+::testing::AssertionResult timing_filled(const std::function<void(Timing*)>& call);
 
 }  // namespace clf::testing

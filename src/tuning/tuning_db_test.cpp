@@ -81,6 +81,20 @@ class TuningDbTest : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(dir_); }
   fs::path dir_;
+
+  // Sobel's first benchmark case as a 40x24 problem on `ctx` (no spec where Sobel is not registered).
+  struct SobelProblem {
+    const FilterSpec* spec;
+    ParamMap params;
+    std::unique_ptr<FilterInstance> instance;
+  };
+  static SobelProblem sobel_problem(Context& ctx) {
+    const FilterSpec* sobel = find_filter_spec("sobel");
+    if (!sobel) return {nullptr, {}, nullptr};
+    ParamMap params = sobel->bench_cases().front();
+    auto instance = sobel->instantiate(ctx, 40, 24, params, 1);
+    return {sobel, std::move(params), std::move(instance)};
+  }
 };
 
 TEST_F(TuningDbTest, SizeClassesAreOrdered) {
@@ -263,10 +277,8 @@ TEST_F(TuningDbTest, TunerTunesOnlyTheGivenParameterSet) {
 // tunable was added is matched with that tunable at its default.
 TEST_F(TuningDbTest, TunerTriesKnownWinnersBeforeTheBudgetStopsIt) {
   Context ctx;
-  const FilterSpec* sobel = find_filter_spec("sobel");
+  const auto [sobel, params, instance] = sobel_problem(ctx);
   ASSERT_NE(sobel, nullptr);
-  const ParamMap params = sobel->bench_cases().front();
-  auto instance = sobel->instantiate(ctx, 40, 24, params, 1);
   // A supported configuration that is not a variant's defaults but has one tunable at its default (the
   // last such of the last variant with several tunables): stored without that tunable, it is a winner
   // from before the tunable existed.
@@ -300,10 +312,8 @@ TEST_F(TuningDbTest, TunerTriesKnownWinnersBeforeTheBudgetStopsIt) {
 // stop the search: with a budget that lets nothing else run, a neighbour of the stored winner is timed.
 TEST_F(TuningDbTest, TunerTriesTheNearestWinnersNeighboursBeforeTheBudgetStopsIt) {
   Context ctx;
-  const FilterSpec* sobel = find_filter_spec("sobel");
+  const auto [sobel, params, instance] = sobel_problem(ctx);
   ASSERT_NE(sobel, nullptr);
-  const ParamMap params = sobel->bench_cases().front();
-  auto instance = sobel->instantiate(ctx, 40, 24, params, 1);
   // Two supported configurations of one variant, neither its defaults, that differ in one tunable.
   std::optional<TunedChoice> known;
   TuningConfig neighbour;

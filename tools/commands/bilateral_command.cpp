@@ -42,14 +42,7 @@ class BilateralCommand : public Command {
                if (radius_->count() > 0 && params_.radius < 0)
                  throw UsageError(fmt::format("radius must be 0..{}, got {}", kMaxBilateralRadius, params_.radius));
              },
-         .choose =
-             [&](Context& ctx, const Image& input) {
-               const int c = device_channels(input);
-               VariantChoice choice = bilateral_choose(ctx, params_, options_.variant, input.width, input.height, c);
-               auto why = bilateral_unsupported(ctx.info(), choice.variant, params_, input.width, input.height, c,
-                                                choice.config);
-               return std::pair{std::move(choice), std::move(why)};
-             },
+         .choose = choose_step(params_, options_.variant, device_channels, bilateral_choose, bilateral_unsupported),
          .run = [&](Context& ctx, const Image& input,
                     Timing* timing) { return bilateral(ctx, input, params_, options_.variant, timing); },
          .describe =

@@ -27,14 +27,7 @@ class BoxBlurCommand : public Command {
         {.command = "box-blur",
          .variants = &box_blur_variants(),
          .check_params = [&] { box_blur_check_params(params_); },
-         .choose =
-             [&](Context& ctx, const Image& input) {
-               const int c = device_channels(input);
-               VariantChoice choice = box_blur_choose(ctx, params_, options_.variant, input.width, input.height, c);
-               auto why = box_blur_unsupported(ctx.info(), choice.variant, params_, input.width, input.height, c,
-                                               choice.config);
-               return std::pair{std::move(choice), std::move(why)};
-             },
+         .choose = choose_step(params_, options_.variant, device_channels, box_blur_choose, box_blur_unsupported),
          .run = [&](Context& ctx, const Image& input,
                     Timing* timing) { return box_blur(ctx, input, params_, options_.variant, timing); },
          .describe =

@@ -20,10 +20,6 @@ namespace clf {
 namespace {
 namespace fs = std::filesystem;
 
-using testing::cli;
-using testing::CliResult;
-using testing::run_cli;
-
 using Cli = testing::CliTest;
 
 TEST_F(Cli, HelpWorksAtEveryLevel) {
@@ -39,15 +35,12 @@ TEST_F(Cli, UsageErrorsExitWithTwo) {
   const std::string in = path("in.png");
   write_image(testing::random_image(16, 9, 3, SampleType::u8, testing::fresh_seed()), in);
   const std::string out = path("out.png");
-  for (const std::string& args : std::vector<std::string>{
-           "", "no-such-command", "box-blur " + in, "box-blur " + in + " " + out + " --diameter 0",
-           "box-blur " + in + " " + out + " --diameter abc", "box-blur " + in + " " + out + " --border wrap",
-           "box-blur " + in + " " + out + " --border constant=300", "box-blur " + in + " " + out + " --variant fastest",
-           "box-blur " + in + " " + out + " --diameter 3 --variant two_pass", "box-blur " + in + " " + path("out.tiff"),
-           "box-blur " + in + " " + out + " --device no-such-device"}) {
-    const CliResult r = run_cli(args);
-    EXPECT_EQ(r.code, 2) << args << "\n" << r.output;
-  }
+  expect_usage_errors(
+      {"", "no-such-command", "box-blur " + in, "box-blur " + in + " " + out + " --diameter 0",
+       "box-blur " + in + " " + out + " --diameter abc", "box-blur " + in + " " + out + " --border wrap",
+       "box-blur " + in + " " + out + " --border constant=300", "box-blur " + in + " " + out + " --variant fastest",
+       "box-blur " + in + " " + out + " --diameter 3 --variant two_pass", "box-blur " + in + " " + path("out.tiff"),
+       "box-blur " + in + " " + out + " --device no-such-device"});
   EXPECT_FALSE(fs::exists(out));
 }
 

@@ -97,22 +97,15 @@ class EpsilonCommand : public Command {
     // Grey and grey+alpha run as grey (the grey channel filtered, the alpha copied), RGB and RGBA as RGBA.
     auto device_channels = [](const Image& input) { return input.channels <= 2 ? 1 : 4; };
     return run_image_filter(
-        options_, {.command = "epsilon",
-                   .variants = &epsilon_variants(),
-                   .check_params = [&] { epsilon_check_params(params_); },
-                   .choose =
-                       [&](Context& ctx, const Image& input) {
-                         const int c = device_channels(input);
-                         VariantChoice choice =
-                             epsilon_choose(ctx, params_, options_.variant, input.width, input.height, c);
-                         auto why = epsilon_unsupported(ctx.info(), choice.variant, params_, input.width, input.height,
-                                                        c, choice.config);
-                         return std::pair{std::move(choice), std::move(why)};
-                       },
-                   .run = [&](Context& ctx, const Image& input,
-                              Timing* timing) { return epsilon(ctx, input, params_, options_.variant, timing); },
-                   .describe = [&] { return parameters(); },
-                   .quiet = quiet_});
+        options_,
+        {.command = "epsilon",
+         .variants = &epsilon_variants(),
+         .check_params = [&] { epsilon_check_params(params_); },
+         .choose = choose_step(params_, options_.variant, device_channels, epsilon_choose, epsilon_unsupported),
+         .run = [&](Context& ctx, const Image& input,
+                    Timing* timing) { return epsilon(ctx, input, params_, options_.variant, timing); },
+         .describe = [&] { return parameters(); },
+         .quiet = quiet_});
   }
 
   int run_video() {

@@ -22,10 +22,6 @@ namespace clf {
 namespace {
 namespace fs = std::filesystem;
 
-using testing::cli;
-using testing::CliResult;
-using testing::run_cli;
-
 double psnr(const Image& a, const Image& b) {
   double se = 0;
   for (std::size_t i = 0; i < a.pixel_count(); ++i) {
@@ -146,15 +142,12 @@ TEST_F(JacobiCli, UsageErrorsExitWithTwo) {
   write_image(testing::random_image(16, 9, 1, SampleType::f32, testing::fresh_seed()), e);
   write_image(testing::random_image(16, 9, 3, SampleType::u8, testing::fresh_seed()), in);
   const std::string out = path("out.png");
-  for (const std::string& args : std::vector<std::string>{
-           "edges " + in, "edges " + in + " " + out, "reconstruct " + e,
-           "reconstruct " + e + " " + out + " --iterations -1", "reconstruct " + e + " " + out + " --iterations x",
-           "reconstruct " + e + " " + out + " --tolerance -1", "reconstruct " + e + " " + out + " --check-every 0",
-           "reconstruct " + e + " " + out + " --variant fastest", "reconstruct " + e + " " + path("out.tiff"),
-           "reconstruct " + e + " " + out + " --device no-such-device"}) {
-    const CliResult r = run_cli(args);
-    EXPECT_EQ(r.code, 2) << args << "\n" << r.output;
-  }
+  expect_usage_errors(
+      {"edges " + in, "edges " + in + " " + out, "reconstruct " + e,
+       "reconstruct " + e + " " + out + " --iterations -1", "reconstruct " + e + " " + out + " --iterations x",
+       "reconstruct " + e + " " + out + " --tolerance -1", "reconstruct " + e + " " + out + " --check-every 0",
+       "reconstruct " + e + " " + out + " --variant fastest", "reconstruct " + e + " " + path("out.tiff"),
+       "reconstruct " + e + " " + out + " --device no-such-device"});
   EXPECT_FALSE(fs::exists(out));
 }
 

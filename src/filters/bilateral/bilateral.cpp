@@ -15,28 +15,6 @@ namespace clf {
 
 using namespace bilateral_detail;
 
-namespace {
-
-void check_size(int width, int height) {
-  // Kernels index with 32-bit ints.
-  if (std::int64_t(width) * height * 4 >= (std::int64_t(1) << 31))
-    throw std::invalid_argument(fmt::format("image {}x{} is too large (at most 2^29 pixels)", width, height));
-}
-
-ResolvedCall<BilateralCall, BilateralTarget> resolve(Context& ctx, const BilateralCall& call, std::string_view variant,
-                                                     const TuningConfig& config) {
-  bilateral_check_params(call.params);
-  if (call.channels != 1 && call.channels != 4)
-    throw std::invalid_argument("bilateral: device images need 1 or 4 channels");
-  check_size(call.width, call.height);
-  VariantChoice choice = bilateral_choose(ctx, call.params, variant, call.width, call.height, call.channels, config);
-  const auto why = bilateral_unsupported(ctx.info(), choice.variant, call.params, call.width, call.height,
-                                         call.channels, choice.config);
-  return plan_call(ctx, bilateral_table(), call, std::move(choice), why);
-}
-
-}  // namespace
-
 int bilateral_radius(const BilateralParams& params) {
   if (params.radius >= 0) return params.radius;
   return static_cast<int>(std::min<double>(kMaxBilateralRadius, std::ceil(2.0 * params.sigma_spatial)));
@@ -55,15 +33,11 @@ void bilateral_check_params(const BilateralParams& p) {
   check_border(p.border);
 }
 
-const std::vector<VariantInfo>& bilateral_variants() {
-  return bilateral_table().infos();
-}
-
 std::optional<std::string> bilateral_unsupported(const DeviceInfo& device, std::string_view variant,
                                                  const BilateralParams& params, int width, int height, int channels,
                                                  const TuningConfig& config) {
-  const BilateralTable& table = bilateral_table();
-  const BilateralTable::Entry* entry = table.find(variant);
+  const ImageTable<BilateralParams>& table = bilateral_table();
+  const ImageTable<BilateralParams>::Entry* entry = table.find(variant);
   if (!entry) return fmt::format("unknown bilateral variant '{}'", variant);
   try {
     bilateral_check_params(params);
@@ -146,23 +120,19 @@ bool unrolled_expanded(const BilateralParams& params, int channels) {
 
 }  // namespace bilateral_detail
 
+const ImageFilterApi<BilateralParams> kBilateralApi{
+    "bilateral",           "bilateral",           "bilateral.cl",         bilateral_table,    bilateral_check_params,
+    bilateral_unsupported, bilateral_param_class, bilateral_auto_variant, bilateral_reference};
+
 void bilateral_prepare(Context& ctx, const BilateralParams& params, std::string_view variant, int width, int height,
                        int channels, const TuningConfig& config) {
-  const KernelPlan plan = resolve(ctx, {params, width, height, channels}, variant, config).plan;
-  for (const auto& pass : plan.passes) ctx.kernel("bilateral.cl", plan.options, pass.kernel);
+  prepare_image_call(ctx, kBilateralApi, {params, width, height, channels}, variant, config);
 }
 
 std::vector<cl::Event> bilateral(Context& ctx, const DeviceImage& in, DeviceImage& out, const BilateralParams& params,
                                  std::string_view variant, const TuningConfig& config,
                                  const std::vector<cl::Event>& wait) {
-  if (in.width != out.width || in.height != out.height || in.channels != out.channels)
-    throw std::invalid_argument("bilateral: output must have the input's size and channels");
-  const BilateralCall call{params, in.width, in.height, in.channels};
-  const auto r = resolve(ctx, call, variant, config);
-  return on_packed_images(ctx, in, out, wait, [&](const DeviceImage& packed_in, DeviceImage& packed_out) {
-    BilateralTarget target{packed_in, packed_out};
-    return r.enqueue(ctx, call, target);
-  });
+  return enqueue_image_call(ctx, kBilateralApi, in, out, params, variant, config, wait);
 }
 
 namespace {

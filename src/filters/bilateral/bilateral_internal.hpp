@@ -9,28 +9,15 @@
 #include <vector>
 
 #include "clfilters/bilateral.hpp"
-#include "clfilters/runtime.hpp"
-#include "clfilters/variant.hpp"
-#include "filters/variant_table.hpp"
+#include "filters/image_call.hpp"
 
 namespace clf {
 
-// One call: its parameters and the device images' size and channels (1 or 4).
-struct BilateralCall {
-  BilateralParams params;
-  int width = 0;
-  int height = 0;
-  int channels = 4;
-};
-
-struct BilateralTarget {
-  const DeviceImage& in;
-  DeviceImage& out;
-};
-
-using BilateralTable = VariantTable<BilateralCall, BilateralTarget>;
+using BilateralCall = ImageCall<BilateralParams>;
+// The filter's public device calls, as its launcher (bilateral.cpp) and FilterSpec run them.
+extern const ImageFilterApi<BilateralParams> kBilateralApi;
 // Every bilateral variant: the seed's four phases, then those that go beyond it (bilateral_variants.cpp).
-const BilateralTable& bilateral_table();
+const ImageTable<BilateralParams>& bilateral_table();
 
 }  // namespace clf
 
@@ -65,14 +52,6 @@ ColourRangeTable colour_range_table(double sigma_range);
 std::vector<float> grey_range_table(double sigma_range);
 // exp(-(dx^2 + dy^2) / (2 sigma_spatial^2)), row-major over the (2r+1)^2 window, dy outermost.
 std::vector<float> spatial_table(double sigma_spatial, int radius);
-
-struct TileShape {
-  int width;
-  int height;
-};
-
-// Work-group (tile) shape of the local, local_image and range_table variants for these tunables.
-TileShape tile_shape(const DeviceInfo& device, const VariantInfo& variant, const TuningConfig& config);
 
 // The unrolled variant is built for one radius with every window loop unrolled; its code grows with
 // the window, so it stops here.

@@ -45,13 +45,6 @@ int unrolled_planes(const BilateralParams& params, int channels, const UnrolledS
          (expanded && shape.int_exp ? 1 : 0);
 }
 
-TileShape tile_shape(const DeviceInfo& device, const VariantInfo& variant, const TuningConfig& config) {
-  TileShape tile{tunable_value(config, variant, "tile_x"), tunable_value(config, variant, "tile_y")};
-  // The default 16x16 needs 256 work-items; smaller devices get 8x8.
-  if (config.empty() && device.max_work_group_size < 256) tile = {8, 8};
-  return tile;
-}
-
 }  // namespace bilateral_detail
 
 // The rule until the tuner has measured this device. GPUs: unrolled where its radius is built, 2.2x
@@ -73,45 +66,20 @@ std::string bilateral_param_class(const BilateralParams& params, int channels) {
 
 VariantChoice bilateral_choose(Context& ctx, const BilateralParams& params, std::string_view variant, int width,
                                int height, int channels, const TuningConfig& config) {
-  return choose_variant(
-      ctx, variant, config, "bilateral", "bilateral.cl", bilateral_param_class(params, channels), width, height,
-      [&](const std::string& v, const TuningConfig& c) {
-        return !bilateral_unsupported(ctx.info(), v, params, width, height, channels, c);
-      },
-      [&] { return bilateral_auto_variant(ctx.info(), params, width, height, channels); });
+  return choose_image_variant(ctx, kBilateralApi, params, variant, width, height, channels, config);
 }
 
 // ---- FilterSpec -----------------------------------------------------------------------------------
 namespace {
 
-struct BilateralTraits {
-  using Params = BilateralParams;
-  using Output = DeviceImage;
+struct BilateralTraits : ImageCallTraits<kBilateralApi> {
   // SPEC: within 1 of the double-precision reference at every pixel.
   static constexpr double kTolerance = 1.0;
-  static std::optional<std::string> unsupported(const DeviceInfo& device, const std::string& variant, const Params& p,
-                                                const Image& in, const TuningConfig& config) {
-    return bilateral_unsupported(device, variant, p, in.width, in.height, in.channels, config);
-  }
-  static void prepare(Context& ctx, const Params& p, const std::string& variant, const Image& in,
-                      const TuningConfig& config) {
-    bilateral_prepare(ctx, p, variant, in.width, in.height, in.channels, config);
-  }
-  static std::vector<cl::Event> enqueue(Context& ctx, const DeviceImage& in, Output& out, const Params& p,
-                                        const std::string& variant, const TuningConfig& config) {
-    return bilateral(ctx, in, out, p, variant, config);
-  }
-  static Image reference(const Image& in, const Params& p, int threads) { return bilateral_reference(in, p, threads); }
-  static VariantChoice choose_auto(Context& ctx, const Params& p, const Image& in) {
-    return bilateral_choose(ctx, p, "auto", in.width, in.height, in.channels);
-  }
 };
 
-class BilateralSpec : public FilterSpec {
+class BilateralSpec : public BasicFilterSpec {
  public:
-  std::string name() const override { return "bilateral"; }
-  std::string kernel_file() const override { return "bilateral.cl"; }
-  const std::vector<VariantInfo>& variants() const override { return bilateral_variants(); }
+  BilateralSpec() : BasicFilterSpec("bilateral", "bilateral.cl", bilateral_variants) {}
   // Keys: sigma_spatial (3), sigma_range (30), radius (ceil(2 sigma_spatial)), channels (4),
   // border (replicate | reflect101 | constant[=V]).
   std::vector<ParamMap> bench_cases() const override {
@@ -134,17 +102,14 @@ class BilateralSpec : public FilterSpec {
   }
   std::unique_ptr<FilterInstance> instantiate(Context& ctx, int width, int height, const ParamMap& params,
                                               std::uint64_t seed) const override {
-    for (const auto& [key, value] : params)
-      if (key != "sigma_spatial" && key != "sigma_range" && key != "radius" && key != "channels" && key != "border")
-        throw std::invalid_argument(fmt::format("bilateral has no parameter '{}'", key));
+    check_param_keys(params, "bilateral", {"sigma_spatial", "sigma_range", "radius", "channels", "border"});
     BilateralParams p;
     p.sigma_spatial = param_double(params, "sigma_spatial", 3.0);
     p.sigma_range = param_double(params, "sigma_range", 30.0);
     p.radius = param_int(params, "radius", -1);
     p.border = parse_border(param_text(params, "border", "replicate"));
     bilateral_check_params(p);
-    const int channels = param_int(params, "channels", 4);
-    if (channels != 1 && channels != 4) throw std::invalid_argument("bilateral channels must be 1 or 4");
+    const int channels = param_channels(params, "bilateral", 4);
     return std::make_unique<ImageFilterInstance<BilateralTraits>>(ctx, synthetic_photo(width, height, channels, seed),
                                                                   p);
   }

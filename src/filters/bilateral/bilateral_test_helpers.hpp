@@ -1,5 +1,5 @@
-// What the bilateral's two test files share: the parameter matrix, the device they run on, and the log of
-// mean differences each accuracy test prints.
+// What the bilateral's two test files share: the parameter matrix, the device they run on, a device run into a
+// poisoned output, and the log of mean differences each accuracy test prints.
 #pragma once
 
 #include <fmt/format.h>
@@ -61,6 +61,14 @@ struct DifferenceLog {
                                entry.second ? entry.first / double(entry.second) : 0.0, entry.second);
   }
 };
+
+// Runs `variant` with a poisoned output (so unwritten pixels show) and returns what it wrote.
+inline Image run_device(const std::string& variant, DeviceImage& d_in, const BilateralParams& params,
+                        const TuningConfig& config = {}) {
+  Context& ctx = test_context();
+  return testing::run_poisoned(ctx, d_in,
+                               [&](DeviceImage& out) { bilateral(ctx, d_in, out, params, variant, config); });
+}
 
 // Within 1 of the reference at every sample, and the mean difference small: a float kernel only lands
 // on the other side of a rounding tie now and then. The mean is only meaningful over many samples: on a

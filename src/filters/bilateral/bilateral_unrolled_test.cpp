@@ -18,17 +18,6 @@ namespace {
 
 using namespace bilateral_testing;
 
-// Runs `variant` with a poisoned output (so unwritten pixels show) and returns what it wrote.
-Image run_device(const std::string& variant, DeviceImage& d_in, const BilateralParams& params,
-                 const TuningConfig& config = {}) {
-  Context& ctx = test_context();
-  Image poisoned(d_in.width, d_in.height, d_in.channels);
-  testing::poison(poisoned);
-  DeviceImage d_out = DeviceImage::upload(ctx, poisoned);
-  bilateral(ctx, d_in, d_out, params, variant, config);
-  return d_out.download(ctx);
-}
-
 // ---- the colour range-weight table's error (analysis at the top of bilateral.cl) -------------------
 
 TEST(ColourRangeTable, WorstCaseErrorKeepsTheContract) {

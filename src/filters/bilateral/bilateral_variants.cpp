@@ -16,17 +16,6 @@ namespace {
 
 constexpr const char* kKernelFile = "bilateral.cl";
 
-// Work-group shape of a pass without local memory; local_x = 0 lets the driver choose.
-const std::vector<Tunable> kLocalSize = {
-    {"local_x", {0, 8, 16, 32, 64}, "work-group width (0: the driver chooses)"},
-    {"local_y", {1, 2, 4, 8, 16}, "work-group height"},
-};
-// Work-group shape of the tiled variants, which is also the tile's shape.
-const std::vector<Tunable> kTileSize = {
-    {"tile_x", {16, 8, 32}, "work-group (tile) width"},
-    {"tile_y", {16, 8, 4}, "work-group (tile) height"},
-};
-
 // The unrolled variant: work-group shape, outputs per work-item, and the share of exp2 on the FMA pipe.
 const std::vector<Tunable> kUnrolledTunables = {
     {"local_x", {16, 32, 8}, "work-group width"},
@@ -45,15 +34,6 @@ const std::vector<Tunable> kUnrolledTunables = {
      "colour with the expanded exponent: -|p - c|^2 from a dp4a and an integer add on packed bytes "
      "instead of three FFMAs, with a fifth tile plane"},
 };
-
-cl_uint constant_bits(const Border& border, int channels) {
-  const cl_uint v = border.mode == BorderMode::constant ? cl_uint(border.value) : 0u;
-  return channels == 4 ? v | (v << 8) | (v << 16) | (v << 24) : v;
-}
-
-std::string base_options(const BilateralCall& call) {
-  return fmt::format("-D CHANNELS={}", call.channels);
-}
 
 // The kernel's arguments every variant but unrolled starts with.
 struct CommonArgs {
@@ -103,20 +83,7 @@ RangeTable upload_range_table(Context& ctx, const BilateralCall& call) {
   return {&upload_table(ctx, "bilateral.range", grey_range_table(call.params.sigma_range)), 0};
 }
 
-// Whether single-channel 8-bit unsigned images exist here (OpenCL 1.2 only mandates RGBA ones).
-bool grey_images_supported(Context& ctx) {
-  std::optional<bool>& works = ctx.feature_works("bilateral.image_r_uint8");
-  if (!works) {
-    std::vector<cl::ImageFormat> formats;
-    ctx.context().getSupportedImageFormats(CL_MEM_READ_ONLY, CL_MEM_OBJECT_IMAGE2D, &formats);
-    works = std::any_of(formats.begin(), formats.end(), [](const cl::ImageFormat& f) {
-      return f.image_channel_order == CL_R && f.image_channel_data_type == CL_UNSIGNED_INT8;
-    });
-  }
-  return *works;
-}
-
-using Entry = BilateralTable::Entry;
+using Entry = ImageTable<BilateralParams>::Entry;
 
 // One pixel per work-item over the image, local_x x local_y work-groups (naive, gauss_table); pixels4 runs
 // one work-item per 4 rows.
@@ -130,10 +97,10 @@ std::function<KernelPlan(Context&, const BilateralCall&, const TuningConfig&)> p
 }
 
 Entry naive() {
-  Entry e{{"naive", "global memory, one pixel per work-item, exp for every tap (seed 001, phase 1)", kLocalSize}};
+  Entry e{{"naive", "global memory, one pixel per work-item, exp for every tap (seed 001, phase 1)",
+           local_size_tunables()}};
   e.plan = pixel_plan(e.info, 1);
-  e.enqueue = [](Context& ctx, const KernelPlan& plan, const BilateralCall& call, const TuningConfig&,
-                 BilateralTarget& t) {
+  e.enqueue = [](Context& ctx, const KernelPlan& plan, const BilateralCall& call, const TuningConfig&, ImageTarget& t) {
     const CommonArgs a(call);
     const auto spatial_coef = static_cast<cl_float>(gaussian_coefficient(call.params.sigma_spatial));
     set_kernel_args(kernel(ctx, plan), t.in.buffer, t.out.buffer, a.w, a.h, a.r, a.mode, a.cval, spatial_coef,
@@ -144,11 +111,10 @@ Entry naive() {
 }
 
 Entry gauss_table() {
-  Entry e{
-      {"gauss_table", "spatial weights from a host-computed table in constant memory (seed 001, phase 2)", kLocalSize}};
+  Entry e{{"gauss_table", "spatial weights from a host-computed table in constant memory (seed 001, phase 2)",
+           local_size_tunables()}};
   e.plan = pixel_plan(e.info, 1);
-  e.enqueue = [](Context& ctx, const KernelPlan& plan, const BilateralCall& call, const TuningConfig&,
-                 BilateralTarget& t) {
+  e.enqueue = [](Context& ctx, const KernelPlan& plan, const BilateralCall& call, const TuningConfig&, ImageTarget& t) {
     const CommonArgs a(call);
     cl::Buffer& spatial = upload_spatial_table(ctx, call);
     set_kernel_args(kernel(ctx, plan), t.in.buffer, t.out.buffer, a.w, a.h, a.r, a.mode, a.cval, spatial,
@@ -164,15 +130,9 @@ std::optional<std::string> tile_problem(const DeviceInfo& device, const VariantI
                                         const TuningConfig& config) {
   const int r = bilateral_radius(call.params);
   const TileShape tile = tile_shape(device, info, config);
-  if (std::size_t(tile.width) * std::size_t(tile.height) > device.max_work_group_size)
-    return fmt::format("tile {}x{} exceeds the device's {} work-items", tile.width, tile.height,
-                       device.max_work_group_size);
   const std::size_t bytes =
       std::size_t(tile.width + 2 * r) * std::size_t(tile.height + 2 * r) * std::size_t(call.channels);
-  if (bytes > device.local_mem_bytes)
-    return fmt::format("{} needs {} bytes of local memory for radius {}, the device has {}", info.name, bytes, r,
-                       device.local_mem_bytes);
-  return std::nullopt;
+  return local_group_problem(device, "tile", tile.width, tile.height, info.name, bytes, fmt::format("radius {}", r));
 }
 
 KernelPlan tile_plan(Context& ctx, const VariantInfo& info, const BilateralCall& call, const TuningConfig& config) {
@@ -204,10 +164,10 @@ Entry tiled(VariantInfo info) {
 }
 
 Entry local() {
-  Entry e =
-      tiled({"local", "tile plus halo loaded once into local memory per work-group (seed 001, phase 3)", kTileSize});
+  Entry e = tiled(
+      {"local", "tile plus halo loaded once into local memory per work-group (seed 001, phase 3)", tile_tunables()});
   e.enqueue = [info = e.info](Context& ctx, const KernelPlan& plan, const BilateralCall& call,
-                              const TuningConfig& config, BilateralTarget& t) {
+                              const TuningConfig& config, ImageTarget& t) {
     const CommonArgs a(call);
     cl::Buffer& spatial = upload_spatial_table(ctx, call);
     set_kernel_args(kernel(ctx, plan), t.in.buffer, t.out.buffer, a.w, a.h, a.r, a.mode, a.cval, spatial,
@@ -218,8 +178,9 @@ Entry local() {
 }
 
 Entry local_image() {
-  Entry e = tiled({"local_image",
-                   "as local, with the tile loaded from an image object; needs images (seed 001, phase 4)", kTileSize});
+  Entry e =
+      tiled({"local_image", "as local, with the tile loaded from an image object; needs images (seed 001, phase 4)",
+             tile_tunables()});
   e.needs = {DeviceFeature::images};
   e.unsupported = [info = e.info](const DeviceInfo& device, const BilateralCall& call,
                                   const TuningConfig& config) -> std::optional<std::string> {
@@ -229,7 +190,7 @@ Entry local_image() {
     return tile_problem(device, info, call, config);
   };
   e.plan = [info = e.info](Context& ctx, const BilateralCall& call, const TuningConfig& config) {
-    if (call.channels == 1 && !grey_images_supported(ctx))
+    if (call.channels == 1 && !r8_images_supported(ctx))
       throw std::invalid_argument("local_image: this device has no CL_R / CL_UNSIGNED_INT8 images for grey input");
     return tile_plan(ctx, info, call, config);
   };
@@ -237,7 +198,7 @@ Entry local_image() {
   // part of the call's device work and its event is returned with the kernel's. The image is released
   // when this returns; OpenCL keeps it until the commands using it finish.
   e.enqueue = [info = e.info](Context& ctx, const KernelPlan& plan, const BilateralCall& call,
-                              const TuningConfig& config, BilateralTarget& t) {
+                              const TuningConfig& config, ImageTarget& t) {
     const CommonArgs a(call);
     cl::Buffer& spatial = upload_spatial_table(ctx, call);
     const auto W = std::size_t(call.width), H = std::size_t(call.height);
@@ -263,9 +224,9 @@ Entry range_table() {
   Entry e = tiled({"range_table",
                    "as local, with range weights from a table too: 256 entries for grey, the quantised squared "
                    "distance for colour; no exp in the loop",
-                   kTileSize});
+                   tile_tunables()});
   e.enqueue = [info = e.info](Context& ctx, const KernelPlan& plan, const BilateralCall& call,
-                              const TuningConfig& config, BilateralTarget& t) {
+                              const TuningConfig& config, ImageTarget& t) {
     const CommonArgs a(call);
     cl::Buffer& spatial = upload_spatial_table(ctx, call);
     const RangeTable range = upload_range_table(ctx, call);
@@ -280,10 +241,9 @@ Entry pixels4() {
   Entry e{{"pixels4",
            "4 vertically adjacent pixels per work-item, each loaded pixel weighed for every window holding it; "
            "spatial and range tables",
-           kLocalSize}};
+           local_size_tunables()}};
   e.plan = pixel_plan(e.info, 4);
-  e.enqueue = [](Context& ctx, const KernelPlan& plan, const BilateralCall& call, const TuningConfig&,
-                 BilateralTarget& t) {
+  e.enqueue = [](Context& ctx, const KernelPlan& plan, const BilateralCall& call, const TuningConfig&, ImageTarget& t) {
     const CommonArgs a(call);
     cl::Buffer& spatial = upload_spatial_table(ctx, call);
     const RangeTable range = upload_range_table(ctx, call);
@@ -358,8 +318,7 @@ Entry unrolled() {
                     cl::NDRange(shape.local_x, shape.local_y)}};
     return plan;
   };
-  e.enqueue = [](Context& ctx, const KernelPlan& plan, const BilateralCall& call, const TuningConfig&,
-                 BilateralTarget& t) {
+  e.enqueue = [](Context& ctx, const KernelPlan& plan, const BilateralCall& call, const TuningConfig&, ImageTarget& t) {
     const auto spatial_log2 = static_cast<cl_float>(kLog2e * gaussian_coefficient(call.params.sigma_spatial));
     const float range_scale = unrolled_range_scale(call.params.sigma_range);
     set_kernel_args(kernel(ctx, plan), t.in.buffer, t.out.buffer, call.width, call.height,
@@ -372,10 +331,14 @@ Entry unrolled() {
 
 }  // namespace
 
-const BilateralTable& bilateral_table() {
-  static const BilateralTable table(
+const ImageTable<BilateralParams>& bilateral_table() {
+  static const ImageTable<BilateralParams> table(
       "bilateral", {naive(), gauss_table(), local(), local_image(), range_table(), pixels4(), unrolled()});
   return table;
+}
+
+const std::vector<VariantInfo>& bilateral_variants() {
+  return bilateral_table().infos();
 }
 
 }  // namespace clf

@@ -12,35 +12,11 @@
 #include "runtime/launch.hpp"
 
 namespace clf {
-namespace {
-
-void check_size(int width, int height) {
-  // Kernels index with 32-bit ints.
-  if (std::int64_t(width) * height * 4 >= (std::int64_t(1) << 31))
-    throw std::invalid_argument(fmt::format("image {}x{} is too large (at most 2^29 pixels)", width, height));
-}
-
-ResolvedCall<BoxBlurCall, BoxBlurTarget> resolve(Context& ctx, const BoxBlurCall& call, std::string_view variant,
-                                                 const TuningConfig& config) {
-  box_blur_check_params(call.params);
-  if (call.channels != 1 && call.channels != 4)
-    throw std::invalid_argument("box_blur: device images need 1 or 4 channels");
-  check_size(call.width, call.height);
-  VariantChoice choice = box_blur_choose(ctx, call.params, variant, call.width, call.height, call.channels, config);
-  const auto why = box_blur_table().unsupported(choice.variant, ctx.info(), call, choice.config);
-  return plan_call(ctx, box_blur_table(), call, std::move(choice), why);
-}
-
-}  // namespace
 
 void box_blur_check_params(const BoxBlurParams& p) {
   if (p.diameter < 1 || p.diameter > kMaxBoxDiameter)
     throw std::invalid_argument(fmt::format("diameter must be 1..{}, got {}", kMaxBoxDiameter, p.diameter));
   check_border(p.border);
-}
-
-const std::vector<VariantInfo>& box_blur_variants() {
-  return box_blur_table().infos();
 }
 
 std::optional<std::string> box_blur_unsupported(const DeviceInfo& device, std::string_view variant,
@@ -49,28 +25,24 @@ std::optional<std::string> box_blur_unsupported(const DeviceInfo& device, std::s
   return box_blur_table().unsupported(variant, device, {params, width, height, channels}, config);
 }
 
+const ImageFilterApi<BoxBlurParams> kBoxBlurApi{
+    "box_blur",           "box-blur",           "box_blur.cl",         box_blur_table,    box_blur_check_params,
+    box_blur_unsupported, box_blur_param_class, box_blur_auto_variant, box_blur_reference};
+
 std::string box_blur_build_key(Context& ctx, const BoxBlurParams& params, std::string_view variant, int width,
                                int height, int channels, const TuningConfig& config) {
-  return resolve(ctx, {params, width, height, channels}, variant, config).plan.build_key();
+  return resolve_image_call(ctx, kBoxBlurApi, {params, width, height, channels}, variant, config).plan.build_key();
 }
 
 void box_blur_prepare(Context& ctx, const BoxBlurParams& params, std::string_view variant, int width, int height,
                       int channels, const TuningConfig& config) {
-  const KernelPlan plan = resolve(ctx, {params, width, height, channels}, variant, config).plan;
-  for (const auto& pass : plan.passes) ctx.kernel("box_blur.cl", plan.options, pass.kernel);
+  prepare_image_call(ctx, kBoxBlurApi, {params, width, height, channels}, variant, config);
 }
 
 std::vector<cl::Event> box_blur(Context& ctx, const DeviceImage& in, DeviceImage& out, const BoxBlurParams& params,
                                 std::string_view variant, const TuningConfig& config,
                                 const std::vector<cl::Event>& wait) {
-  if (in.width != out.width || in.height != out.height || in.channels != out.channels)
-    throw std::invalid_argument("box_blur: output must have the input's size and channels");
-  const BoxBlurCall call{params, in.width, in.height, in.channels};
-  const auto r = resolve(ctx, call, variant, config);
-  return on_packed_images(ctx, in, out, wait, [&](const DeviceImage& packed_in, DeviceImage& packed_out) {
-    BoxBlurTarget target{packed_in, packed_out};
-    return r.enqueue(ctx, call, target);
-  });
+  return enqueue_image_call(ctx, kBoxBlurApi, in, out, params, variant, config, wait);
 }
 
 Image box_blur(Context& ctx, const Image& input, const BoxBlurParams& params, std::string_view variant,

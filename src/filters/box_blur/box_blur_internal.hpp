@@ -3,36 +3,15 @@
 #pragma once
 
 #include "clfilters/box_blur.hpp"
-#include "clfilters/runtime.hpp"
-#include "clfilters/variant.hpp"
-#include "filters/variant_table.hpp"
+#include "filters/image_call.hpp"
 
 namespace clf {
 
-// One call: its parameters and the device images' size and channels (1 or 4).
-struct BoxBlurCall {
-  BoxBlurParams params;
-  int width = 0;
-  int height = 0;
-  int channels = 4;
-};
-
-struct BoxBlurTarget {
-  const DeviceImage& in;
-  DeviceImage& out;
-};
-
-using BoxBlurTable = VariantTable<BoxBlurCall, BoxBlurTarget>;
+using BoxBlurCall = ImageCall<BoxBlurParams>;
+// The filter's public device calls, as its launcher (box_blur.cpp) and FilterSpec run them.
+extern const ImageFilterApi<BoxBlurParams> kBoxBlurApi;
 // Every box blur variant, in the order the seeds introduce them (box_blur_variants.cpp).
-const BoxBlurTable& box_blur_table();
-
-struct TileShape {
-  int width;
-  int height;
-};
-
-// Work-group (tile) shape of the local_tile variant on this device for these tunables.
-TileShape box_local_tile_shape(const DeviceInfo& device, const VariantInfo& info, const TuningConfig& config);
+const ImageTable<BoxBlurParams>& box_blur_table();
 
 // fused_sliding's exact rounding multiplies instead of dividing, which is exact while
 // d*d*255 + d*d/2 < 2^30.

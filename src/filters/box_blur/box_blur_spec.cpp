@@ -16,13 +16,6 @@
 
 namespace clf {
 
-TileShape box_local_tile_shape(const DeviceInfo& device, const VariantInfo& v, const TuningConfig& config) {
-  TileShape tile{tunable_value(config, v, "tile_x"), tunable_value(config, v, "tile_y")};
-  // The default 16x16 needs 256 work-items; smaller devices get 8x8.
-  if (config.empty() && device.max_work_group_size < 256) tile = {8, 8};
-  return tile;
-}
-
 FusedShape box_fused_shape(const DeviceInfo& device, const VariantInfo& v, const TuningConfig& config, int diameter,
                            int channels) {
   FusedShape shape;
@@ -155,48 +148,23 @@ std::string box_blur_param_class(const BoxBlurParams& params, int channels) {
 
 VariantChoice box_blur_choose(Context& ctx, const BoxBlurParams& params, std::string_view variant, int width,
                               int height, int channels, const TuningConfig& config) {
-  return choose_variant(
-      ctx, variant, config, "box-blur", "box_blur.cl", box_blur_param_class(params, channels), width, height,
-      [&](const std::string& v, const TuningConfig& c) {
-        return !box_blur_unsupported(ctx.info(), v, params, width, height, channels, c);
-      },
-      [&] { return box_blur_auto_variant(ctx.info(), params, width, height, channels); });
+  return choose_image_variant(ctx, kBoxBlurApi, params, variant, width, height, channels, config);
 }
 
 // ---- FilterSpec -----------------------------------------------------------------------------------
 namespace {
 
-struct BoxBlurTraits {
-  using Params = BoxBlurParams;
-  using Output = DeviceImage;
+struct BoxBlurTraits : ImageCallTraits<kBoxBlurApi> {
   static constexpr double kTolerance = 0;
-  static std::optional<std::string> unsupported(const DeviceInfo& device, const std::string& variant, const Params& p,
-                                                const Image& in, const TuningConfig& config) {
-    return box_blur_unsupported(device, variant, p, in.width, in.height, in.channels, config);
-  }
-  static void prepare(Context& ctx, const Params& p, const std::string& variant, const Image& in,
-                      const TuningConfig& config) {
-    box_blur_prepare(ctx, p, variant, in.width, in.height, in.channels, config);
-  }
-  static std::vector<cl::Event> enqueue(Context& ctx, const DeviceImage& in, Output& out, const Params& p,
-                                        const std::string& variant, const TuningConfig& config) {
-    return box_blur(ctx, in, out, p, variant, config);
-  }
-  static Image reference(const Image& in, const Params& p, int threads) { return box_blur_reference(in, p, threads); }
-  static VariantChoice choose_auto(Context& ctx, const Params& p, const Image& in) {
-    return box_blur_choose(ctx, p, "auto", in.width, in.height, in.channels);
-  }
   static std::string build_key(Context& ctx, const Params& p, const std::string& variant, const Image& in,
                                const TuningConfig& config) {
     return box_blur_build_key(ctx, p, variant, in.width, in.height, in.channels, config);
   }
 };
 
-class BoxBlurSpec : public FilterSpec {
+class BoxBlurSpec : public BasicFilterSpec {
  public:
-  std::string name() const override { return "box-blur"; }
-  std::string kernel_file() const override { return "box_blur.cl"; }
-  const std::vector<VariantInfo>& variants() const override { return box_blur_variants(); }
+  BoxBlurSpec() : BasicFilterSpec("box-blur", "box_blur.cl", box_blur_variants) {}
   // Keys: diameter (9), channels (4), border (replicate | reflect101 | constant[=V]).
   std::vector<ParamMap> bench_cases() const override {
     std::vector<ParamMap> cases;
@@ -208,13 +176,10 @@ class BoxBlurSpec : public FilterSpec {
   }
   std::unique_ptr<FilterInstance> instantiate(Context& ctx, int width, int height, const ParamMap& params,
                                               std::uint64_t seed) const override {
-    for (const auto& [key, value] : params)
-      if (key != "diameter" && key != "channels" && key != "border")
-        throw std::invalid_argument(fmt::format("box-blur has no parameter '{}'", key));
+    check_param_keys(params, "box-blur", {"diameter", "channels", "border"});
     const BoxBlurParams p{param_int(params, "diameter", 9), parse_border(param_text(params, "border", "replicate"))};
     box_blur_check_params(p);
-    const int channels = param_int(params, "channels", 4);
-    if (channels != 1 && channels != 4) throw std::invalid_argument("box-blur channels must be 1 or 4");
+    const int channels = param_channels(params, "box-blur", 4);
     return std::make_unique<ImageFilterInstance<BoxBlurTraits>>(ctx, synthetic_photo(width, height, channels, seed), p);
   }
 };

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <bit>
+#include <functional>
+#include <limits>
 
 #include "filters/box_blur/box_blur_internal.hpp"
 #include "runtime/launch.hpp"
@@ -11,12 +13,6 @@ namespace clf {
 namespace {
 
 constexpr const char* kKernelFile = "box_blur.cl";
-
-// Work-group shape of a one-pixel-per-work-item pass; local_x = 0 lets the driver choose.
-const std::vector<Tunable> kLocalSize = {
-    {"local_x", {0, 8, 16, 32, 64}, "work-group width (0: the driver chooses)"},
-    {"local_y", {1, 2, 4, 8, 16}, "work-group height"},
-};
 
 // The strip order and leaving rows of fused_prefix, fused_packed and fused_wide (see box_blur_bands.cl's mirror
 // and RING). On the H200 mirrored strips tied or won everywhere (up to 10% with 64-row strips); the ring won at
@@ -47,17 +43,8 @@ std::vector<Tunable> per_d_band_tunables(std::vector<int> strips, std::vector<in
           {"direct", {0, 1}, "strips whose rows are all inside the image load them with no border test (1)"}};
 }
 
-cl_uint constant_bits(const Border& border, int channels) {
-  const cl_uint v = border.mode == BorderMode::constant ? cl_uint(border.value) : 0u;
-  return channels == 4 ? v | (v << 8) | (v << 16) | (v << 24) : v;
-}
-
 std::size_t pixel_bytes(const BoxBlurCall& call) {
   return call.channels == 4 ? 4 : 1;
-}
-
-std::string base_options(const BoxBlurCall& call) {
-  return fmt::format("-D CHANNELS={}", call.channels);
 }
 
 std::optional<std::string> temporary_problem(const DeviceInfo& device, const char* variant, std::size_t bytes) {
@@ -92,7 +79,7 @@ std::optional<std::string> blocks_shape_problem(const DeviceInfo& device, std::s
   return std::nullopt;
 }
 
-std::optional<std::string> rgba_only(const BoxBlurCall& call, const char* variant) {
+std::optional<std::string> rgba_only(const BoxBlurCall& call, std::string_view variant) {
   if (call.channels != 4) return fmt::format("{} is for RGBA; fused_sliding takes grey", variant);
   return std::nullopt;
 }
@@ -127,6 +114,13 @@ cl::Kernel& kernel(Context& ctx, const KernelPlan& plan, std::size_t i) {
   return ctx.kernel(kKernelFile, plan.options, plan.passes[i].kernel);
 }
 
+// The arguments the one-pass kernels start with: in, out, w, h, d, border mode and constant; then `rest`.
+template <class... Rest>
+void set_args(cl::Kernel& k, const BoxBlurCall& call, ImageTarget& t, const Rest&... rest) {
+  set_kernel_args(k, t.in.buffer, t.out.buffer, call.width, call.height, call.params.diameter,
+                  int(call.params.border.mode), constant_bits(call.params.border, call.channels), rest...);
+}
+
 // Sets the ring's local memory, where there is one (the last argument: RING_ARG in box_blur_bands.cl).
 void set_ring(cl::Kernel& k, const BlocksShape& shape) {
   if (shape.ring_bytes) k.setArg(k.getInfo<CL_KERNEL_NUM_ARGS>() - 1, cl::Local(shape.ring_bytes));
@@ -149,10 +143,10 @@ bool subgroup_block4x4_builds(Context& ctx, const std::string& options) {
   return *works;
 }
 
-using Entry = BoxBlurTable::Entry;
+using Entry = ImageTable<BoxBlurParams>::Entry;
 
 Entry naive() {
-  Entry e{{"naive", "one pixel per work-item, d*d packed loads (seed 004 baseline)", kLocalSize}};
+  Entry e{{"naive", "one pixel per work-item, d*d packed loads (seed 004 baseline)", local_size_tunables()}};
   const VariantInfo info = e.info;
   e.unsupported = [info](const DeviceInfo& device, const BoxBlurCall&, const TuningConfig& config) {
     return work_group_problem(device, info, config);
@@ -161,9 +155,8 @@ Entry naive() {
     const auto [global, local] = local_ranges(info, config, std::size_t(call.width), std::size_t(call.height));
     return KernelPlan{base_options(call), {{"box_naive", global, local}}};
   };
-  e.enqueue = [](Context& ctx, const KernelPlan& plan, const BoxBlurCall& call, const TuningConfig&, BoxBlurTarget& t) {
-    set_kernel_args(kernel(ctx, plan, 0), t.in.buffer, t.out.buffer, call.width, call.height, call.params.diameter,
-                    int(call.params.border.mode), constant_bits(call.params.border, call.channels));
+  e.enqueue = [](Context& ctx, const KernelPlan& plan, const BoxBlurCall& call, const TuningConfig&, ImageTarget& t) {
+    set_args(kernel(ctx, plan, 0), call, t);
     return launch_passes(ctx, plan, kKernelFile);
   };
   return e;
@@ -173,7 +166,7 @@ Entry block4x4() {
   Entry e{{"block4x4",
            "16 pixels per work-item in a 4x4 block with uint4 vector loads; cl_intel_subgroups block reads "
            "and writes where they build (seed 004)",
-           kLocalSize}};
+           local_size_tunables()}};
   const VariantInfo info = e.info;
   e.unsupported = [info](const DeviceInfo& device, const BoxBlurCall&, const TuningConfig& config) {
     return work_group_problem(device, info, config);
@@ -197,7 +190,7 @@ Entry block4x4() {
 
 Entry two_pass() {
   Entry e{{"two_pass", "even d only: 2x2 sums into an integer temporary, then (d/2)^2 samples (seed 003 9.1.1)",
-           kLocalSize}};
+           local_size_tunables()}};
   const VariantInfo info = e.info;
   e.unsupported = [info](const DeviceInfo& device, const BoxBlurCall& call,
                          const TuningConfig& config) -> std::optional<std::string> {
@@ -214,7 +207,7 @@ Entry two_pass() {
     return KernelPlan{base_options(call),
                       {{"box_pair_sums", cl::NDRange(tw, th)}, {"box_from_pair_sums", global, local}}};
   };
-  e.enqueue = [](Context& ctx, const KernelPlan& plan, const BoxBlurCall& call, const TuningConfig&, BoxBlurTarget& t) {
+  e.enqueue = [](Context& ctx, const KernelPlan& plan, const BoxBlurCall& call, const TuningConfig&, ImageTarget& t) {
     const int w = call.width, h = call.height, d = call.params.diameter;
     const std::size_t tw = std::size_t(w) + d - 2, th = std::size_t(h) + d - 2;
     cl::Buffer& pairs = ctx.scratch_buffer("box_blur.pairs", tw * th * 2 * std::size_t(call.channels));
@@ -248,7 +241,7 @@ Entry separable_sliding() {
                        {"box_column_sums", cl::NDRange(W, (H + column_segment - 1) / column_segment)}}};
   };
   e.enqueue = [info](Context& ctx, const KernelPlan& plan, const BoxBlurCall& call, const TuningConfig& config,
-                     BoxBlurTarget& t) {
+                     ImageTarget& t) {
     const int w = call.width, h = call.height, d = call.params.diameter, mode = int(call.params.border.mode);
     const cl_uint cval = constant_bits(call.params.border, call.channels);
     const std::size_t sum_bytes = d > 257 ? 4 : 2;
@@ -264,25 +257,17 @@ Entry separable_sliding() {
 }
 
 Entry local_tile() {
-  Entry e{{"local_tile",
-           "tile plus halo loaded once into local memory per work-group",
-           {{"tile_x", {16, 8, 32}, "work-group (tile) width"}, {"tile_y", {16, 8, 4}, "work-group (tile) height"}}}};
+  Entry e{{"local_tile", "tile plus halo loaded once into local memory per work-group", tile_tunables()}};
   const VariantInfo info = e.info;
   e.unsupported = [info](const DeviceInfo& device, const BoxBlurCall& call,
                          const TuningConfig& config) -> std::optional<std::string> {
-    const auto tile = box_local_tile_shape(device, info, config);
-    if (std::size_t(tile.width) * std::size_t(tile.height) > device.max_work_group_size)
-      return fmt::format("tile {}x{} exceeds the device's {} work-items", tile.width, tile.height,
-                         device.max_work_group_size);
+    const auto tile = tile_shape(device, info, config);
     const int d = call.params.diameter;
     const std::size_t bytes = std::size_t(tile.width + d - 1) * std::size_t(tile.height + d - 1) * pixel_bytes(call);
-    if (bytes > device.local_mem_bytes)
-      return fmt::format("local_tile needs {} bytes of local memory for d={}, the device has {}", bytes, d,
-                         device.local_mem_bytes);
-    return std::nullopt;
+    return local_group_problem(device, "tile", tile.width, tile.height, "local_tile", bytes, fmt::format("d={}", d));
   };
   e.plan = [info](Context& ctx, const BoxBlurCall& call, const TuningConfig& config) {
-    const auto tile = box_local_tile_shape(ctx.info(), info, config);
+    const auto tile = tile_shape(ctx.info(), info, config);
     return KernelPlan{
         base_options(call),
         {{"box_local_tile",
@@ -290,13 +275,11 @@ Entry local_tile() {
           cl::NDRange(tile.width, tile.height)}}};
   };
   e.enqueue = [info](Context& ctx, const KernelPlan& plan, const BoxBlurCall& call, const TuningConfig& config,
-                     BoxBlurTarget& t) {
-    const auto tile = box_local_tile_shape(ctx.info(), info, config);
+                     ImageTarget& t) {
+    const auto tile = tile_shape(ctx.info(), info, config);
     const int d = call.params.diameter;
     const std::size_t tile_bytes = std::size_t(tile.width + d - 1) * std::size_t(tile.height + d - 1) * call.channels;
-    set_kernel_args(kernel(ctx, plan, 0), t.in.buffer, t.out.buffer, call.width, call.height, d,
-                    int(call.params.border.mode), constant_bits(call.params.border, call.channels),
-                    cl::Local(tile_bytes));
+    set_args(kernel(ctx, plan, 0), call, t, cl::Local(tile_bytes));
     return launch_passes(ctx, plan, kKernelFile);
   };
   return e;
@@ -338,158 +321,148 @@ Entry fused_sliding() {
                         cl::NDRange(std::size_t(shape.local_x), 1)}}};
   };
   e.enqueue = [info](Context& ctx, const KernelPlan& plan, const BoxBlurCall& call, const TuningConfig& config,
-                     BoxBlurTarget& t) {
+                     ImageTarget& t) {
     const int d = call.params.diameter;
     const FusedShape shape = box_fused_shape(ctx.info(), info, config, d, call.channels);
     const Rounding r(d);
-    set_kernel_args(kernel(ctx, plan, 0), t.in.buffer, t.out.buffer, call.width, call.height, d,
-                    int(call.params.border.mode), constant_bits(call.params.border, call.channels), shape.items,
-                    shape.strip, r.twice_half, r.magic, r.shift, cl::Local(shape.column_sum_bytes),
-                    cl::Local(shape.row_out_bytes));
+    set_args(kernel(ctx, plan, 0), call, t, shape.items, shape.strip, r.twice_half, r.magic, r.shift,
+             cl::Local(shape.column_sum_bytes), cl::Local(shape.row_out_bytes));
     return launch_passes(ctx, plan, kKernelFile);
   };
   return e;
 }
 
-Entry fused_blocks() {
-  Entry e{{"fused_blocks",
-           "RGBA: fused_sliding with column sums in registers, aligned vector loads, block sums for the row "
-           "window and one barrier per row",
-           {{"local_x", {64, 128, 32}, "work-items per work-group"},
-            {"items", {4, 8, 2}, "consecutive columns per work-item"},
-            // Short strips for small images: each row waits on its loads, so rows per work-group set the
-            // critical path when there are few work-groups per SM.
-            {"strip", {32, 16, 64, 128, 8, 4}, "rows per work-group"}}}};
-  const VariantInfo info = e.info;
-  e.unsupported = [info](const DeviceInfo& device, const BoxBlurCall& call,
+// A band variant (fused_blocks, fused_prefix, fused_packed, fused_wide): RGBA, the diameters it is exact for,
+// its shape's demands on the device, one band pass, and its kernel's arguments with the ring's local memory last.
+struct Band {
+  VariantInfo info;
+  const char* kernel;
+  int min_d, max_d;
+  std::string range;  // the limit on d as its refusal states it
+  std::function<BlocksShape(const VariantInfo&, const TuningConfig&, int d)> shape;
+  // Build options beyond base_options.
+  std::function<std::string(Context&, const BoxBlurCall&, const BlocksShape&)> options;
+  std::function<void(cl::Kernel&, const BoxBlurCall&, ImageTarget&, const BlocksShape&, const Rounding&)> set_args;
+};
+
+Entry band_entry(Band band) {
+  Entry e{band.info};
+  e.unsupported = [band](const DeviceInfo& device, const BoxBlurCall& call,
                          const TuningConfig& config) -> std::optional<std::string> {
     const int d = call.params.diameter;
-    if (auto why = rgba_only(call, "fused_blocks")) return why;
-    if (d > kMaxFusedDiameter)
-      return fmt::format("fused_blocks' divide-free rounding needs d <= {} (got {})", kMaxFusedDiameter, d);
-    return blocks_shape_problem(device, "fused_blocks", box_blocks_shape(info, config, d), d);
+    const std::string& name = band.info.name;
+    if (auto why = rgba_only(call, name)) return why;
+    if (d < band.min_d || d > band.max_d) return fmt::format("{} (got {})", band.range, d);
+    return blocks_shape_problem(device, name, band.shape(band.info, config, d), d);
   };
-  e.plan = [info](Context&, const BoxBlurCall& call, const TuningConfig& config) {
-    const int d = call.params.diameter;
-    const BlocksShape shape = box_blocks_shape(info, config, d);
-    std::string options = base_options(call) + fmt::format(" -D ITEMS={}", shape.items);
-    if (shape.window_packed) options += " -D WINDOW_PACKED=1";
-    if (d > 256) options += " -D CSUM_WIDE=1";
-    if (d <= 128) options += " -D FLOAT_ROUND=1";
-    return KernelPlan{options, {band_pass(call, shape, "box_fused_blocks")}};
+  e.plan = [band](Context& ctx, const BoxBlurCall& call, const TuningConfig& config) {
+    const BlocksShape shape = band.shape(band.info, config, call.params.diameter);
+    return KernelPlan{base_options(call) + band.options(ctx, call, shape), {band_pass(call, shape, band.kernel)}};
   };
-  e.enqueue = [info](Context& ctx, const KernelPlan& plan, const BoxBlurCall& call, const TuningConfig& config,
-                     BoxBlurTarget& t) {
-    const int d = call.params.diameter;
-    const BlocksShape shape = box_blocks_shape(info, config, d);
-    const Rounding r(d);
+  e.enqueue = [band](Context& ctx, const KernelPlan& plan, const BoxBlurCall& call, const TuningConfig& config,
+                     ImageTarget& t) {
+    const BlocksShape shape = band.shape(band.info, config, call.params.diameter);
     cl::Kernel& k = kernel(ctx, plan, 0);
-    set_kernel_args(k, t.in.buffer, t.out.buffer, call.width, call.height, d, int(call.params.border.mode),
-                    constant_bits(call.params.border, call.channels), shape.strip, r.twice_half, r.magic, r.shift,
-                    r.inv_n, r.bias, cl::Local(shape.entry_bytes), cl::Local(shape.block_bytes));
+    band.set_args(k, call, t, shape, Rounding(call.params.diameter));
     set_ring(k, shape);
     return launch_passes(ctx, plan, kKernelFile);
   };
   return e;
+}
+
+constexpr int kNoMinDiameter = std::numeric_limits<int>::min();
+
+Entry fused_blocks() {
+  return band_entry(
+      {{"fused_blocks",
+        "RGBA: fused_sliding with column sums in registers, aligned vector loads, block sums for the row "
+        "window and one barrier per row",
+        {{"local_x", {64, 128, 32}, "work-items per work-group"},
+         {"items", {4, 8, 2}, "consecutive columns per work-item"},
+         // Short strips for small images: each row waits on its loads, so rows per work-group set the
+         // critical path when there are few work-groups per SM.
+         {"strip", {32, 16, 64, 128, 8, 4}, "rows per work-group"}}},
+       "box_fused_blocks",
+       kNoMinDiameter,
+       kMaxFusedDiameter,
+       fmt::format("fused_blocks' divide-free rounding needs d <= {}", kMaxFusedDiameter),
+       box_blocks_shape,
+       [](Context&, const BoxBlurCall& call, const BlocksShape& shape) {
+         const int d = call.params.diameter;
+         std::string options = fmt::format(" -D ITEMS={}", shape.items);
+         if (shape.window_packed) options += " -D WINDOW_PACKED=1";
+         if (d > 256) options += " -D CSUM_WIDE=1";
+         if (d <= 128) options += " -D FLOAT_ROUND=1";
+         return options;
+       },
+       [](cl::Kernel& k, const BoxBlurCall& call, ImageTarget& t, const BlocksShape& shape, const Rounding& r) {
+         set_args(k, call, t, shape.strip, r.twice_half, r.magic, r.shift, r.inv_n, r.bias,
+                  cl::Local(shape.entry_bytes), cl::Local(shape.block_bytes));
+       }});
 }
 
 Entry fused_prefix() {
-  Entry e{{"fused_prefix",
-           "RGBA, d <= 128: fused_blocks' column sums, the row window from FP32 prefix sums in local memory (two "
-           "reads per output whatever d is, the adds on the FP32 lanes)",
-           {{"local_x", {64, 128, 32, 256}, "work-items per work-group"},
-            // items=4 by default: the H200 tuner picked it at every d (items=8 needs ~100 registers at
-            // prefetch=1, ~146 by clang's count at prefetch=2).
-            {"items", {4, 8, 2}, "consecutive columns per work-item"},
-            {"strip", {64, 32, 16, 128, 256, 8, 4, 48, 96}, "rows per work-group"},
-            // Each work-item has `prefetch` rows of loads in flight; on the H200 2 gained 2-7% over 1 and 4 lost.
-            // More rows cost registers (ring of 2 * items * prefetch pixels).
-            {"prefetch", {2, 1, 4}, "rows loaded ahead per work-item (1: the next row only)"},
-            kMirrorTunable,
-            ring_tunable(0)}}};
-  const VariantInfo info = e.info;
-  e.unsupported = [info](const DeviceInfo& device, const BoxBlurCall& call,
-                         const TuningConfig& config) -> std::optional<std::string> {
-    const int d = call.params.diameter;
-    if (auto why = rgba_only(call, "fused_prefix")) return why;
-    if (d > kMaxPrefixDiameter)
-      return fmt::format("fused_prefix's FP32 sums are exact for d <= {} (got {})", kMaxPrefixDiameter, d);
-    return blocks_shape_problem(device, "fused_prefix", box_prefix_shape(info, config, d), d);
-  };
-  e.plan = [info](Context&, const BoxBlurCall& call, const TuningConfig& config) {
-    // The window's offsets within a block, as box_fused_prefix computes them from d (see WIN_A there).
-    const int d = call.params.diameter;
-    const BlocksShape shape = box_prefix_shape(info, config, d);
-    const int items = shape.items, a = box_window_offset(items, d);
-    const std::string options =
-        base_options(call) + fmt::format(" -D ITEMS={} -D WIN_A={} -D WIN_AM={} -D PREFETCH={} -D RING={}", items, a,
-                                         (a + d) % items, shape.prefetch, int(shape.ring));
-    return KernelPlan{options, {band_pass(call, shape, "box_fused_prefix")}};
-  };
-  e.enqueue = [info](Context& ctx, const KernelPlan& plan, const BoxBlurCall& call, const TuningConfig& config,
-                     BoxBlurTarget& t) {
-    const int d = call.params.diameter;
-    const BlocksShape shape = box_prefix_shape(info, config, d);
-    const Rounding r(d);
-    // One-FMA rounding (see box_fused_prefix): 0.5 for even n, 0 for odd.
-    const auto half_fix = float(double(r.n / 2) + 0.5 - 0.5 * double(r.n));
-    cl::Kernel& k = kernel(ctx, plan, 0);
-    set_kernel_args(k, t.in.buffer, t.out.buffer, call.width, call.height, d, int(call.params.border.mode),
-                    constant_bits(call.params.border, call.channels), shape.strip, shape.mirror, r.inv_n, half_fix,
-                    cl::Local(shape.entry_bytes), cl::Local(shape.block_bytes));
-    set_ring(k, shape);
-    return launch_passes(ctx, plan, kKernelFile);
-  };
-  return e;
+  return band_entry(
+      {{"fused_prefix",
+        "RGBA, d <= 128: fused_blocks' column sums, the row window from FP32 prefix sums in local memory (two "
+        "reads per output whatever d is, the adds on the FP32 lanes)",
+        {{"local_x", {64, 128, 32, 256}, "work-items per work-group"},
+         // items=4 by default: the H200 tuner picked it at every d (items=8 needs ~100 registers at
+         // prefetch=1, ~146 by clang's count at prefetch=2).
+         {"items", {4, 8, 2}, "consecutive columns per work-item"},
+         {"strip", {64, 32, 16, 128, 256, 8, 4, 48, 96}, "rows per work-group"},
+         // Each work-item has `prefetch` rows of loads in flight; on the H200 2 gained 2-7% over 1 and 4 lost.
+         // More rows cost registers (ring of 2 * items * prefetch pixels).
+         {"prefetch", {2, 1, 4}, "rows loaded ahead per work-item (1: the next row only)"},
+         kMirrorTunable,
+         ring_tunable(0)}},
+       "box_fused_prefix",
+       kNoMinDiameter,
+       kMaxPrefixDiameter,
+       fmt::format("fused_prefix's FP32 sums are exact for d <= {}", kMaxPrefixDiameter),
+       box_prefix_shape,
+       [](Context&, const BoxBlurCall& call, const BlocksShape& shape) {
+         // The window's offsets within a block, as box_fused_prefix computes them from d (see WIN_A there).
+         const int d = call.params.diameter, items = shape.items, a = box_window_offset(items, d);
+         return fmt::format(" -D ITEMS={} -D WIN_A={} -D WIN_AM={} -D PREFETCH={} -D RING={}", items, a,
+                            (a + d) % items, shape.prefetch, int(shape.ring));
+       },
+       [](cl::Kernel& k, const BoxBlurCall& call, ImageTarget& t, const BlocksShape& shape, const Rounding& r) {
+         // One-FMA rounding (see box_fused_prefix): 0.5 for even n, 0 for odd.
+         const auto half_fix = float(double(r.n / 2) + 0.5 - 0.5 * double(r.n));
+         set_args(k, call, t, shape.strip, shape.mirror, r.inv_n, half_fix, cl::Local(shape.entry_bytes),
+                  cl::Local(shape.block_bytes));
+       }});
 }
 
 // fused_packed and fused_wide: one kernel body (box_blur_bands.cl) built with -D DIAMETER, and -D WIDE for
 // fused_wide.
 Entry packed_window(VariantInfo info, bool wide) {
-  Entry e{info};
-  const char* name = wide ? "fused_wide" : "fused_packed";
-  e.unsupported = [info, name, wide](const DeviceInfo& device, const BoxBlurCall& call,
-                                     const TuningConfig& config) -> std::optional<std::string> {
-    const int d = call.params.diameter;
-    if (auto why = rgba_only(call, name)) return why;
-    const int most = wide ? kMaxWideDiameter : kMaxPackedDiameter;
-    if (d < kMinPackedDiameter || d > most)
-      return fmt::format("{}'s {} d = {}..{} (got {})", name,
-                         wide ? "rounding is exact for" : "16-bit window sums take", kMinPackedDiameter, most, d);
-    return blocks_shape_problem(device, name, box_packed_shape(info, config, d, wide), d);
-  };
-  e.plan = [info, wide](Context& ctx, const BoxBlurCall& call, const TuningConfig& config) {
-    const int d = call.params.diameter;
-    const BlocksShape shape = box_packed_shape(info, config, d, wide);
-    const std::string options =
-        base_options(call) + fmt::format(" -D ITEMS={} -D WIN_A={} -D DIAMETER={} -D PREFETCH={} -D RING={}{}{}{}{}",
-                                         shape.items, box_window_offset(shape.items, d), d, shape.prefetch,
-                                         int(shape.ring), wide ? " -D WIDE=1" : "", shape.pair ? " -D PAIR=1" : "",
-                                         shape.direct ? " -D DIRECT=1" : "", ctx.info().fast_math_options());
-    return KernelPlan{options, {band_pass(call, shape, wide ? "box_fused_wide" : "box_fused_packed")}};
-  };
-  e.enqueue = [info, wide](Context& ctx, const KernelPlan& plan, const BoxBlurCall& call, const TuningConfig& config,
-                           BoxBlurTarget& t) {
-    const int d = call.params.diameter;
-    const BlocksShape shape = box_packed_shape(info, config, d, wide);
-    const Rounding r(d);
-    // ceil(2^32 / n) and n/2 in both 16-bit lanes (see box_fused_packed; box_fused_wide splits them).
-    const auto packed_magic = cl_uint(((std::uint64_t(1) << 32) + r.n - 1) / r.n);
-    const auto half_n = cl_uint(r.n / 2 * 0x10001u);
-    cl::Kernel& k = kernel(ctx, plan, 0);
-    set_kernel_args(k, t.in.buffer, t.out.buffer, call.width, call.height, d, int(call.params.border.mode),
-                    constant_bits(call.params.border, call.channels), shape.strip, shape.mirror, packed_magic, half_n,
-                    cl::Local(shape.entry_bytes));
-    set_ring(k, shape);
-    return launch_passes(ctx, plan, kKernelFile);
-  };
-  return e;
+  const int most = wide ? kMaxWideDiameter : kMaxPackedDiameter;
+  return band_entry(
+      {std::move(info), wide ? "box_fused_wide" : "box_fused_packed", kMinPackedDiameter, most,
+       fmt::format("{}'s {} d = {}..{}", wide ? "fused_wide" : "fused_packed",
+                   wide ? "rounding is exact for" : "16-bit window sums take", kMinPackedDiameter, most),
+       [wide](const VariantInfo& v, const TuningConfig& config, int d) { return box_packed_shape(v, config, d, wide); },
+       [wide](Context& ctx, const BoxBlurCall& call, const BlocksShape& shape) {
+         const int d = call.params.diameter;
+         return fmt::format(" -D ITEMS={} -D WIN_A={} -D DIAMETER={} -D PREFETCH={} -D RING={}{}{}{}{}", shape.items,
+                            box_window_offset(shape.items, d), d, shape.prefetch, int(shape.ring),
+                            wide ? " -D WIDE=1" : "", shape.pair ? " -D PAIR=1" : "",
+                            shape.direct ? " -D DIRECT=1" : "", ctx.info().fast_math_options());
+       },
+       [](cl::Kernel& k, const BoxBlurCall& call, ImageTarget& t, const BlocksShape& shape, const Rounding& r) {
+         // ceil(2^32 / n) and n/2 in both 16-bit lanes (see box_fused_packed; box_fused_wide splits them).
+         const auto packed_magic = cl_uint(((std::uint64_t(1) << 32) + r.n - 1) / r.n);
+         const auto half_n = cl_uint(r.n / 2 * 0x10001u);
+         set_args(k, call, t, shape.strip, shape.mirror, packed_magic, half_n, cl::Local(shape.entry_bytes));
+       }});
 }
 
 }  // namespace
 
-const BoxBlurTable& box_blur_table() {
-  static const BoxBlurTable table(
+const ImageTable<BoxBlurParams>& box_blur_table() {
+  static const ImageTable<BoxBlurParams> table(
       "box blur",
       {naive(), block4x4(), two_pass(), separable_sliding(), local_tile(), fused_sliding(), fused_blocks(),
        fused_prefix(),
@@ -512,6 +485,10 @@ const BoxBlurTable& box_blur_table() {
             per_d_band_tunables({128, 120, 64, 144, 96, 32, 160, 48, 16, 8, 12, 24, 10, 14, 20}, {1, 2, 4}, 0, 0)},
            true)});
   return table;
+}
+
+const std::vector<VariantInfo>& box_blur_variants() {
+  return box_blur_table().infos();
 }
 
 }  // namespace clf

@@ -14,14 +14,10 @@
 namespace clf {
 namespace {
 
-constexpr const char* kKernelFile = "epsilon.cl";
-
 void check_size(int width, int height) {
   if (width < 1 || height < 1)
     throw std::invalid_argument(fmt::format("epsilon needs an image of at least 1x1, got {}x{}", width, height));
-  // Kernels index with 32-bit ints.
-  if (std::int64_t(width) * height * 4 >= (std::int64_t(1) << 31))
-    throw std::invalid_argument(fmt::format("image {}x{} is too large (at most 2^29 pixels)", width, height));
+  check_image_size(width, height);
 }
 
 // The words a missing device feature is reported in, naming the variant, as the command line, the tests and the
@@ -31,19 +27,21 @@ std::string missing_feature_reason(const std::string& variant, DeviceFeature fea
   return variant + " computes in half precision and needs cl_khr_fp16, which the device does not list";
 }
 
-ResolvedCall<EpsilonCall, EpsilonTarget> resolve(Context& ctx, const EpsilonCall& call, std::string_view variant,
-                                                 const TuningConfig& config) {
-  epsilon_check_params(call.params);
-  if (call.channels != 1 && call.channels != 4)
-    throw std::invalid_argument("epsilon: device images need 1 or 4 channels");
-  check_size(call.width, call.height);
-  VariantChoice choice = epsilon_choose(ctx, call.params, variant, call.width, call.height, call.channels, config);
-  const auto why = epsilon_unsupported(ctx.info(), choice.variant, call.params, call.width, call.height, call.channels,
-                                       choice.config);
-  return plan_call(ctx, epsilon_table(), call, std::move(choice), why);
-}
-
 }  // namespace
+
+// Its own size check (at least 1x1); and the output must not be the input, as work-items would read pixels that
+// others have already written.
+const ImageFilterApi<EpsilonParams> kEpsilonApi{.name = "epsilon",
+                                                .spec_name = "epsilon",
+                                                .kernel_file = "epsilon.cl",
+                                                .table = epsilon_table,
+                                                .check_params = epsilon_check_params,
+                                                .unsupported = epsilon_unsupported,
+                                                .param_class = epsilon_param_class,
+                                                .auto_variant = epsilon_auto_variant,
+                                                .reference = epsilon_reference,
+                                                .check_size = check_size,
+                                                .output_may_be_input = false};
 
 void epsilon_check_params(const EpsilonParams& p) {
   if (p.radius < kMinEpsilonRadius || p.radius > kMaxEpsilonRadius)
@@ -54,16 +52,12 @@ void epsilon_check_params(const EpsilonParams& p) {
   check_border(p.border);
 }
 
-const std::vector<VariantInfo>& epsilon_variants() {
-  return epsilon_table().infos();
-}
-
 std::optional<std::string> epsilon_unsupported(const DeviceInfo& device, std::string_view variant,
                                                const EpsilonParams& params, int width, int height, int channels,
                                                const TuningConfig& config) {
-  const EpsilonTable& table = epsilon_table();
+  const ImageTable<EpsilonParams>& table = epsilon_table();
   // The entry's needs, each reported in the filter's own words; then the table's checks.
-  if (const EpsilonTable::Entry* e = table.find(variant))
+  if (const ImageTable<EpsilonParams>::Entry* e = table.find(variant))
     for (DeviceFeature f : e->needs)
       if (missing_feature(device, {f})) return missing_feature_reason(e->info.name, f);
   return table.unsupported(variant, device, {params, width, height, channels}, config);
@@ -71,22 +65,13 @@ std::optional<std::string> epsilon_unsupported(const DeviceInfo& device, std::st
 
 void epsilon_prepare(Context& ctx, const EpsilonParams& params, std::string_view variant, int width, int height,
                      int channels, const TuningConfig& config) {
-  const KernelPlan plan = resolve(ctx, {params, width, height, channels}, variant, config).plan;
-  for (const auto& pass : plan.passes) ctx.kernel(kKernelFile, plan.options, pass.kernel);
+  prepare_image_call(ctx, kEpsilonApi, {params, width, height, channels}, variant, config);
 }
 
 std::vector<cl::Event> epsilon(Context& ctx, const DeviceImage& in, DeviceImage& out, const EpsilonParams& params,
                                std::string_view variant, const TuningConfig& config,
                                const std::vector<cl::Event>& wait) {
-  if (in.width != out.width || in.height != out.height || in.channels != out.channels)
-    throw std::invalid_argument("epsilon: output must have the input's size and channels");
-  if (in.buffer() == out.buffer()) throw std::invalid_argument("epsilon: output must not be the input");
-  const EpsilonCall call{params, in.width, in.height, in.channels};
-  const auto r = resolve(ctx, call, variant, config);
-  return on_packed_images(ctx, in, out, wait, [&](const DeviceImage& packed_in, DeviceImage& packed_out) {
-    EpsilonTarget target{packed_in, packed_out};
-    return r.enqueue(ctx, call, target);
-  });
+  return enqueue_image_call(ctx, kEpsilonApi, in, out, params, variant, config, wait);
 }
 
 Image epsilon(Context& ctx, const Image& input, const EpsilonParams& params, std::string_view variant, Timing* timing) {

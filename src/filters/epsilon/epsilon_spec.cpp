@@ -25,7 +25,7 @@ std::size_t epsilon_regblock_tile_bytes(const EpsilonRegBlockShape& shape, int r
   return round_up(width, 4) * height * sizeof(float);
 }
 
-EpsilonLocalShape epsilon_local_shape(const VariantInfo& v, const TuningConfig& config) {
+TileShape epsilon_local_shape(const VariantInfo& v, const TuningConfig& config) {
   return {tunable_value(config, v, "local_x"), tunable_value(config, v, "local_y")};
 }
 
@@ -46,37 +46,14 @@ std::string epsilon_param_class(const EpsilonParams& params, int channels) {
 
 VariantChoice epsilon_choose(Context& ctx, const EpsilonParams& params, std::string_view variant, int width, int height,
                              int channels, const TuningConfig& config) {
-  return choose_variant(
-      ctx, variant, config, "epsilon", "epsilon.cl", epsilon_param_class(params, channels), width, height,
-      [&](const std::string& v, const TuningConfig& c) {
-        return !epsilon_unsupported(ctx.info(), v, params, width, height, channels, c);
-      },
-      [&] { return epsilon_auto_variant(ctx.info(), params, width, height, channels); });
+  return choose_image_variant(ctx, kEpsilonApi, params, variant, width, height, channels, config);
 }
 
 // ---- FilterSpec -----------------------------------------------------------------------------------
 namespace {
 
-struct EpsilonTraits {
-  using Params = EpsilonParams;
-  using Output = DeviceImage;
+struct EpsilonTraits : ImageCallTraits<kEpsilonApi> {
   static constexpr double kTolerance = 0;
-  static std::optional<std::string> unsupported(const DeviceInfo& device, const std::string& variant, const Params& p,
-                                                const Image& in, const TuningConfig& config) {
-    return epsilon_unsupported(device, variant, p, in.width, in.height, in.channels, config);
-  }
-  static void prepare(Context& ctx, const Params& p, const std::string& variant, const Image& in,
-                      const TuningConfig& config) {
-    epsilon_prepare(ctx, p, variant, in.width, in.height, in.channels, config);
-  }
-  static std::vector<cl::Event> enqueue(Context& ctx, const DeviceImage& in, Output& out, const Params& p,
-                                        const std::string& variant, const TuningConfig& config) {
-    return epsilon(ctx, in, out, p, variant, config);
-  }
-  static Image reference(const Image& in, const Params& p, int threads) { return epsilon_reference(in, p, threads); }
-  static VariantChoice choose_auto(Context& ctx, const Params& p, const Image& in) {
-    return epsilon_choose(ctx, p, "auto", in.width, in.height, in.channels);
-  }
 };
 
 ParamMap epsilon_case(const char* radius, const char* threshold, const char* channels) {
@@ -87,11 +64,9 @@ ParamMap epsilon_case(const char* radius, const char* threshold, const char* cha
   return m;
 }
 
-class EpsilonSpec : public FilterSpec {
+class EpsilonSpec : public BasicFilterSpec {
  public:
-  std::string name() const override { return "epsilon"; }
-  std::string kernel_file() const override { return "epsilon.cl"; }
-  const std::vector<VariantInfo>& variants() const override { return epsilon_variants(); }
+  EpsilonSpec() : BasicFilterSpec("epsilon", "epsilon.cl", epsilon_variants) {}
   // Keys: radius (4), threshold (20), channels (1: a Y plane or grey; 4: RGBA), border (replicate |
   // reflect101 | constant[=V]). The first case is seed 000's: 9x9, T = 20, one plane.
   std::vector<ParamMap> bench_cases() const override {
@@ -105,16 +80,13 @@ class EpsilonSpec : public FilterSpec {
   }
   std::unique_ptr<FilterInstance> instantiate(Context& ctx, int width, int height, const ParamMap& params,
                                               std::uint64_t seed) const override {
-    for (const auto& [key, value] : params)
-      if (key != "radius" && key != "threshold" && key != "channels" && key != "border")
-        throw std::invalid_argument(fmt::format("epsilon has no parameter '{}'", key));
+    check_param_keys(params, "epsilon", {"radius", "threshold", "channels", "border"});
     EpsilonParams p;
     p.radius = param_int(params, "radius", 4);
     p.threshold = param_int(params, "threshold", 20);
     p.border = parse_border(param_text(params, "border", "replicate"));
     epsilon_check_params(p);
-    const int channels = param_int(params, "channels", 1);
-    if (channels != 1 && channels != 4) throw std::invalid_argument("epsilon channels must be 1 or 4");
+    const int channels = param_channels(params, "epsilon", 1);
     return std::make_unique<ImageFilterInstance<EpsilonTraits>>(ctx, synthetic_photo(width, height, channels, seed), p);
   }
 };

@@ -16,6 +16,8 @@
 namespace clf {
 namespace {
 
+using testing::size_name;
+using testing::SizeCase;
 using testing::test_context;
 
 // The three modes; the constant is not 0, so a kernel that ignores it shows.
@@ -141,15 +143,6 @@ TEST(EpsilonReference, ZeroThresholdIsTheIdentity) {
 
 // ---- every variant against the reference ---------------------------------------------------------
 
-struct SizeCase {
-  int width;
-  int height;
-};
-
-std::string size_name(const SizeCase& s) {
-  return fmt::format("{}x{}", s.width, s.height);
-}
-
 // Inputs are drawn once per size and channel count per run (fresh seeds) and references computed once
 // per parameter set, then shared by every variant.
 struct Problem {
@@ -185,6 +178,13 @@ bool skip_is_declared(const DeviceInfo& device, const std::string& variant, cons
   return false;
 }
 
+// Runs `variant` into a poisoned output (so unwritten pixels show) and returns what it wrote.
+Image run_device(const std::string& variant, const DeviceImage& d_in, const EpsilonParams& params,
+                 const TuningConfig& config = {}) {
+  Context& ctx = test_context();
+  return testing::run_poisoned(ctx, d_in, [&](DeviceImage& out) { epsilon(ctx, d_in, out, params, variant, config); });
+}
+
 // Runs `variant` on the shared input for each parameter set and channel count; poisoned outputs show
 // unwritten pixels; a skip must be one of the declared reasons.
 void check_variant(const std::string& variant, SizeCase size, const std::vector<int>& radii,
@@ -194,8 +194,6 @@ void check_variant(const std::string& variant, SizeCase size, const std::vector<
   for (int c : channel_counts) {
     Problem& pb = problem(size, c);
     DeviceImage d_in = DeviceImage::upload(ctx, pb.input);
-    Image poisoned(size.width, size.height, c);
-    testing::poison(poisoned);
     for (int r : radii)
       for (int T : thresholds)
         for (const Border& border : borders) {
@@ -206,9 +204,7 @@ void check_variant(const std::string& variant, SizeCase size, const std::vector<
             EXPECT_TRUE(skip_is_declared(ctx.info(), variant, *why)) << *why;
             continue;
           }
-          DeviceImage d_out = DeviceImage::upload(ctx, poisoned);
-          epsilon(ctx, d_in, d_out, params, variant);
-          ASSERT_TRUE(testing::images_equal(expected_output(pb, params), d_out.download(ctx)));
+          ASSERT_TRUE(testing::images_equal(expected_output(pb, params), run_device(variant, d_in, params)));
         }
   }
 }
@@ -216,12 +212,6 @@ void check_variant(const std::string& variant, SizeCase size, const std::vector<
 const std::vector<int> kRadii = {1, 2, 4};
 const std::vector<int> kThresholds = {0, 1, 20, 255};
 const std::vector<Border> kAllBorders(std::begin(kBorders), std::end(kBorders));
-
-std::vector<std::string> variant_names() {
-  std::vector<std::string> names;
-  for (const auto& v : epsilon_variants()) names.push_back(v.name);
-  return names;
-}
 
 class EpsilonVariant : public ::testing::TestWithParam<std::tuple<std::string, SizeCase>> {};
 
@@ -233,7 +223,7 @@ TEST_P(EpsilonVariant, BitExactAgainstReference) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Sizes, EpsilonVariant,
-                         ::testing::Combine(::testing::ValuesIn(variant_names()),
+                         ::testing::Combine(::testing::ValuesIn(testing::variant_names(epsilon_variants())),
                                             ::testing::Values(SizeCase{1, 1}, SizeCase{3, 5}, SizeCase{17, 13},
                                                               SizeCase{64, 48}, SizeCase{257, 129})),
                          [](const auto& test) {
@@ -254,7 +244,7 @@ TEST_P(EpsilonFullHd, BitExactAgainstReference) {
   for (const auto& [r, T, border, c] : runs) check_variant(variant, {1920, 1080}, {r}, {T}, {border}, {c});
 }
 
-INSTANTIATE_TEST_SUITE_P(FullHd, EpsilonFullHd, ::testing::ValuesIn(variant_names()),
+INSTANTIATE_TEST_SUITE_P(FullHd, EpsilonFullHd, ::testing::ValuesIn(testing::variant_names(epsilon_variants())),
                          [](const auto& test) { return test.param; });
 
 // ---- degenerate thresholds on the device -----------------------------------------------------------
@@ -276,11 +266,7 @@ TEST(EpsilonDegenerate, ZeroThresholdOnDistinctNeighboursReturnsTheInput) {
         const EpsilonParams p = make_params(4, 0, border);
         SCOPED_TRACE(fmt::format("variant={} channels={} {} offset={}", v.name, c, describe(p), offset));
         if (epsilon_unsupported(ctx.info(), v.name, p, in.width, in.height, c)) continue;
-        Image poisoned(in.width, in.height, c);
-        testing::poison(poisoned);
-        DeviceImage d_out = DeviceImage::upload(ctx, poisoned);
-        epsilon(ctx, d_in, d_out, p, v.name);
-        EXPECT_TRUE(testing::images_equal(in, d_out.download(ctx)));
+        EXPECT_TRUE(testing::images_equal(in, run_device(v.name, d_in, p)));
       }
   }
 }
@@ -309,11 +295,7 @@ TEST(EpsilonDegenerate, NeighboursAllAtTheThresholdNearTheF16Bound) {
         for (const auto& v : epsilon_variants()) {
           SCOPED_TRACE(fmt::format("variant={} channels={} {} seed={}", v.name, c, describe(p), seed));
           if (epsilon_unsupported(ctx.info(), v.name, p, in.width, in.height, c)) continue;
-          Image poisoned(in.width, in.height, c);
-          testing::poison(poisoned);
-          DeviceImage d_out = DeviceImage::upload(ctx, poisoned);
-          epsilon(ctx, d_in, d_out, p, v.name);
-          EXPECT_TRUE(testing::images_equal(expected, d_out.download(ctx)));
+          EXPECT_TRUE(testing::images_equal(expected, run_device(v.name, d_in, p)));
         }
       }
   }
@@ -366,11 +348,7 @@ TEST(EpsilonTunables, EachTunableValueIsExactOrRefused) {
       for (const auto& config : one_change_configs(v)) {
         SCOPED_TRACE(fmt::format("variant={} [{}] channels={} seed={}", v.name, to_string(config), c, seed));
         if (auto why = epsilon_unsupported(ctx.info(), v.name, p, in.width, in.height, c, config)) continue;
-        Image poisoned(in.width, in.height, c);
-        testing::poison(poisoned);
-        DeviceImage d_out = DeviceImage::upload(ctx, poisoned);
-        epsilon(ctx, d_in, d_out, p, v.name, config);
-        ASSERT_TRUE(testing::images_equal(expected, d_out.download(ctx)));
+        ASSERT_TRUE(testing::images_equal(expected, run_device(v.name, d_in, p, config)));
       }
   }
 }
@@ -419,10 +397,7 @@ TEST(EpsilonHost, DefaultsAreTheSpecs) {
 TEST(EpsilonHost, TimingIsFilled) {
   Context& ctx = test_context();
   const Image in = test_input(64, 48, 1, testing::fresh_seed());
-  Timing t;
-  epsilon(ctx, in, EpsilonParams{}, "auto", &t);
-  EXPECT_GT(t.kernel_ms, 0.0);
-  EXPECT_GE(t.total_ms, t.kernel_ms);
+  EXPECT_TRUE(testing::timing_filled([&](Timing* t) { epsilon(ctx, in, EpsilonParams{}, "auto", t); }));
 }
 
 TEST(EpsilonHost, RejectsBadParametersAndImages) {

@@ -22,15 +22,6 @@ const std::vector<Tunable> kLocalSize = {
     {"local_y", {1, 2, 4, 8}, "work-group height"},
 };
 
-cl_uint constant_bits(const Border& border, int channels) {
-  const cl_uint v = border.mode == BorderMode::constant ? cl_uint(border.value) : 0u;
-  return channels == 4 ? v | (v << 8) | (v << 16) | (v << 24) : v;
-}
-
-std::string base_options(const EpsilonCall& call) {
-  return fmt::format("-D CHANNELS={}", call.channels);
-}
-
 // A kernel of `per_item` outputs along a row per work-item, in a kLocalSize work-group.
 KernelPlan::Pass row_pass(const VariantInfo& info, const TuningConfig& config, const EpsilonCall& call,
                           std::string kernel, std::size_t per_item) {
@@ -45,7 +36,7 @@ cl::Kernel& kernel(Context& ctx, const KernelPlan& plan) {
 
 // The arguments every kernel but eps_regblock takes, after its input: out, w, h, r, T, border mode and constant.
 template <class Input, class... Rest>
-void set_args(cl::Kernel& k, const Input& input, const EpsilonCall& call, EpsilonTarget& t, const Rest&... rest) {
+void set_args(cl::Kernel& k, const Input& input, const EpsilonCall& call, ImageTarget& t, const Rest&... rest) {
   const cl_int r = call.params.radius, T = call.params.threshold;
   set_kernel_args(k, input, t.out.buffer, call.width, call.height, r, T, static_cast<cl_int>(call.params.border.mode),
                   constant_bits(call.params.border, call.channels), rest...);
@@ -73,22 +64,7 @@ const cl::ImageFormat& image_format(int channels) {
   return channels == 4 ? rgba : grey;
 }
 
-// CL_RGBA / CL_UNSIGNED_INT8 is a format every OpenCL 1.2 device with images has; CL_R is not required
-// before OpenCL 2.0, so look it up.
-bool image_format_supported(Context& ctx, int channels) {
-  if (channels == 4) return true;
-  std::optional<bool>& known = ctx.feature_works("epsilon.image_r_uint8");
-  if (!known) {
-    std::vector<cl::ImageFormat> formats;
-    ctx.context().getSupportedImageFormats(CL_MEM_READ_ONLY, CL_MEM_OBJECT_IMAGE2D, &formats);
-    known = false;
-    for (const auto& f : formats)
-      if (f.image_channel_order == CL_R && f.image_channel_data_type == CL_UNSIGNED_INT8) known = true;
-  }
-  return *known;
-}
-
-using Entry = EpsilonTable::Entry;
+using Entry = ImageTable<EpsilonParams>::Entry;
 
 Entry naive() {
   Entry e{{"naive",
@@ -110,7 +86,8 @@ Entry naive() {
     KernelPlan plan{base_options(call), {}};
     std::string kernel_name = "eps_naive_buffer";
     const std::string image_options = plan.options + kImageOptions;
-    if (image_format_supported(ctx, call.channels) &&
+    // CL_RGBA / CL_UNSIGNED_INT8 is a format every OpenCL 1.2 device with images has.
+    if ((call.channels == 4 || r8_images_supported(ctx)) &&
         builds(ctx, fmt::format("epsilon.images.c{}", call.channels), image_options, kNaiveImageKernel)) {
       plan.options = image_options;
       kernel_name = kNaiveImageKernel;
@@ -119,7 +96,7 @@ Entry naive() {
     return plan;
   };
   e.enqueue = [](Context& ctx, const KernelPlan& plan, const EpsilonCall& call, const TuningConfig&,
-                 EpsilonTarget& t) -> std::vector<cl::Event> {
+                 ImageTarget& t) -> std::vector<cl::Event> {
     cl::Kernel& k = kernel(ctx, plan);
     if (plan.passes[0].kernel != kNaiveImageKernel) {
       set_args(k, t.in.buffer, call, t);
@@ -148,7 +125,7 @@ Entry row_entry(VariantInfo info) {
   e.unsupported = [shared](const DeviceInfo& device, const EpsilonCall&, const TuningConfig& config) {
     return work_group_problem(device, shared, config);
   };
-  e.enqueue = [](Context& ctx, const KernelPlan& plan, const EpsilonCall& call, const TuningConfig&, EpsilonTarget& t) {
+  e.enqueue = [](Context& ctx, const KernelPlan& plan, const EpsilonCall& call, const TuningConfig&, ImageTarget& t) {
     set_args(kernel(ctx, plan), t.in.buffer, call, t);
     return launch_passes(ctx, plan, kKernelFile);
   };
@@ -194,28 +171,23 @@ Entry local() {
   const VariantInfo info = e.info;
   e.unsupported = [info](const DeviceInfo& device, const EpsilonCall& call,
                          const TuningConfig& config) -> std::optional<std::string> {
-    const EpsilonLocalShape group = epsilon_local_shape(info, config);
-    if (std::size_t(group.width) * std::size_t(group.height) > device.max_work_group_size)
-      return fmt::format("local work-group {}x{} exceeds the device's {} work-items", group.width, group.height,
-                         device.max_work_group_size);
+    const TileShape group = epsilon_local_shape(info, config);
     const int r = std::max(call.params.radius, 0);
     const std::size_t bytes = std::size_t(4 * group.width + 2 * r) * std::size_t(group.height + 2 * r) *
                               std::size_t(call.channels == 4 ? 4 : 1);
-    if (bytes > device.local_mem_bytes)
-      return fmt::format("local needs {} bytes of local memory for r={}, the device has {}", bytes, r,
-                         device.local_mem_bytes);
-    return std::nullopt;
+    return local_group_problem(device, "local work-group", group.width, group.height, "local", bytes,
+                               fmt::format("r={}", r));
   };
   e.plan = [info](Context&, const EpsilonCall& call, const TuningConfig& config) {
-    const EpsilonLocalShape group = epsilon_local_shape(info, config);
+    const TileShape group = epsilon_local_shape(info, config);
     const auto W = std::size_t(call.width), H = std::size_t(call.height);
     return KernelPlan{base_options(call),
                       {{"eps_local", cl::NDRange(round_up((W + 3) / 4, group.width), round_up(H, group.height)),
                         cl::NDRange(group.width, group.height)}}};
   };
   e.enqueue = [info](Context& ctx, const KernelPlan& plan, const EpsilonCall& call, const TuningConfig& config,
-                     EpsilonTarget& t) {
-    const EpsilonLocalShape group = epsilon_local_shape(info, config);
+                     ImageTarget& t) {
+    const TileShape group = epsilon_local_shape(info, config);
     const int r = call.params.radius;
     const std::size_t tile_bytes =
         std::size_t(4 * group.width + 2 * r) * std::size_t(group.height + 2 * r) * std::size_t(call.channels);
@@ -243,14 +215,9 @@ Entry regblock() {
   e.unsupported = [info](const DeviceInfo& device, const EpsilonCall& call,
                          const TuningConfig& config) -> std::optional<std::string> {
     const EpsilonRegBlockShape shape = epsilon_regblock_shape(info, config);
-    if (std::size_t(shape.local_x) * std::size_t(shape.local_y) > device.max_work_group_size)
-      return fmt::format("regblock work-group {}x{} exceeds the device's {} work-items", shape.local_x, shape.local_y,
-                         device.max_work_group_size);
     const std::size_t bytes = epsilon_regblock_tile_bytes(shape, std::max(call.params.radius, 0));
-    if (bytes > device.local_mem_bytes)
-      return fmt::format("regblock needs {} bytes of local memory for r={}, the device has {}", bytes,
-                         call.params.radius, device.local_mem_bytes);
-    return std::nullopt;
+    return local_group_problem(device, "regblock work-group", shape.local_x, shape.local_y, "regblock", bytes,
+                               fmt::format("r={}", call.params.radius));
   };
   e.plan = [info](Context& ctx, const EpsilonCall& call, const TuningConfig& config) {
     // Radius, block and work-group are compile-time so the block's taps unroll into registers (on GPUs).
@@ -281,7 +248,7 @@ Entry regblock() {
     return KernelPlan{options(shape.form),
                       {{kernel_name, cl::NDRange(groups_x * lx, groups_y * ly), cl::NDRange(lx, ly)}}};
   };
-  e.enqueue = [](Context& ctx, const KernelPlan& plan, const EpsilonCall& call, const TuningConfig&, EpsilonTarget& t) {
+  e.enqueue = [](Context& ctx, const KernelPlan& plan, const EpsilonCall& call, const TuningConfig&, ImageTarget& t) {
     set_kernel_args(kernel(ctx, plan), t.in.buffer, t.out.buffer, call.width, call.height,
                     cl_int(call.params.threshold), static_cast<cl_int>(call.params.border.mode),
                     constant_bits(call.params.border, call.channels));
@@ -292,8 +259,8 @@ Entry regblock() {
 
 }  // namespace
 
-const EpsilonTable& epsilon_table() {
-  static const EpsilonTable table(
+const ImageTable<EpsilonParams>& epsilon_table() {
+  static const ImageTable<EpsilonParams> table(
       "epsilon",
       {naive(),
        row_kernel({"packed",
@@ -326,6 +293,10 @@ const EpsilonTable& epsilon_table() {
                    "eps_vec4_half", "eps_vec4_select", 4),
        regblock()});
   return table;
+}
+
+const std::vector<VariantInfo>& epsilon_variants() {
+  return epsilon_table().infos();
 }
 
 }  // namespace clf

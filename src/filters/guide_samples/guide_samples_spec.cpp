@@ -5,33 +5,20 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
-#include <random>
 
 #include "clfilters/guide_samples.hpp"
 #include "common/parallel.hpp"
+#include "common/synthetic_image.hpp"
 #include "filters/filter_spec.hpp"
 #include "filters/guide_samples/guide_samples_internal.hpp"
 
 namespace clf {
 namespace {
 
-std::vector<float> random_floats(std::size_t n, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<float> dist(-1000.f, 1000.f);
-  std::vector<float> v(n);
-  for (auto& x : v) x = dist(rng);
-  return v;
-}
-
 std::vector<float> download(Context& ctx, const cl::Buffer& b, std::size_t n) {
   std::vector<float> v(n);
   check_cl(ctx.queue().enqueueReadBuffer(b, CL_TRUE, 0, n * sizeof(float), v.data()), "clEnqueueReadBuffer");
   return v;
-}
-
-void reject_params(const ParamMap& params, const std::string& filter) {
-  if (!params.empty())
-    throw std::invalid_argument(fmt::format("{} has no parameter '{}'", filter, params.begin()->first));
 }
 
 double ms_since(std::chrono::steady_clock::time_point t) {
@@ -148,40 +135,28 @@ class DotInstance : public FilterInstance {
   cl::Buffer result_dev_;
 };
 
-class MatrixAddSpec : public FilterSpec {
+// Either sample: no parameters, and `Instance` set up over width * height elements.
+template <class Instance>
+class SampleSpec : public BasicFilterSpec {
  public:
-  std::string name() const override { return "matrix-add"; }
-  std::string kernel_file() const override { return "guide_samples.cl"; }
-  const std::vector<VariantInfo>& variants() const override { return matrix_add_variants(); }
+  SampleSpec(std::string name, const std::vector<VariantInfo>& (*variant_list)())
+      : BasicFilterSpec(std::move(name), "guide_samples.cl", variant_list) {}
   std::vector<ParamMap> bench_cases() const override { return {{}}; }
   std::unique_ptr<FilterInstance> instantiate(Context& ctx, int width, int height, const ParamMap& params,
                                               std::uint64_t seed) const override {
-    reject_params(params, name());
-    return std::make_unique<MatrixAddInstance>(ctx, std::size_t(width) * height, seed);
-  }
-};
-
-class DotProductSpec : public FilterSpec {
- public:
-  std::string name() const override { return "dot-product"; }
-  std::string kernel_file() const override { return "guide_samples.cl"; }
-  const std::vector<VariantInfo>& variants() const override { return dot_product_variants(); }
-  std::vector<ParamMap> bench_cases() const override { return {{}}; }
-  std::unique_ptr<FilterInstance> instantiate(Context& ctx, int width, int height, const ParamMap& params,
-                                              std::uint64_t seed) const override {
-    reject_params(params, name());
-    return std::make_unique<DotInstance>(ctx, std::size_t(width) * height, seed);
+    check_param_keys(params, name(), {});
+    return std::make_unique<Instance>(ctx, std::size_t(width) * height, seed);
   }
 };
 
 }  // namespace
 
 const FilterSpec& matrix_add_filter_spec() {
-  static const MatrixAddSpec spec;
+  static const SampleSpec<MatrixAddInstance> spec("matrix-add", matrix_add_variants);
   return spec;
 }
 const FilterSpec& dot_product_filter_spec() {
-  static const DotProductSpec spec;
+  static const SampleSpec<DotInstance> spec("dot-product", dot_product_variants);
   return spec;
 }
 

@@ -7,22 +7,14 @@
 
 #include <cmath>
 #include <cstring>
-#include <random>
 
+#include "common/synthetic_image.hpp"
 #include "testing/test_images.hpp"
 
 namespace clf {
 namespace {
 
 using testing::test_context;
-
-std::vector<float> random_floats(std::size_t n, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<float> dist(-1000.f, 1000.f);
-  std::vector<float> v(n);
-  for (auto& x : v) x = dist(rng);
-  return v;
-}
 
 cl::Buffer device_copy(const std::vector<float>& v) {
   Context& ctx = test_context();

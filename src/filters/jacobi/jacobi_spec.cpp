@@ -89,11 +89,9 @@ class JacobiInstance : public FilterInstance {
   int last_iterations_ = -1;
 };
 
-class JacobiSpec : public FilterSpec {
+class JacobiSpec : public BasicFilterSpec {
  public:
-  std::string name() const override { return "reconstruct"; }
-  std::string kernel_file() const override { return "jacobi.cl"; }
-  const std::vector<VariantInfo>& variants() const override { return jacobi_variants(); }
+  JacobiSpec() : BasicFilterSpec("reconstruct", "jacobi.cl", jacobi_variants) {}
   // Keys: iterations (100), tolerance (none), check_every (48). The input is the edge map of a
   // synthetic photograph; the iterate starts at zero.
   std::vector<ParamMap> bench_cases() const override {
@@ -108,9 +106,7 @@ class JacobiSpec : public FilterSpec {
   }
   std::unique_ptr<FilterInstance> instantiate(Context& ctx, int width, int height, const ParamMap& params,
                                               std::uint64_t seed) const override {
-    for (const auto& [key, value] : params)
-      if (key != "iterations" && key != "tolerance" && key != "check_every")
-        throw std::invalid_argument(fmt::format("reconstruct has no parameter '{}'", key));
+    check_param_keys(params, "reconstruct", {"iterations", "tolerance", "check_every"});
     JacobiParams p;
     p.iterations = param_int(params, "iterations", 100);
     if (params.count("tolerance")) p.tolerance = param_double(params, "tolerance", 0);

@@ -78,6 +78,17 @@ void set_line_args(Context&, cl::Kernel& k, const JacobiCall& call, const Tuning
                   l.tol_bits);
 }
 
+// tiled2d and strip: set_line_args' arguments, then local memory for one uint per work-item of the local_x x
+// local_y work-group to reduce.
+SetArgs set_group_args(const VariantInfo& info) {
+  return [info](Context&, cl::Kernel& k, const JacobiCall& call, const TuningConfig& config, const JacobiLaunch& l) {
+    const auto lx = std::size_t(tunable_value(config, info, "local_x"));
+    const auto ly = std::size_t(tunable_value(config, info, "local_y"));
+    set_kernel_args(k, l.edges, l.src, l.dst, call.width, call.height, l.changes, l.prev_from, l.prev_to, l.slot,
+                    l.tol_bits, cl::Local(sizeof(cl_uint) * lx * ly));
+  };
+}
+
 Entry host_roundtrip() {
   return make_entry(
       {"host_roundtrip",
@@ -150,14 +161,7 @@ Entry tiled2d() {
         rows == 1 ? kNoOptions : fmt::format("-D ROWS={}", rows),
         {{"jacobi_tiled2d", cl::NDRange(round_up(W, lx), round_up((H + r - 1) / r, ly)), cl::NDRange(lx, ly)}}};
   };
-  auto set_args = [info](Context&, cl::Kernel& k, const JacobiCall& call, const TuningConfig& config,
-                         const JacobiLaunch& l) {
-    const auto lx = std::size_t(tunable_value(config, info, "local_x"));
-    const auto ly = std::size_t(tunable_value(config, info, "local_y"));
-    set_kernel_args(k, l.edges, l.src, l.dst, call.width, call.height, l.changes, l.prev_from, l.prev_to, l.slot,
-                    l.tol_bits, cl::Local(sizeof(cl_uint) * lx * ly));
-  };
-  return make_entry(info, problem, plan, set_args);
+  return make_entry(info, problem, plan, set_group_args(info));
 }
 
 Entry temporal() {
@@ -232,14 +236,7 @@ Entry strip() {
                       {{"jacobi_strip", cl::NDRange(round_up((W + v - 1) / v, lx), round_up((H + r - 1) / r, ly)),
                         cl::NDRange(lx, ly)}}};
   };
-  auto set_args = [info](Context&, cl::Kernel& k, const JacobiCall& call, const TuningConfig& config,
-                         const JacobiLaunch& l) {
-    const auto lx = std::size_t(tunable_value(config, info, "local_x"));
-    const auto ly = std::size_t(tunable_value(config, info, "local_y"));
-    set_kernel_args(k, l.edges, l.src, l.dst, call.width, call.height, l.changes, l.prev_from, l.prev_to, l.slot,
-                    l.tol_bits, cl::Local(sizeof(cl_uint) * lx * ly));
-  };
-  return make_entry(info, problem, plan, set_args);
+  return make_entry(info, problem, plan, set_group_args(info));
 }
 
 // wavefront's output rows per work-group: its "rows" tunable, or for 0 a count that gives the device at most

@@ -64,11 +64,9 @@ struct SobelTraits {
   }
 };
 
-class SobelSpec : public FilterSpec {
+class SobelSpec : public BasicFilterSpec {
  public:
-  std::string name() const override { return "sobel"; }
-  std::string kernel_file() const override { return "sobel.cl"; }
-  const std::vector<VariantInfo>& variants() const override { return sobel_variants(); }
+  SobelSpec() : BasicFilterSpec("sobel", "sobel.cl", sobel_variants) {}
   // Keys: output (magnitude | l1 | gradients; default magnitude), border (replicate | reflect101 |
   // constant[=V]; default replicate). The input is a grey synthetic photograph.
   std::vector<ParamMap> bench_cases() const override {
@@ -85,9 +83,7 @@ class SobelSpec : public FilterSpec {
   }
   std::unique_ptr<FilterInstance> instantiate(Context& ctx, int width, int height, const ParamMap& params,
                                               std::uint64_t seed) const override {
-    for (const auto& [key, value] : params)
-      if (key != "output" && key != "border")
-        throw std::invalid_argument(fmt::format("sobel has no parameter '{}'", key));
+    check_param_keys(params, "sobel", {"output", "border"});
     const SobelParams p{parse_sobel_output(param_text(params, "output", "magnitude")),
                         parse_border(param_text(params, "border", "replicate"))};
     sobel_check_params(p);

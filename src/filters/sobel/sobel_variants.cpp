@@ -13,12 +13,6 @@ namespace {
 
 constexpr const char* kKernelFile = "sobel.cl";
 
-// Work-group shape over the variant's work-items; local_x = 0 lets the driver choose.
-const std::vector<Tunable> kLocalSize = {
-    {"local_x", {0, 8, 16, 32, 64}, "work-group width (0: the driver chooses)"},
-    {"local_y", {1, 2, 4, 8, 16}, "work-group height"},
-};
-
 // row_tile: a work-group is a row of local_x strips, each `columns` wide and `rows` high. Defaults for
 // a large GPU: 128 work-items x 8 columns cover 1024 contiguous pixels of a row.
 const std::vector<Tunable> kRowTile = {
@@ -91,23 +85,10 @@ Entry per_item_block(VariantInfo info, std::size_t columns, std::size_t rows) {
   return e;
 }
 
-// CL_R / CL_UNSIGNED_INT8 is not in OpenCL 1.2's list of required formats, so ask once per context.
-bool r8_images_work(Context& ctx) {
-  std::optional<bool>& works = ctx.feature_works("sobel.r8_image");
-  if (!works) {
-    std::vector<cl::ImageFormat> formats;
-    ctx.context().getSupportedImageFormats(CL_MEM_READ_ONLY, CL_MEM_OBJECT_IMAGE2D, &formats);
-    works = false;
-    for (const auto& f : formats)
-      if (f.image_channel_order == CL_R && f.image_channel_data_type == CL_UNSIGNED_INT8) works = true;
-  }
-  return *works;
-}
-
 Entry image() {
-  Entry e{
-      {"image", "one pixel per work-item, input read through an image object and sampler (seed 003 9.3.4)", kLocalSize},
-      {DeviceFeature::images}};
+  Entry e{{"image", "one pixel per work-item, input read through an image object and sampler (seed 003 9.3.4)",
+           local_size_tunables()},
+          {DeviceFeature::images}};
   const VariantInfo info = e.info;
   e.unsupported = [info](const DeviceInfo& device, const SobelCall& call,
                          const TuningConfig& config) -> std::optional<std::string> {
@@ -118,7 +99,7 @@ Entry image() {
     return std::nullopt;
   };
   e.plan = [info](Context& ctx, const SobelCall& call, const TuningConfig& config) {
-    if (!r8_images_work(ctx))
+    if (!r8_images_supported(ctx))
       throw std::invalid_argument(
           "the image variant needs single-channel 8-bit images (CL_R, CL_UNSIGNED_INT8), "
           "which this device does not list");
@@ -256,19 +237,20 @@ Entry strip() {
 const SobelTable& sobel_table() {
   static const SobelTable table(
       "Sobel",
-      {per_item_block(
-           {"naive", "one pixel per work-item, the 3x3 masks over 9 loads (seed 003 Figure 9-9)", kLocalSize}, 1, 1),
+      {per_item_block({"naive", "one pixel per work-item, the 3x3 masks over 9 loads (seed 003 Figure 9-9)",
+                       local_size_tunables()},
+                      1, 1),
        per_item_block({"separable", "one pixel per work-item, [1 2 1] x [-1 0 1] separable arithmetic (seed 003 9.3.1)",
-                       kLocalSize},
+                       local_size_tunables()},
                       1, 1),
        per_item_block({"row16",
                        "16x1 pixels per work-item from 18x3 inputs: uchar16 loads plus a 2-pixel tail, short16 "
                        "arithmetic (seed 003 9.3.2-9.3.3)",
-                       kLocalSize},
+                       local_size_tunables()},
                       16, 1),
-       per_item_block(
-           {"block16x2", "16x2 pixels per work-item from 18x4 inputs, vector loads (seed 003 Figure 9-11)", kLocalSize},
-           16, 2),
+       per_item_block({"block16x2", "16x2 pixels per work-item from 18x4 inputs, vector loads (seed 003 Figure 9-11)",
+                       local_size_tunables()},
+                      16, 2),
        image(), row_tile(), strip()});
   return table;
 }

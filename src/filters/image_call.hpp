@@ -1,0 +1,132 @@
+// The device side of a filter that maps one device image (1 or 4 channels) to another of its size: the call and
+// target its variant table takes, and the checks, variant choice and dispatch its public calls share. A filter
+// describes itself once in an ImageFilterApi; its public calls and its FilterSpec's traits go through it.
+#pragma once
+
+#include <fmt/format.h>
+
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "clfilters/border.hpp"
+#include "clfilters/device_image.hpp"
+#include "clfilters/image.hpp"
+#include "clfilters/runtime.hpp"
+#include "clfilters/variant.hpp"
+#include "filters/variant_table.hpp"
+#include "tuning/db/tuning_db.hpp"
+
+namespace clf {
+
+// One call: its parameters and the device images' size and channels (1 or 4).
+template <class Params>
+struct ImageCall {
+  Params params;
+  int width = 0;
+  int height = 0;
+  int channels = 4;
+};
+
+struct ImageTarget {
+  const DeviceImage& in;
+  DeviceImage& out;
+};
+
+// The variant table of such a filter.
+template <class P>
+using ImageTable = VariantTable<ImageCall<P>, ImageTarget>;
+
+// Kernels index with 32-bit ints: throws std::invalid_argument for an image of 2^29 pixels or more.
+void check_image_size(int width, int height);
+
+// The border's constant as the kernels take it: the value in each byte of an RGBA pixel, or the grey value; 0 for
+// the other modes.
+cl_uint constant_bits(const Border& border, int channels);
+
+// The build options every program of an image call starts with.
+template <class P>
+std::string base_options(const ImageCall<P>& call) {
+  return fmt::format("-D CHANNELS={}", call.channels);
+}
+
+template <class P>
+struct ImageFilterApi {
+  using Params = P;
+  using Call = ImageCall<P>;
+  using Table = ImageTable<P>;
+
+  const char* name;         // as the device calls' errors name the filter ("box_blur")
+  const char* spec_name;    // its FilterSpec's name, which keys its tuning database entries ("box-blur")
+  const char* kernel_file;  // the .cl file its programs are built from
+  const Table& (*table)();
+  void (*check_params)(const P&);
+  std::optional<std::string> (*unsupported)(const DeviceInfo&, std::string_view variant, const P&, int width,
+                                            int height, int channels, const TuningConfig&);
+  std::string (*param_class)(const P&, int channels);
+  std::string (*auto_variant)(const DeviceInfo&, const P&, int width, int height, int channels);
+  Image (*reference)(const Image& input, const P&, int threads);
+  void (*check_size)(int width, int height) = check_image_size;
+  bool output_may_be_input = true;  // false: refuse a call whose output is its input's buffer
+};
+
+// The variant `variant` names for this call: itself, or for "auto" the tuned choice of the call's parameter class,
+// else the filter's own rule.
+template <class P>
+VariantChoice choose_image_variant(Context& ctx, const ImageFilterApi<P>& api, const P& params,
+                                   std::string_view variant, int width, int height, int channels,
+                                   const TuningConfig& config) {
+  return choose_variant(
+      ctx, variant, config, api.spec_name, api.kernel_file, api.param_class(params, channels), width, height,
+      [&](const std::string& v, const TuningConfig& c) {
+        return !api.unsupported(ctx.info(), v, params, width, height, channels, c);
+      },
+      [&] { return api.auto_variant(ctx.info(), params, width, height, channels); });
+}
+
+// A call checked, its variant chosen ("auto" resolved) and planned; throws std::invalid_argument where the
+// call cannot run.
+template <class P>
+ResolvedCall<ImageCall<P>, ImageTarget> resolve_image_call(Context& ctx, const ImageFilterApi<P>& api,
+                                                           const ImageCall<P>& call, std::string_view variant,
+                                                           const TuningConfig& config) {
+  api.check_params(call.params);
+  if (call.channels != 1 && call.channels != 4)
+    throw std::invalid_argument(fmt::format("{}: device images need 1 or 4 channels", api.name));
+  api.check_size(call.width, call.height);
+  VariantChoice choice =
+      choose_image_variant(ctx, api, call.params, variant, call.width, call.height, call.channels, config);
+  const auto why =
+      api.unsupported(ctx.info(), choice.variant, call.params, call.width, call.height, call.channels, choice.config);
+  return plan_call(ctx, api.table(), call, std::move(choice), why);
+}
+
+// Builds the programs of a call, so that its first run does not pay for them.
+template <class P>
+void prepare_image_call(Context& ctx, const ImageFilterApi<P>& api, const ImageCall<P>& call, std::string_view variant,
+                        const TuningConfig& config) {
+  const KernelPlan plan = resolve_image_call(ctx, api, call, variant, config).plan;
+  for (const auto& pass : plan.passes) ctx.kernel(api.kernel_file, plan.options, pass.kernel);
+}
+
+// Enqueues a call from `in` to `out` (views of the caller's buffers too: see on_packed_images) after the
+// caller's `wait` events; returns every command's event.
+template <class P>
+std::vector<cl::Event> enqueue_image_call(Context& ctx, const ImageFilterApi<P>& api, const DeviceImage& in,
+                                          DeviceImage& out, const P& params, std::string_view variant,
+                                          const TuningConfig& config, const std::vector<cl::Event>& wait = {}) {
+  if (in.width != out.width || in.height != out.height || in.channels != out.channels)
+    throw std::invalid_argument(fmt::format("{}: output must have the input's size and channels", api.name));
+  if (!api.output_may_be_input && in.buffer() == out.buffer())
+    throw std::invalid_argument(fmt::format("{}: output must not be the input", api.name));
+  const ImageCall<P> call{params, in.width, in.height, in.channels};
+  const auto r = resolve_image_call(ctx, api, call, variant, config);
+  return on_packed_images(ctx, in, out, wait, [&](const DeviceImage& packed_in, DeviceImage& packed_out) {
+    ImageTarget target{packed_in, packed_out};
+    return r.enqueue(ctx, call, target);
+  });
+}
+
+}  // namespace clf
