@@ -33,7 +33,16 @@ void add_image_options(CLI::App* cmd, ImageCommandOptions& o, const std::vector<
                   "OpenCL device: index (0, 1:0) or part of its platform/device name (nvidia, pocl, cpu); "
                   "default $CLFILTERS_DEVICE, else the first GPU, else the first CPU");
   cmd->add_flag("--time", o.time, "print kernel time (profiling events) and total time (upload to download)");
+  add_output_options(cmd, o);
+}
+
+void add_output_options(CLI::App* cmd, ImageCommandOptions& o) {
   cmd->add_option("--quality", o.jpeg_quality, "JPEG quality of the output, 1-100")->check(CLI::Range(1, 100));
+  cmd->add_option("--png-compression", o.png_compression,
+                  "PNG zlib level of the output, 0-9: 1 is fast (as OpenCV writes), 6 libpng's default, 9 the "
+                  "smallest; the pixels are the same")
+      ->check(CLI::Range(0, 9))
+      ->capture_default_str();
 }
 
 std::vector<std::string> split_commas(const std::string& text) {
@@ -86,7 +95,8 @@ Image read_input(const std::string& path) {
 }
 
 void write_output(const Image& image, const ImageCommandOptions& options) {
-  write_image(image, options.output, {.jpeg_quality = options.jpeg_quality});
+  write_image(image, options.output,
+              {.jpeg_quality = options.jpeg_quality, .png_compression = options.png_compression});
 }
 
 void print_result(const std::string& description, const Context& ctx, const Image& input,

@@ -46,7 +46,8 @@ std::vector<std::pair<int, CommandFactory>>& command_factories();
 // The command line as typed ("clfilters bench box-blur --sizes ..."), for result files.
 std::string& invocation();
 
-// What every image filter command takes: IN OUT [--border] [--variant] [--device] [--time] [--quality].
+// What every image filter command takes: IN OUT [--border] [--variant] [--device] [--time] [--quality]
+// [--png-compression].
 struct ImageCommandOptions {
   std::string input;
   std::string output;
@@ -55,9 +56,13 @@ struct ImageCommandOptions {
   std::string border = "replicate";
   bool time = false;
   int jpeg_quality = 95;
+  int png_compression = 1;
 };
 void add_image_options(CLI::App* cmd, ImageCommandOptions& options, const std::vector<VariantInfo>& variants,
                        bool with_border = true);
+
+// --quality and --png-compression, how OUT is written (add_image_options adds them).
+void add_output_options(CLI::App* cmd, ImageCommandOptions& options);
 
 // Checks done before any work, each throwing UsageError with one line.
 Border parse_border_option(const std::string& text);
@@ -70,7 +75,7 @@ void check_output_extension(const std::string& path);
 
 // Reads IN; a runtime error (exit 1) names the file if it cannot be read.
 Image read_input(const std::string& path);
-// Writes OUT atomically with the JPEG quality option.
+// Writes OUT atomically with the JPEG quality and PNG compression options.
 void write_output(const Image& image, const ImageCommandOptions& options);
 // "box-blur d=9 ... on DEVICE (PLATFORM): WxHxC -> OUT" and, with --time, the timings.
 void print_result(const std::string& description, const Context& ctx, const Image& input,

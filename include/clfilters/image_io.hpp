@@ -21,6 +21,11 @@ enum class ImageFormat { png, jpeg, pnm, npy };
 
 struct WriteOptions {
   int jpeg_quality = 95;  // 1..100
+  // PNG's zlib level, 0..9. 0: stored, no filter (largest, fastest); 1: the Sub row filter with zlib's run-length
+  // strategy at level 1, as OpenCV's imwrite does by default (fast, a little larger); 2..9: libpng's adaptive row
+  // filters at that zlib level (6 is libpng's own default, 9 the smallest and slowest). Every level stores the
+  // same pixels.
+  int png_compression = 1;
 };
 
 // Format from the file extension (.png, .jpg/.jpeg, .pgm/.ppm/.pnm, .npy), case-insensitive.

@@ -127,7 +127,7 @@ void write_image(const Image& image, const std::filesystem::path& path, const Wr
   }
   Bytes bytes;
   switch (format) {
-    case ImageFormat::png: bytes = encode_png(image, path); break;
+    case ImageFormat::png: bytes = encode_png(image, path, options.png_compression); break;
     case ImageFormat::jpeg: bytes = encode_jpeg(image, path, options.jpeg_quality); break;
     case ImageFormat::pnm: bytes = encode_pnm(image, path); break;
     case ImageFormat::npy: bytes = encode_npy(image, path); break;

@@ -205,6 +205,15 @@ TEST_F(ImageIoTest, JpegQualityOutOfRange) {
   EXPECT_TRUE(listing().empty());
 }
 
+TEST_F(ImageIoTest, PngCompressionOutOfRange) {
+  const Image image = smooth_image(8, 8, 3, fresh_seed());
+  for (const int level : {-1, 10, 100}) {
+    expect_io_error([&] { write_image(image, file("c.png"), {.png_compression = level}); }, file("c.png"),
+                    fmt::format("PNG compression must be 0 to 9, not {}", level));
+  }
+  EXPECT_TRUE(listing().empty());
+}
+
 TEST_F(ImageIoTest, WritingIntoMissingFolderThrowsAndLeavesNothing) {
   const fs::path target = file("no_such_folder") / "out.png";
   const Image image = random_image(3, 3, 3, SampleType::u8, fresh_seed());

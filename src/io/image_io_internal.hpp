@@ -36,7 +36,7 @@ Image decode_pnm(ByteView file, const std::filesystem::path& path);
 Image decode_npy(ByteView file, const std::filesystem::path& path);
 
 // Encoders throw ImageIoError naming `path` when the format cannot hold the image.
-Bytes encode_png(const Image& image, const std::filesystem::path& path);
+Bytes encode_png(const Image& image, const std::filesystem::path& path, int compression);
 Bytes encode_jpeg(const Image& image, const std::filesystem::path& path, int quality);
 Bytes encode_pnm(const Image& image, const std::filesystem::path& path);
 Bytes encode_npy(const Image& image, const std::filesystem::path& path);

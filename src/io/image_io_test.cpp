@@ -54,6 +54,30 @@ TEST_F(ImageIoTest, PngRoundTrip) {
   }
 }
 
+TEST_F(ImageIoTest, PngCompressionLevelsStoreTheSamePixels) {
+  for (const Layout l : {Layout{3, SampleType::u8}, {4, SampleType::u8}, {1, SampleType::u16}}) {
+    const std::uint64_t seed = fresh_seed();
+    SCOPED_TRACE(describe(45, 23, l.channels, l.type, seed));
+    const Image noisy = random_image(45, 23, l.channels, l.type, seed);
+    for (int level = 0; level <= 9; ++level) {
+      SCOPED_TRACE(fmt::format("level {}", level));
+      write_image(noisy, file("out.png"), {.png_compression = level});
+      EXPECT_TRUE(images_equal(noisy, read_image(file("out.png"))));
+    }
+  }
+  // The levels are what they say: 0 stores, 1 and 9 compress, 9 at least as well as 1.
+  const Image smooth = smooth_image(96, 64, 3, fresh_seed());
+  std::uintmax_t size[10] = {};
+  for (const int level : {0, 1, 9}) {
+    write_image(smooth, file(fmt::format("l{}.png", level)), {.png_compression = level});
+    size[level] = fs::file_size(file(fmt::format("l{}.png", level)));
+    EXPECT_TRUE(images_equal(smooth, read_image(file(fmt::format("l{}.png", level)))));
+  }
+  EXPECT_GT(size[0], smooth.byte_size());  // stored: every byte plus the filter bytes and headers
+  EXPECT_LT(size[1], size[0]);
+  EXPECT_LE(size[9], size[1]);
+}
+
 TEST_F(ImageIoTest, PnmRoundTrip) {
   for (const Layout l : {Layout{1, SampleType::u8}, {3, SampleType::u8}, {1, SampleType::u16}, {3, SampleType::u16}}) {
     for (const auto& [w, h] : kSizes) {

@@ -121,7 +121,9 @@ bool compress(j_compress_ptr cinfo, VectorDestination* dest, const Image* image,
   cinfo->in_color_space = image->channels == 1 ? JCS_GRAYSCALE : JCS_RGB;
   jpeg_set_defaults(cinfo);
   jpeg_set_quality(cinfo, quality, TRUE);
-  cinfo->optimize_coding = TRUE;
+  // Standard Huffman tables, one pass: optimised tables (a second pass over the coefficients) made a 3840x2160
+  // photo 1.6% smaller at 2.6 times the encoding time (100 against 39 ms). The pixels are the same either way.
+  cinfo->optimize_coding = FALSE;
   // At high quality keep full-resolution colour (4:4:4, as ImageMagick does): halving the chroma
   // would otherwise dominate the error.
   if (quality >= 90) {

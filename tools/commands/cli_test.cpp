@@ -73,6 +73,26 @@ TEST_F(Cli, RgbJpegAndGreyPgmKeepTheirLayout) {
   EXPECT_EQ(read_image(path("c2.jpg")).channels, 3);
 }
 
+TEST_F(Cli, PngCompressionChangesTheFileNotThePixels) {
+  const Image input = testing::random_image(40, 24, 3, SampleType::u8, testing::fresh_seed());
+  write_image(input, path("in.png"));
+  const Image expected = from_filter_layout(box_blur_reference(to_filter_layout(input), {5, {}}), 3);
+  for (const int level : {0, 1, 9}) {
+    const std::string out = path(fmt::format("out{}.png", level));
+    const CliResult r = run_cli(fmt::format("box-blur {} {} -d 5 --png-compression {}", path("in.png"), out, level));
+    ASSERT_EQ(r.code, 0) << r.output;
+    EXPECT_TRUE(testing::images_equal(expected, read_image(out))) << "level " << level;
+  }
+  EXPECT_GT(fs::file_size(path("out0.png")), fs::file_size(path("out9.png")));
+  for (const char* level : {"10", "-1", "fast"}) {
+    const std::string out = path("bad.png");
+    const CliResult r = run_cli(fmt::format("box-blur {} {} --png-compression {}", path("in.png"), out, level));
+    EXPECT_EQ(r.code, 2) << level << "\n" << r.output;
+    EXPECT_NE(r.output.find("--png-compression"), std::string::npos) << r.output;
+    EXPECT_FALSE(fs::exists(out));
+  }
+}
+
 TEST_F(Cli, BadInputFilesExitWithOneAndNameTheFile) {
   std::ofstream(path("corrupt.png"), std::ios::binary) << "\x89PNG\r\n\x1a\n garbage that is not a png";
   std::ofstream(path("text.png")) << "hello";

@@ -1,6 +1,6 @@
 // clfilters edges IN OUT.npy [--device ...] [--time]
 // clfilters reconstruct EDGES OUT [--iterations N] [--tolerance T] [--check-every M] [--initial FILE]
-//                                 [--variant ...] [--device ...] [--time] [--quality Q]
+//                                 [--variant ...] [--device ...] [--time] [--quality Q] [--png-compression L]
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -98,7 +98,7 @@ class ReconstructCommand : public Command {
     for (const auto& v : jacobi_variants()) help += fmt::format("\n  {}: {}", v.name, v.summary);
     cmd->add_option("--variant", options_.variant, help)->capture_default_str();
     add_device_options(cmd, options_);
-    cmd->add_option("--quality", options_.jpeg_quality, "JPEG quality of the output, 1-100")->check(CLI::Range(1, 100));
+    add_output_options(cmd, options_);
     return cmd;
   }
 
