@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """File to file: `clfilters box-blur IN OUT --diameter 9` against the same job in an OpenCV Python script.
 
 Both sides run as subprocesses, so both pay process start-up, library loading and (clfilters) OpenCL

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """clfilters against what a user would pick instead, on the same device in the same run.
 
 Fair by construction:

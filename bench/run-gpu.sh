@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Regenerates the per-device result files in bench/results/ on a machine with an NVIDIA GPU: registers NVIDIA's
 # OpenCL driver if needed, builds, runs the tests on the GPU and on PoCL, tunes the GPU, benchmarks it and PoCL,
 # and compares the GPU with its peers (bench/peers.py).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Embeds OpenCL C sources into the binary so the installed tool needs no source tree.
 # clf_embed_kernels(OUT_VAR file1.cl file2.cl ...) generates one .cpp holding every file as a
 # string, looked up at run time by file name (see src/runtime/kernel_sources.hpp).

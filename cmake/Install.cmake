@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # `cmake --install`: the clfilters tool, the library, its headers, a CMake package (find_package(clfilters),
 # target clfilters::clfilters) and a pkg-config file (clfilters.pc).
 include(CMakePackageConfigHelpers)

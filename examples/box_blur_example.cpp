@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Using clfilters from code: blur a host image, then chain two blurs on the device with no round trip.
 #include <clfilters/box_blur.hpp>
 #include <clfilters/image_io.hpp>

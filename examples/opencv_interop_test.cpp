@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // clfilters inside OpenCV's own OpenCL context and queue: cv::UMat buffers filtered on the device with no
 // host round trip, checked bit-exact against cv::blur and cv::Sobel on the same image.
 #include <gtest/gtest.h>

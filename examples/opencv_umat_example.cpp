@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // clfilters inside OpenCV: blur a cv::UMat on OpenCV's own OpenCL context and queue, with no host round trip.
 #include <clfilters/box_blur.hpp>
 #include <cstdio>

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Fails if any C++ or OpenCL file differs from .clang-format, naming the files. The formatter is pinned
 # (clang-format-14, installed by scripts/install-deps.sh) so every machine formats alike.
 set -euo pipefail

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Fails if an include runs against the layers, which run one way:
 #   common -> io -> runtime -> video -> tuning/db -> filters -> tuning (tuner), bench -> testing -> tools
 # A file may include its own layer and those before it. Test code (*_test.cpp, *_test_*.hpp) may include anything

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The main job on a fresh machine: install what is missing, build, and blur the sample photograph
 # on the default OpenCL device (the first GPU, else the CPU through PoCL).
 set -euo pipefail

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Runs every test: installs what is missing, checks the format and the layers' include order, builds the
 # release preset (warnings are errors) and runs the CTest suite (benchmarks excluded), then the same unit
 # tests built with ASan and UBSan.

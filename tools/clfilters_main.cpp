@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // clfilters: the command line. Subcommands register themselves (tools/commands/ and each filter's
 // *_command.cpp). Exit codes: 0 success, 1 runtime error (bad file, device failure), 2 usage error.
 #include <fmt/format.h>

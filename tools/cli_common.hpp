@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Shared pieces of the clfilters command line: the command registry, the options every image filter
 // takes, and the error conventions (exit 0 success, 1 runtime error, 2 usage error).
 #pragma once

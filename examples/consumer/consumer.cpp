@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Blurs an image with an installed clfilters and checks the result against the CPU reference.
 #include <clfilters/box_blur.hpp>
 #include <clfilters/image_io.hpp>

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The installed package, as a user outside the tree meets it: installs this build (static) and a shared build
 # of the same sources into temporary prefixes, then builds and runs consumer.cpp against each, once through
 # find_package(clfilters) and once through pkg-config. The consumer checks its blur against the CPU reference.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Bilateral filter (docs/SPEC.md "Bilateral filter"; seed 001), grey and RGBA.
 #pragma once
 

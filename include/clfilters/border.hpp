@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Border modes shared by every neighbourhood filter (docs/SPEC.md, "Borders").
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Box blur (docs/SPEC.md "Box blur"; seeds 004 and 003 section 9.1.1).
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // 8-bit images that live on the device, so filters can be chained with no host round trip.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Epsilon filter (docs/SPEC.md "Epsilon filter"; seeds 000 and 003 section 9.2): mosquito-noise removal.
 // Each output is the rounded mean of the window pixels p with |p - c| <= T, c the centre pixel.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the shared library exports: every namespace a public header opens is `namespace CLF_API clf`, and the
 // library is built with hidden visibility, so only these declarations are visible to its users.
 #pragma once

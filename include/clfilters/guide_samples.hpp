@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The small samples of the guide (seed 003 section 9.1): element-wise float32 matrix add, scalar and
 // float4 (9.1.2), and dot products of N float4 pairs from buffers or through images (9.1.3).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Host-side image: a tightly packed, row-major buffer of interleaved samples.
 #pragma once
 

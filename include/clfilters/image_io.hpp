@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reading and writing images: PNG, JPEG, PGM/PPM (P5/P6) and NumPy .npy.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reverse edge detection (docs/SPEC.md "Reverse edge detection"; seed 002): the edge map of an image, and
 // its reconstruction by Jacobi iteration u_next = (sum of the 4 neighbours - edge) / 4, zero outside.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The OpenCL runtime: device selection, a context with a profiling queue, and a program cache
 // kept in memory and on disk.
 #pragma once

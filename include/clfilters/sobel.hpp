@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sobel edge detection (docs/SPEC.md "Sobel"; seed 003 section 9.3).
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What every filter says about its variants: names, what they do, and the values the tuner may try.
 #pragma once
 

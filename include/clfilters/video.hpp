@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Video streams: Y4M (YUV4MPEG2) and raw planar YUV (NV12, I420) read and written frame by frame from files
 // or pipes ("-" = stdin/stdout), and a streaming pipeline that filters the Y plane of each frame on the device
 // with any plane filter while the next frames are read and the previous ones written.

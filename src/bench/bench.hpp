@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The benchmark harness (seed 001's method, docs/SPEC.md "Timing"): warm-up runs, then timed runs; kernel
 // time from profiling events (the sum over every kernel of a call) and total time from host input to
 // host output, each as median, min and p90; throughput, effective bandwidth against the device's

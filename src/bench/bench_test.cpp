@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The benchmark harness's arithmetic and output formats (its timings are exercised by the smoke run).
 #include "bench/bench.hpp"
 

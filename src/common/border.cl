@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Shared by every kernel file: border handling (docs/SPEC.md, "Borders") and exact rounding.
 // Prepended to each filter's source by the runtime (src/runtime/program_cache.cpp).
 // fast_exp2 and fast_sqrt: native_exp2 and native_sqrt, except on NVIDIA (the host passes

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sample-by-sample comparison with a report of how and where two images differ.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The filter layout's conversions against a per-sample statement of what they do (docs/SPEC.md: RGB and grey+alpha
 // travel as RGBA with the missing channels 255; back, the first channels are kept).
 #include "clfilters/image.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Row-parallel loops for the CPU references.
 #pragma once
 

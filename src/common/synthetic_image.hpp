@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Photograph-like test and benchmark inputs: smooth gradients, hard-edged shapes, fine texture and
 // noise, so filters meet the structure of real images (not zeros, not only uniform noise).
 #pragma once

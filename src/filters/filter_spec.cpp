@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "filters/filter_spec.hpp"
 
 #include <fmt/format.h>

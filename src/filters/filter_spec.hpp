@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The one description each filter gives of itself. Tests, the benchmark, the tuner and the command
 // line iterate over these, so adding a filter or a variant changes nothing outside its folder.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Every registered filter through its FilterSpec: each variant with its default tunables on a few odd
 // sizes, and every tunable combination on one small size, checked against the filter's reference.
 // This is what the benchmark and the tuner rely on, so it holds for filters added later too.

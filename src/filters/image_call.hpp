@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The device side of a filter that maps one device image (1 or 4 channels) to another of its size: the call and
 // target its variant table takes, and the checks, variant choice and dispatch its public calls share. A filter
 // describes itself once in an ImageFilterApi; its public calls and its FilterSpec's traits go through it.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The FilterInstance of a filter that maps one device image to one output: the input uploaded once, any variant
 // enqueued on it, a host round trip, and the comparison with the CPU reference. A filter supplies its own calls
 // through `Traits`:

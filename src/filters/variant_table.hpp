@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A filter's variants as one table of entries. An entry holds everything about one variant: what users and the
 // tuner see (name, summary, tunables), the device features it needs, why it cannot run a call, how the call is
 // built and launched (plan), and how it is enqueued. Calls dispatch through the entry; a variant is looked up by

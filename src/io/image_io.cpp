@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Format dispatch (magic bytes when reading, extension when writing) and atomic file output.
 #include "clfilters/image_io.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Private declarations shared by the image I/O codecs. Decoders work on the whole file in memory;
 // encoders return the file's bytes so that image_io.cpp can write them atomically.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the image I/O tests share: a fixture with a fresh folder per test, byte helpers, hand-built .npy files,
 // hand-built PNG files, a smooth test image, and checks that an error is one line naming the file.
 #pragma once

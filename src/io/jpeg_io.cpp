@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // JPEG through libjpeg(-turbo). libjpeg reports errors through error_exit, which must not return;
 // ours longjmps back into a small "phase" function that has only trivially destructible locals.
 // The libjpeg structs live in a guard owned by the caller, which destroys them and throws.

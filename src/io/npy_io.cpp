@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // NumPy .npy: uint8, int16, uint16 and float32 arrays of shape (H, W) or (H, W, C) in C order.
 // Format: https://numpy.org/doc/stable/reference/generated/numpy.lib.format.html
 #include <fmt/format.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // PNG through libpng. libpng reports errors by longjmp, so each libpng call runs inside a small
 // "phase" function that calls setjmp and has only trivially destructible locals; C++ objects (the
 // Image, vectors) live in the callers, which throw after a phase has returned false.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Binary Netpbm: P5 (grey) and P6 (RGB). maxval <= 255 gives uint8 samples, otherwise uint16
 // samples stored big-endian. Sample values are kept as stored, not rescaled to the full range.
 #include <fmt/format.h>

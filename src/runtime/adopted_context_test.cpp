@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Working inside the caller's OpenCL: an adopted context and queue, views of the caller's buffers with an
 // offset and a row pitch, and calls that wait for the caller's events.
 #include <gtest/gtest.h>

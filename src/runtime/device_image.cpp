@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "clfilters/device_image.hpp"
 
 #include <fmt/format.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "runtime/kernel_sources.hpp"
 
 #include <fmt/format.h>

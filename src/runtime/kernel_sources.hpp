@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The .cl files embedded at build time (cmake/embed_kernels_script.cmake generates the table).
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Small helpers for enqueueing kernels with checked errors.
 #pragma once
 

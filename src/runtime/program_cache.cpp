@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Context construction and the program cache (memory and disk).
 #include <fmt/format.h>
 

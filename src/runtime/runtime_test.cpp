@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Device selection, the program cache and error reporting.
 #include "clfilters/runtime.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The fixture of the command-line tests: each test gets a fresh temporary folder, removed after it, and runs the
 // clfilters command (the test target defines CLF_CLI_PATH) there.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Running a shell command from a test and collecting its exit code and output.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Test helper: an environment variable set for one scope.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Whole-file reads and writes, for tests that check what a command or a save left on disk.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "testing/test_images.hpp"
 
 #include <fmt/format.h>

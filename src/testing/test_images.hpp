@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Helpers for honest tests: fresh random inputs, poisoned outputs, and comparisons that say
 // how large the difference is, how many samples differ and where the first one is.
 #pragma once

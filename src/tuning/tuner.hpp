@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The tuner: for each filter and parameter class, search the variants and their tunables (as each
 // filter's spec states them), check every candidate against the CPU reference on a fresh input,
 // time the correct ones, and store the fastest in the tuning database.

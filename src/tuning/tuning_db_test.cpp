@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The tuning database: lookups and their fallbacks, atomic saves, corrupt files rebuilt with a warning.
 #include "tuning/db/tuning_db.hpp"
 

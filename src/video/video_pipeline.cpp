@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The streaming video pipeline (see filter_video in clfilters/video.hpp).
 //
 // Each frame goes through three stages on three in-order queues: upload on `upload`, the filter on

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Y4M and raw planar YUV streams, read and written frame by frame (see clfilters/video.hpp).
 #include <fcntl.h>
 #include <fmt/format.h>

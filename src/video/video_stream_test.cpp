@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The video layer on its own: Y4M header parsing, frame layouts, reading and writing frame by frame,
 // atomic output, and the streaming pipeline's ordering with any number of frames in flight.
 #include <fmt/format.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // clfilters bench [FILTER...]: every filter's variants timed the seeds' way (src/bench/bench.hpp).
 #include <fmt/format.h>
 #include <unistd.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `clfilters bilateral` as a user meets it: usage errors exit 2, every variant writes what the
 // reference computes (within 1), grey and RGB files keep their layout, and a real photograph comes
 // out smoother with its edges kept.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // clfilters bilateral IN OUT [--sigma-spatial S] [--sigma-range R] [--radius N] [--border ...]
 //                            [--variant ...] [--device ...] [--time]
 #include <fmt/format.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // clfilters box-blur IN OUT --diameter 9 [--border ...] [--variant ...] [--device ...] [--time]
 #include <fmt/format.h>
 

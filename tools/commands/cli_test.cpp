@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The command line as a user meets it: exit codes (0 ok, 1 runtime error, 2 usage error), one-line
 // messages that name the file, correct output, and no partial output files.
 #include <fmt/format.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // clfilters devices: every OpenCL platform and device, with what the filters care about.
 #include <fmt/format.h>
 #include <fmt/ranges.h>

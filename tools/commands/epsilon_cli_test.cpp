@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `clfilters epsilon` as a user meets it: images of every layout, Y4M files and pipes, raw YUV, ffmpeg
 // pipelines, exit codes (0 ok, 1 bad input, 2 usage error) and no partial output files. Streams are
 // built and parsed here with code of their own, so the command's Y4M code is not checked against itself.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // clfilters epsilon IN OUT [--radius 4] [--threshold 20] [--border ...] [--variant ...] [--device ...] [--time]
 //                         [--raw-format nv12|i420 --size WxH] [--quiet]
 // Images: grey is filtered, RGB/RGBA have R, G and B filtered and alpha copied. Video: Y4M files and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `clfilters edges` and `clfilters reconstruct` as a user meets them: a photograph comes back, the .npy
 // output equals the library's, bad input gives one line naming the file (exit 1), bad arguments exit 2,
 // and no output is left behind on failure.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // clfilters edges IN OUT.npy [--device ...] [--time]
 // clfilters reconstruct EDGES OUT [--iterations N] [--tolerance T] [--check-every M] [--initial FILE]
 //                                 [--variant ...] [--device ...] [--time] [--quality Q] [--png-compression L]

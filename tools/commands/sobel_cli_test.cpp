@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `clfilters sobel` as a user meets it: a real photograph's edges, gradients to .npy, every variant
 // through the command line, and the usage errors (exit 2) and bad inputs (exit 1).
 #include <fmt/format.h>

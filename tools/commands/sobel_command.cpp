@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // clfilters sobel IN OUT [--output magnitude|l1|gradients] [--border ...] [--variant ...] [--device ...] [--time]
 #include <fmt/format.h>
 

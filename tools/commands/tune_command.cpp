@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // clfilters tune [FILTER...]: find the fastest correct variant per filter on this device and remember it.
 #include <fmt/format.h>
 #include <unistd.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Bilateral filter (docs/SPEC.md "Bilateral filter"; seed 001). For the centre c and every pixel p of the
 // (2r+1)^2 window, w = exp(-(dx^2 + dy^2) / (2 ss^2) - |p - c|^2 / (2 sr^2)); the output is
 // round(sum(w p) / sum(w)) per colour channel, alpha copied. Grey: |p - c| over the one channel;

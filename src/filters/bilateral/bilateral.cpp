@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Host launcher for the bilateral variants (kernels in bilateral.cl; the variants' entries in
 // bilateral_variants.cpp) and the weight tables it uploads.
 #include "clfilters/bilateral.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Pieces of the bilateral filter shared by its launcher, variant table, spec and tests: a call's description,
 // the variant table, the weight tables the host computes for the kernels, and the work-group shapes the
 // variants derive from their tunables.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // CPU reference for the bilateral filter, in double precision as docs/SPEC.md defines it. The weight
 // exp(-a - b) is computed as exp(-a) * exp(-b) from two double tables (spatial offsets, and every
 // possible squared colour distance), which differs from the single exp by a few units in the 16th

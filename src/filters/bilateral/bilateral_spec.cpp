@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The bilateral filter's description beside its variant table: the shapes the variants derive from their
 // tunables, the auto rule, the tuning classes, and the FilterSpec that tests, benchmark, tuner and command
 // line iterate over. (The error analysis of the colour range-weight table is at the top of bilateral.cl.)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Every bilateral variant within 1 of the double-precision reference (docs/SPEC.md), across sizes, sigma
 // pairs, radii, borders and channel counts, with the mean absolute difference reported; the reference
 // itself is checked against a brute-force evaluation of the formula; constant images and step edges behave

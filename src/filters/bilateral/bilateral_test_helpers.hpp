@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the bilateral's two test files share: the parameter matrix, the device they run on, a device run into a
 // poisoned output, and the log of mean differences each accuracy test prints.
 #pragma once

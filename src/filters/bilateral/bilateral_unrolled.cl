@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ---------------------------------------------------------------------------------------------
 // unrolled (not from a seed; the exp2 split between the special-function unit and an FMA polynomial
 // follows FlashAttention-4's software exp2): every loop over the window unrolled at build time for one

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The fast paths' arithmetic: the colour range-weight table's worst case (analysis at the top of
 // bilateral.cl), and the unrolled variant: its soft exp2 and colour scale, the build-time switches, every
 // shape and every exp2 path against the reference, and what it refuses.

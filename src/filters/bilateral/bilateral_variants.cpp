@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The bilateral filter's variants, one entry each: tunables, the calls each cannot run, build options and
 // launch ranges, the weight tables it uploads, and the enqueue (kernels in bilateral.cl and the files it
 // includes).

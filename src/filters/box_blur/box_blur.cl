@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Box blur (docs/SPEC.md "Box blur"): the rounded mean of the d x d window whose columns are
 // x - d/2 .. x + (d+1)/2 - 1 (OpenCV's anchor), on every channel, exact in integers.
 //

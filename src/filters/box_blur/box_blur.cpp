@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Host launcher for the box blur variants (kernels in box_blur.cl).
 #include "clfilters/box_blur.hpp"
 

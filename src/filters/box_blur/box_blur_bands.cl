@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ---------------------------------------------------------------------------------------------
 // fused_prefix: fused_blocks' vertical pass, with the horizontal window taken from prefix sums in
 // FP32 so that a window costs the same whatever d is, mostly on the FP32 lanes (twice INT32's).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // fused_blocks: fused_sliding with fewer instructions per pixel, since at 8k that variant issues
 // about as many integer instructions as the SMs can (not from a seed).
 // - Work-item t keeps the column sums of ITEMS consecutive columns in registers and moves them down

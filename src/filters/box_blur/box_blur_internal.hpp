@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The box blur's internals: a call's description, its variant table, and the work-group shapes the variants
 // derive from their tunables.
 #pragma once

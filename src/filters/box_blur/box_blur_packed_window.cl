@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ---------------------------------------------------------------------------------------------
 // fused_packed (RGBA, 2 <= d <= 15; not from a seed): fused_prefix's vertical pass (the same
 // loads, ring and start-up: this kernel is box_fused_prefix's body built with -D DIAMETER), with the row

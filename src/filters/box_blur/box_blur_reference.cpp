@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // CPU reference for the box blur: exact integer sums with the border applied to each coordinate on
 // its own, as docs/SPEC.md defines. A window sum is the sum of its rows' sums. Row sums come from prefix
 // sums over the border-extended row, column sums from a running sum down each column, so any

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Every box blur variant, bit-exact against the CPU reference, across sizes, diameters, borders and
 // channel counts; the reference itself is checked against a brute-force d*d sum.
 #include "clfilters/box_blur.hpp"

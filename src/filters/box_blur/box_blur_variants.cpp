@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The box blur's variants, one entry each: tunables, the calls each cannot run, build options and launch
 // ranges, and the enqueue (kernels in box_blur.cl and the files it includes).
 #include <fmt/format.h>

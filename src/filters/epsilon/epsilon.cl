@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Epsilon filter (docs/SPEC.md "Epsilon filter"; seed 000 and seed 003 section 9.2): each output is the
 // rounded mean (s + n/2) / n of the window pixels p with |p - c| <= T, c the centre pixel. The centre
 // always qualifies, so n >= 1.

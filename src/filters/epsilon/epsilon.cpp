@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Host launcher for the epsilon filter: checks a call, chooses its variant and dispatches through the variant's
 // entry (epsilon_variants.cpp; kernels in epsilon.cl).
 #include "clfilters/epsilon.hpp"

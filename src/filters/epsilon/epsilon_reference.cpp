@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // CPU reference for the epsilon filter, straight from docs/SPEC.md: for each pixel and colour channel, the
 // window pixels p with |p - c| <= T are summed and counted in integers, and the output is
 // (s + n/2) / n. Rows of the border-extended image are built once per output row, so the inner loop

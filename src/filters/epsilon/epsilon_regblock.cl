@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ---------------------------------------------------------------------------------------------
 // regblock (not from a seed: register blocking and a float formulation for this compute-bound stencil).
 // The filter costs (2r+1)^2 taps per output, so this variant cuts the instructions per tap:

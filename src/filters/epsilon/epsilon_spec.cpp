@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The epsilon filter's description beside its variant table: the work-group shapes the variants derive from
 // their tunables, the auto rule, the tuning classes, and the FilterSpec that tests, benchmark and tuner iterate
 // over.

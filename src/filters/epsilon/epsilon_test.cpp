@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Every epsilon variant, bit-exact against the CPU reference, across sizes, radii, thresholds, borders
 // and channel counts; the reference itself is checked against a brute-force version written straight
 // from docs/SPEC.md, and the degenerate thresholds against independent answers.

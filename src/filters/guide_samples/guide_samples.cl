@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Seed 003 section 9.1: the guide's small samples.
 
 // 9.1.2, original: one float per work-item, 4 bytes read from each input and 4 written.

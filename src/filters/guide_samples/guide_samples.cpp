@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Host side of the guide samples (seed 003 section 9.1).
 #include "clfilters/guide_samples.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The guide samples' internals: each sample's calls and its variant table (guide_samples.cpp).
 #pragma once
 

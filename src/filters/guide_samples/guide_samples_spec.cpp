@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The guide samples as benchmark filters: "matrix-add" (WxH floats) and "dot-product" (WxH float4
 // pairs). Their "pixels" are elements and pairs.
 #include <fmt/format.h>

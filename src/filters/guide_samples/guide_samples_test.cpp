@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Matrix add exact against the CPU's IEEE addition, dot products within 1e-6 * sum|ab| of a double
 // reference, for counts that leave remainders (float4 tails, partial image rows). Outputs poisoned.
 #include "clfilters/guide_samples.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reverse edge detection (docs/SPEC.md; seed 002). u is zero outside the image.
 //   edge(x,y) = u(x-1,y) + u(x+1,y) + u(x,y-1) + u(x,y+1) - 4 u(x,y)
 //   u_next(x,y) = (u(x-1,y) + u(x+1,y) + u(x,y-1) + u(x,y+1) - edge(x,y)) / 4      (float32)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Host launcher for the edge map and the Jacobi reconstruction (kernels in jacobi.cl).
 #include "clfilters/jacobi.hpp"
 

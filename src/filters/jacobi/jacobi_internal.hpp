@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The reconstruction's internals: a call's description, its variant table, and the loop that runs a call's
 // iterations through an entry's kernel.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // CPU references for the edge map and the Jacobi reconstruction, in double precision, straight from
 // docs/SPEC.md, plus the conversion of any input image to the one float channel both work on.
 #include <fmt/format.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The reconstruction's auto rule and the FilterSpec that tests, benchmark, tuner and command line iterate over
 // (its variants are the entries of jacobi_variants.cpp).
 #include <fmt/format.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The CPU references against a brute-force seed-style computation, the edge map on the device, a round trip
 // that rebuilds an image, and the host API: the initial iterate, timing, and the errors bad arguments,
 // tunables and sizes give. Every variant on the device: jacobi_variants_test.cpp.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The reconstruction's variants, one entry each: tunables, the calls each cannot run, build options and launch
 // ranges, and each launch's kernel arguments (kernels in jacobi.cl). Every entry's enqueue runs the call's
 // iterations through jacobi_run.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Every reconstruction variant on the device: against the double-precision reference (relative L2 <= 1e-5,
 // SPEC), temporal blocking (temporal, wavefront), strip and tiled2d's rows against one-step Jacobi bit for
 // bit, and the exact iteration count of the tolerance stop.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The Jacobi calls on views of a caller's buffers with an offset and a row pitch: the same results as the
 // references, and no byte outside the views written.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sobel (docs/SPEC.md "Sobel"; seed 003 section 9.3): gx is the correlation with [-1 0 1; -2 0 2; -1 0 1],
 // gy with its transpose, both exact in integers; the border applies to each coordinate on its own.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Host launcher for the Sobel variants: resolves a call (parameters, variant, plan) and enqueues it through
 // the variant's entry (sobel_variants.cpp; kernels in sobel.cl).
 #include "clfilters/sobel.hpp"

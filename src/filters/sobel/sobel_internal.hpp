@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sobel's internals: a call's description, its variant table, and the device output of either kind.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // CPU reference for Sobel, straight from docs/SPEC.md: the grey conversion, the border applied to each
 // coordinate on its own, gx and gy in integers, and the exact rounded magnitude. The image is first
 // extended by one pixel on each side with the border, then each pixel takes the separable form.

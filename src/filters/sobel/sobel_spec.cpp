@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sobel's description beside its variant table: the auto rule, the tuning classes, and the FilterSpec that tests,
 // benchmark and tuner iterate over.
 #include <fmt/format.h>

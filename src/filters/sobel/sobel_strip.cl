@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ---------------------------------------------------------------------------------------------
 // strip: a register block of VEC columns x ROWS rows per work-item, every load issued up front and the
 // arithmetic in 16-bit SIMD-within-a-register lanes (not from a seed: the shape is Jacobi's `strip`

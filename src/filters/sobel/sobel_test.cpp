@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Every Sobel variant, bit-exact against the CPU reference, on every size class, output and border
 // mode; the reference itself against a brute-force 3x3 correlation; the exact rounding of the
 // magnitude checked exhaustively on the host and on the device; orientation of the gradients.

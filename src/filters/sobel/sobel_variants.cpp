@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sobel's variants, one entry each: tunables, the calls each cannot run, build options and launch ranges, and
 // the enqueue (kernels in sobel.cl and the file it includes).
 #include <fmt/format.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The per-device tuning database: which variant and tunables won for a filter, a parameter class and
 // a size class on a device. A JSON file in the cache directory; lookups fall back from the exact
 // device and size class to the nearest size class, then to another device of the same vendor.
