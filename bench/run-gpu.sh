@@ -12,9 +12,10 @@
 #   peers       <gpu>-peers.json, <gpu>-peers.md  clfilters against OpenCV's OpenCL path, CuPy and PyTorch
 #   bench-pocl  pocl-<N>core.json, .md           every variant on PoCL on this machine's N CPU cores, 1080p, untuned
 #   peers-pocl  pocl-<N>core-peers.json, .md     clfilters on PoCL, untuned, against OpenCV's CPU path, 1080p
-#   tune        nvidia-tuning.json                the tuning database, this GPU's entries updated
-# Every call starts from the tuning database bench/results/nvidia-tuning.json (CLF_TUNING_FILE=FILE for another): where
-# the tree is a copy, bring OUT_DIR/results/nvidia-tuning.json back into bench/results/ after a tune before later calls.
+#   tune        shipped_tuning.json               the shipped tuning database, this GPU's entries updated
+# Every call starts from the tuning database shipped in the binary, src/tuning/db/shipped_tuning.json (CLF_TUNING_FILE=FILE
+# for another); `tune` rewrites it (copied to OUT_DIR/results/: where the tree is a copy, bring it back into
+# src/tuning/db/ before later calls, and rebuild).
 # Logs and a short summary go to OUT_DIR. Built programs and PoCL's kernels are cached outside OUT_DIR
 # (CLF_GPU_CACHE, default /tmp/clfilters-gpu-cache), so steps split over several calls on one machine reuse them.
 set -uo pipefail
@@ -58,7 +59,8 @@ if step build; then
 fi
 $cli devices > "$out/devices.txt" 2>&1
 
-db="${CLF_TUNING_FILE:-$results/nvidia-tuning.json}"
+shipped=src/tuning/db/shipped_tuning.json
+db="${CLF_TUNING_FILE:-$shipped}"
 if [ -f "$db" ]; then
   mkdir -p "$XDG_CACHE_HOME/clfilters" && cp "$db" "$CLFILTERS_TUNING_DB"
 fi
@@ -78,7 +80,7 @@ if gpu_step tune; then
   # Small images favour other shapes (shorter strips, smaller work-groups): a second size class.
   CLFILTERS_DEVICE=nvidia $cli tune --size 1920x1080 --budget 60 >> "$out/tune-nvidia.log" 2>&1
   CLFILTERS_DEVICE=nvidia $cli tune --show >> "$out/tune-nvidia.log" 2>&1
-  cp "$CLFILTERS_TUNING_DB" "$results/nvidia-tuning.json" && keep "$results/nvidia-tuning.json"
+  cp "$CLFILTERS_TUNING_DB" "$shipped" && keep "$shipped"
   echo "tune on nvidia: $(elapsed $start)" >> "$summary"
 fi
 
@@ -118,7 +120,7 @@ if gpu_step bench-auto; then
   bench_section "Jacobi \`tiled2d\` at its tuned shape" "$out/$gpu-tiled2d.json" reconstruct --sizes 8192x8192 \
     --params iterations=100 --variants 'tiled2d[local_x=128,local_y=2,rows=4]' --warmup 10 --runs 50 --total-runs 1 \
     --cpu-runs 0
-  bench_file "$(head -1 "$out/gpu.txt" | cut -d, -f1)" "With the tuning database \`bench/results/nvidia-tuning.json\`.
+  bench_file "$(head -1 "$out/gpu.txt" | cut -d, -f1)" "With the tuning database \`src/tuning/db/shipped_tuning.json\`.
 Each section gives the \`clfilters\` command that produced it; \`bench/run-gpu.sh OUT build,bench-auto\` runs the same
 commands and rewrites this file. JSON: \`$gpu.json\` (the first section). Peers: \`$gpu-peers.md\`.
 

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
 
 #include "runtime/kernel_sources.hpp"
 #include "testing/test_files.hpp"
@@ -127,6 +128,44 @@ TEST_F(TuningDbTest, LookupFallsBackFromExactToNearestSizeToVendor) {
   db.put(entry(h200, "<=4MP", "two_pass", 0.5));                                   // same key: replaced
   EXPECT_EQ(hit(h200, "<=4MP"), "two_pass");
   EXPECT_EQ(db.entries().size(), 3u);
+}
+
+TEST_F(TuningDbTest, AutoTakesTheUsersDeviceThenShippedDeviceThenUsersVendorThenShippedVendor) {
+  const auto h200 = device("NVIDIA", "H200"), a100 = device("NVIDIA", "A100");
+  TuningDb user = TuningDb::load((dir_ / "user.json").string());
+  TuningDb shipped = TuningDb::load((dir_ / "none.json").string());
+  auto hit = [&] {
+    auto c = lookup_tuned(user, shipped, h200, "box-blur", "c4 d<=11", "abc", "<=4MP");
+    return c ? c->variant + (c->shipped ? " shipped" : " user") : std::string("none");
+  };
+  EXPECT_EQ(hit(), "none");
+  shipped.put(entry(a100, "<=4MP", "naive", 4.0));
+  EXPECT_EQ(hit(), "naive shipped");  // the shipped database's entry for another device of the vendor
+  user.put(entry(a100, "<=4MP", "block4x4", 3.0));
+  EXPECT_EQ(hit(), "block4x4 user");  // the user's for another device of the vendor first
+  auto other_driver = entry(h200, ">16MP", "two_pass", 2.0);
+  other_driver.driver = "0.9";
+  shipped.put(other_driver);
+  EXPECT_EQ(hit(), "two_pass shipped");  // this device, whatever its driver and size class, before the vendor's
+  user.put(entry(h200, "<=0.3MP", "separable_sliding", 1.0));
+  EXPECT_EQ(hit(), "separable_sliding user");  // the user's entry for this device before everything
+}
+
+// The shipped database is read from the binary, and its H200 entries are for the kernels as they are: an edit of a
+// kernel's code must come with a re-tune (bench/run-gpu.sh OUT build,tune) or auto loses its shipped choices.
+TEST_F(TuningDbTest, ShippedEntriesForTheH200MatchTheCurrentKernels) {
+  const TuningDb shipped = TuningDb::shipped();
+  std::map<std::string, std::string> key_of_filter;
+  for (const FilterSpec* spec : all_filter_specs())
+    key_of_filter[spec->name()] = fmt::format("{:016x}", kernel_code_hash(spec->kernel_file()));
+  int h200 = 0;
+  for (const TuningEntry& e : shipped.entries()) {
+    ASSERT_TRUE(key_of_filter.count(e.filter)) << e.filter;
+    if (e.device != "NVIDIA H200") continue;
+    ++h200;
+    EXPECT_EQ(e.source_hash, key_of_filter[e.filter]) << e.filter << " " << e.param_class << " " << e.size_class;
+  }
+  EXPECT_GT(h200, 20);
 }
 
 TEST_F(TuningDbTest, SavesAtomicallyAndReloads) {

@@ -73,24 +73,40 @@ std::string tuning_db_path() {
   return (fs::path(cache_directory()) / "tuning.json").string();
 }
 
+namespace {
+std::vector<TuningEntry> entries_from_json(const json& j) {
+  const int version = j.value("format_version", 0);
+  if (version != kFormatVersion && version != 1) throw std::runtime_error("old or unknown format version");
+  const auto new_keys = version == 1 ? keys_from_version_1() : std::map<std::string, std::string>{};
+  std::vector<TuningEntry> entries;
+  for (const auto& e : j.at("entries")) {
+    TuningEntry t{e.at("vendor"),      e.at("device"),         e.at("driver"),     e.at("filter"),
+                  e.at("param_class"), e.at("source_hash"),    e.at("size_class"), choice_from_json(e.at("best")),
+                  std::nullopt,        e.value("tuned_at", "")};
+    if (e.contains("runner_up") && !e.at("runner_up").is_null()) t.runner_up = choice_from_json(e.at("runner_up"));
+    if (auto key = new_keys.find(t.source_hash); key != new_keys.end()) t.source_hash = key->second;
+    entries.push_back(std::move(t));
+  }
+  return entries;
+}
+}  // namespace
+
+// Generated from src/tuning/db/shipped_tuning.json (src/CMakeLists.txt).
+extern const char* const kShippedTuningJson;
+
+TuningDb TuningDb::shipped() {
+  TuningDb db;
+  db.entries_ = entries_from_json(json::parse(kShippedTuningJson));
+  return db;
+}
+
 TuningDb TuningDb::load(const std::string& path) {
   TuningDb db;
   db.path_ = path;
   std::ifstream in(path);
   if (!in) return db;
   try {
-    const json j = json::parse(in);
-    const int version = j.value("format_version", 0);
-    if (version != kFormatVersion && version != 1) throw std::runtime_error("old or unknown format version");
-    const auto new_keys = version == 1 ? keys_from_version_1() : std::map<std::string, std::string>{};
-    for (const auto& e : j.at("entries")) {
-      TuningEntry t{e.at("vendor"),      e.at("device"),         e.at("driver"),     e.at("filter"),
-                    e.at("param_class"), e.at("source_hash"),    e.at("size_class"), choice_from_json(e.at("best")),
-                    std::nullopt,        e.value("tuned_at", "")};
-      if (e.contains("runner_up") && !e.at("runner_up").is_null()) t.runner_up = choice_from_json(e.at("runner_up"));
-      if (auto key = new_keys.find(t.source_hash); key != new_keys.end()) t.source_hash = key->second;
-      db.entries_.push_back(std::move(t));
-    }
+    db.entries_ = entries_from_json(json::parse(in));
   } catch (const std::exception& e) {
     std::error_code ec;
     fs::rename(path, path + ".corrupt", ec);
@@ -165,6 +181,31 @@ std::string kernel_source_key(Context& ctx, const std::string& kernel_file) {
   return hex_key(ctx.source_hash(kernel_file));
 }
 
+std::optional<TunedChoice> lookup_tuned(const TuningDb& user, const TuningDb& shipped, const DeviceInfo& device,
+                                        const std::string& filter, const std::string& param_class,
+                                        const std::string& source_hash, const std::string& size) {
+  const auto mine = user.ranked(device, filter, param_class, source_hash, size);
+  const auto ours = shipped.ranked(device, filter, param_class, source_hash, size);
+  // ranked() puts this device's entries first, each list nearest size class first.
+  auto first = [](const std::vector<const TuningEntry*>& ranked, auto&& accept) -> const TuningEntry* {
+    for (const TuningEntry* e : ranked)
+      if (accept(*e)) return e;
+    return nullptr;
+  };
+  auto this_device = [&](const TuningEntry& e) { return e.device == device.name; };
+  auto this_vendor = [&](const TuningEntry& e) { return e.vendor == device.vendor; };
+  // The user's database before the shipped one, this device before the rest of its vendor.
+  const TuningEntry* e = first(mine, this_device);
+  bool from_shipped = false;
+  if (!e && (e = first(ours, this_device))) from_shipped = true;
+  if (!e) e = first(mine, this_vendor);
+  if (!e && (e = first(ours, this_vendor))) from_shipped = true;
+  if (!e) return std::nullopt;
+  TunedChoice choice = e->best;
+  choice.shipped = from_shipped;
+  return choice;
+}
+
 namespace {
 std::mutex db_mutex;
 std::optional<TuningDb> process_db;
@@ -181,8 +222,9 @@ std::optional<TunedChoice> tuned_choice(Context& ctx, const std::string& filter,
     return std::nullopt;
   std::lock_guard lock(db_mutex);
   if (!process_db) process_db = TuningDb::load();
-  return process_db->lookup(ctx.info(), filter, param_class, kernel_source_key(ctx, kernel_file),
-                            size_class(width, height));
+  static const TuningDb shipped = TuningDb::shipped();
+  return lookup_tuned(*process_db, shipped, ctx.info(), filter, param_class, kernel_source_key(ctx, kernel_file),
+                      size_class(width, height));
 }
 
 VariantChoice choose_variant(Context& ctx, std::string_view requested, const TuningConfig& config,
@@ -193,7 +235,7 @@ VariantChoice choose_variant(Context& ctx, std::string_view requested, const Tun
   if (requested != "auto") return {std::string(requested), config, "requested"};
   if (auto tuned = tuned_choice(ctx, filter, kernel_file, param_class, width, height)) {
     const TuningConfig& c = config.empty() ? tuned->config : config;
-    if (supported(tuned->variant, c)) return {tuned->variant, c, "tuned"};
+    if (supported(tuned->variant, c)) return {tuned->variant, c, tuned->shipped ? "shipped" : "tuned"};
   }
   return {rule(), config, "rule"};
 }

@@ -19,6 +19,7 @@ struct TunedChoice {
   std::string variant;
   TuningConfig config;
   double kernel_ms = 0;
+  bool shipped = false;  // from the database shipped in the binary, not the user's
 };
 
 struct TuningEntry {
@@ -46,6 +47,9 @@ class TuningDb {
   // Loads `path`. A missing file is an empty database; a corrupt or old-format one is set aside with a
   // warning on stderr (renamed to *.corrupt) and rebuilt, never an error.
   static TuningDb load(const std::string& path = tuning_db_path());
+  // The database shipped in the binary (src/tuning/db/shipped_tuning.json): the winners measured on the
+  // NVIDIA H200 and H100, which `bench/run-gpu.sh OUT build,tune` rewrites. Read-only: it has no path.
+  static TuningDb shipped();
   void save() const;  // atomic: temporary file + rename
   void reset();       // forgets every entry of this database
 
@@ -71,12 +75,18 @@ class TuningDb {
 
 // The tuning database's key for a kernel file's source as ctx builds it (hex).
 std::string kernel_source_key(Context& ctx, const std::string& kernel_file);
-// What `auto` uses: the process-wide database (loaded once) looked up for this context's device.
+// What `auto` takes from the databases: the user's entry for this device, else the shipped one for this device,
+// else the user's for another device of its vendor, else the shipped one; each nearest size class first.
+std::optional<TunedChoice> lookup_tuned(const TuningDb& user, const TuningDb& shipped, const DeviceInfo& device,
+                                        const std::string& filter, const std::string& param_class,
+                                        const std::string& source_hash, const std::string& size_class);
+// What `auto` uses: the process-wide database (loaded once) and the shipped one, through lookup_tuned.
 // Filters call this before their built-in rule. CLFILTERS_NO_TUNING=1 turns it off.
 std::optional<TunedChoice> tuned_choice(Context& ctx, const std::string& filter, const std::string& kernel_file,
                                         const std::string& param_class, int width, int height);
 // How every filter resolves a requested variant: a named variant as given ("requested"); "auto" the
-// tuned choice if there is one and `supported` accepts it ("tuned"), else `rule()` ("rule"). A non-empty
+// tuned choice if there is one and `supported` accepts it ("tuned", or "shipped" from the shipped database),
+// else `rule()` ("rule"). A non-empty
 // `config` overrides the tunables.
 VariantChoice choose_variant(Context& ctx, std::string_view requested, const TuningConfig& config,
                              const std::string& filter, const std::string& kernel_file, const std::string& param_class,
