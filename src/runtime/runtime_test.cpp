@@ -86,7 +86,7 @@ TEST(ProgramCache, BuildsOnceAndWritesTheDiskCache) {
   const fs::path dir = fs::temp_directory_path() / fmt::format("clf-cache-{}", ::getpid());
   fs::remove_all(dir);
   ScopedEnv xdg("XDG_CACHE_HOME", dir.c_str());
-  ScopedEnv on("CLFILTERS_NO_DISK_CACHE", nullptr);
+  ScopedEnv on("CLFILTERS_NO_DISK_CACHE", "0");  // on, also on PoCL
   Context ctx;
   const std::string source = "__kernel void add_one(__global int* p) { p[get_global_id(0)] += 1; }";
   cl::Program& a = ctx.program_from_source("test.cl", source, "");
@@ -124,6 +124,20 @@ TEST(ProgramCache, BuildsOnceAndWritesTheDiskCache) {
   }
   Context third;
   EXPECT_NO_THROW(third.program_from_source("test.cl", source, ""));
+  fs::remove_all(dir);
+}
+
+TEST(ProgramCache, PoclKeepsItsOwnCacheOnly) {
+  ASSERT_FALSE(list_devices().empty());
+  const fs::path dir = fs::temp_directory_path() / fmt::format("clf-cache-pocl-{}", ::getpid());
+  fs::remove_all(dir);
+  ScopedEnv xdg("XDG_CACHE_HOME", dir.c_str());
+  ScopedEnv unset("CLFILTERS_NO_DISK_CACHE", nullptr);
+  Context ctx;
+  const bool pocl = ctx.info().platform_name.find("Portable Computing Language") != std::string::npos;
+  ctx.program_from_source("test.cl", "__kernel void nothing(__global int* p) { p[0] = 3; }", "");
+  // Elsewhere the binary is written (BuildsOnceAndWritesTheDiskCache); PoCL's own cache is the faster one there.
+  EXPECT_EQ(fs::exists(dir / "clfilters" / "programs"), !pocl);
   fs::remove_all(dir);
 }
 
