@@ -38,7 +38,13 @@ ImageFormat format_from_extension(const std::filesystem::path& path);
 //  JPEG: grey and RGB (CMYK is refused).
 //  PNM:  P5/P6, maxval <= 255 (u8) or <= 65535 (u16, big-endian on disk).
 //  NPY:  uint8, int16 (and uint16), float32; H x W or H x W x C, C order, little or big endian.
+// Refuses, before allocating, an image of more than max_image_pixels() pixels, and a file of more than
+// max_image_pixels() * 16 + 1 MiB bytes (/dev/zero, a stream without end); a read that runs out of memory is
+// reported with the file's name, as any refusal: one line, an ImageIoError.
 Image read_image(const std::filesystem::path& path);
+
+// The most pixels read_image takes: $CLFILTERS_MAX_PIXELS if set (a whole number >= 1), else 2^30.
+std::uint64_t max_image_pixels();
 
 // Writes an image, choosing the format from the extension. The file is written to a temporary
 // file in the same folder and renamed into place, so a failure never leaves a partial output.

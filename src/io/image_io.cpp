@@ -10,7 +10,11 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <charconv>
 #include <climits>
+#include <cstdlib>
+#include <cstring>
+#include <new>
 #include <random>
 #include <system_error>
 
@@ -36,6 +40,9 @@ void check_dimensions(const std::filesystem::path& path, std::uint64_t width, st
       width * height * channels > kMaxSamples) {
     fail(path, fmt::format("image too large ({} x {} x {} samples, the limit is 2^31)", width, height, channels));
   }
+  if (width * height > max_image_pixels())
+    fail(path, fmt::format("image too large ({} x {} pixels, the limit is {}; CLFILTERS_MAX_PIXELS sets it)", width,
+                           height, max_image_pixels()));
 }
 
 void swap_bytes(std::uint8_t* data, std::size_t size, std::size_t sample_bytes) {
@@ -63,6 +70,8 @@ struct Fd {
 };
 
 Bytes read_file(const std::filesystem::path& path) {
+  // No image file of the largest image read_image takes is larger: 16 bytes a pixel (4 channels of float32).
+  const std::uint64_t limit = max_image_pixels() * 16 + (1u << 20);
   const Fd file{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
   if (file.fd < 0) fail(path, "cannot open: " + errno_message(errno));
   Bytes bytes;
@@ -78,6 +87,9 @@ Bytes read_file(const std::filesystem::path& path) {
     bytes.resize(used + static_cast<std::size_t>(std::max<ssize_t>(n, 0)));
     if (n == 0) return bytes;
     if (n < 0 && err != EINTR) fail(path, "cannot read: " + errno_message(err));
+    if (bytes.size() > limit)
+      fail(path, fmt::format("file too large (more than {} bytes, the most an image of {} pixels needs)", limit,
+                             max_image_pixels()));
   }
 }
 
@@ -106,13 +118,26 @@ ImageFormat format_from_extension(const std::filesystem::path& path) {
                                      : fmt::format("unknown image file extension '{}'", ext)));
 }
 
+std::uint64_t max_image_pixels() {
+  if (const char* env = std::getenv("CLFILTERS_MAX_PIXELS"); env && *env) {
+    std::uint64_t v = 0;
+    const auto [end, ec] = std::from_chars(env, env + std::strlen(env), v);
+    if (ec == std::errc() && *end == '\0' && v >= 1) return v;
+  }
+  return std::uint64_t{1} << 30;
+}
+
 Image read_image(const std::filesystem::path& path) {
-  const Bytes file = read_file(path);
-  if (file.empty()) fail(path, "empty file");
-  if (starts_with(file, "\x89PNG")) return decode_png(file, path);
-  if (starts_with(file, "\xFF\xD8\xFF")) return decode_jpeg(file, path);
-  if (starts_with(file, "\x93NUMPY")) return decode_npy(file, path);
-  if (is_pnm(file)) return decode_pnm(file, path);
+  try {
+    const Bytes file = read_file(path);
+    if (file.empty()) fail(path, "empty file");
+    if (starts_with(file, "\x89PNG")) return decode_png(file, path);
+    if (starts_with(file, "\xFF\xD8\xFF")) return decode_jpeg(file, path);
+    if (starts_with(file, "\x93NUMPY")) return decode_npy(file, path);
+    if (is_pnm(file)) return decode_pnm(file, path);
+  } catch (const std::bad_alloc&) {
+    fail(path, "not enough memory to read it");
+  }
   fail(path, "unsupported image format (not PNG, JPEG, PGM/PPM or NPY)");
 }
 

@@ -15,6 +15,7 @@
 
 #include "clfilters/image_io.hpp"
 #include "io/image_io_test_support.hpp"
+#include "testing/scoped_env.hpp"
 #include "testing/test_images.hpp"
 
 namespace clf {
@@ -73,9 +74,52 @@ TEST_F(ImageIoTest, CorruptPng) {
 TEST_F(ImageIoTest, PngClaimingHugeSizeIsRefusedBeforeAllocating) {
   expect_unreadable(file("huge.png"), make_png(1000000, 1000000, 8, 2, {{1, 2, 3}}),
                     "image too large (1000000 x 1000000 x 3 samples");
-  // Within the sample limit, but far more than 60 bytes of deflate data can expand to.
-  expect_unreadable(file("big.png"), make_png(40000, 40000, 8, 0, {{1, 2, 3}}), "truncated PNG (");
-  expect_read_error(file("big.png"), "cannot hold a 40000 x 40000 image");
+  // Within the pixel limit, but far more than 60 bytes of deflate data can expand to.
+  expect_unreadable(file("big.png"), make_png(30000, 30000, 8, 0, {{1, 2, 3}}), "truncated PNG (");
+  expect_read_error(file("big.png"), "cannot hold a 30000 x 30000 image");
+  // Over the pixel limit, 2^30 by default.
+  expect_unreadable(file("wide.png"), make_png(40000, 40000, 8, 0, {{1, 2, 3}}),
+                    "image too large (40000 x 40000 pixels, the limit is 1073741824");
+}
+
+Bytes from_hex(std::string_view hex) {
+  Bytes out;
+  for (std::size_t i = 0; i + 1 < hex.size(); i += 2)
+    out.push_back(std::uint8_t(std::stoi(std::string(hex.substr(i, 2)), nullptr, 16)));
+  return out;
+}
+
+TEST_F(ImageIoTest, PngWithAHugeAncillaryChunkIsRefusedWithoutAllocatingIt) {
+  // 41 bytes: an IHDR of 1x1, then an sCAL chunk declaring 0x7FFFFFFF bytes, which libpng once allocated (2 GiB).
+  expect_unreadable(file("scal.png"),
+                    from_hex("89504e470d0a1a0a0000000d49484452000000010000000108000000003a7e9b557fffffff7343414c"),
+                    "PNG (libpng: ");
+}
+
+TEST_F(ImageIoTest, JpegDeclaringTwoGigapixelsIsRefusedBeforeAllocating) {
+  write_image(random_image(16, 8, 1, SampleType::u8, fresh_seed()), file("small.jpg"));
+  Bytes bytes = read_bytes(file("small.jpg"));
+  const std::uint8_t sof0[] = {0xFF, 0xC0};
+  const auto sof = std::search(bytes.begin(), bytes.end(), std::begin(sof0), std::end(sof0));
+  ASSERT_NE(sof, bytes.end());
+  // FF C0, length (2), precision (1), height (2), width (2): 65500 x 32785.
+  sof[5] = 32785 >> 8, sof[6] = 32785 & 0xFF, sof[7] = 65500 >> 8, sof[8] = 65500 & 0xFF;
+  expect_unreadable(file("huge.jpg"), bytes, "image too large (65500 x 32785 pixels");
+}
+
+TEST_F(ImageIoTest, PixelAndFileLimitsComeFromTheEnvironment) {
+  write_image(random_image(20, 20, 1, SampleType::u8, fresh_seed()), file("small.png"));
+  {
+    ScopedEnv limit("CLFILTERS_MAX_PIXELS", "399");
+    expect_read_error(file("small.png"), "the limit is 399; CLFILTERS_MAX_PIXELS sets it");
+  }
+  {
+    // A file larger than any image of the limit needs is refused as it is read (a stream without end too).
+    ScopedEnv limit("CLFILTERS_MAX_PIXELS", "1");
+    expect_unreadable(file("zeros.pgm"), Bytes((1u << 20) + 1000, 0), "file too large (more than 1048592 bytes");
+  }
+  EXPECT_EQ(max_image_pixels(), std::uint64_t{1} << 30);
+  EXPECT_NO_THROW(read_image(file("small.png")));
 }
 
 TEST_F(ImageIoTest, TruncatedJpeg) {

@@ -60,6 +60,9 @@ void flush_nothing(png_structp) {}
 bool read_header(png_structp png, png_infop info, PngContext* ctx) {
   if (setjmp(png_jmpbuf(png))) return false;
   png_set_read_fn(png, ctx, read_from_memory);
+  // An ancillary chunk declaring 2 GiB made libpng allocate and zero it before any pixel: chunks over 8 MiB
+  // are skipped instead (libpng reports that as a benign error, a warning here).
+  png_set_chunk_malloc_max(png, 8u << 20);
   png_read_info(png, info);
   ctx->raw_bytes = (static_cast<double>(png_get_rowbytes(png, info)) + 1) * png_get_image_height(png, info);
   const int color = png_get_color_type(png, info);

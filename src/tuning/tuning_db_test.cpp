@@ -186,7 +186,8 @@ TEST_F(TuningDbTest, SavesAtomicallyAndReloads) {
 TEST_F(TuningDbTest, CorruptOrOldFilesAreRebuiltNotFatal) {
   for (const std::string text :
        {"{not json", R"({"format_version": 0, "entries": []})", R"({"format_version": 3, "entries": []})",
-        R"({"format_version": 1, "entries": [{"vendor": 3}]})"}) {
+        R"({"format_version": 1, "entries": [{"vendor": 3}]})", R"({"format_version": 1e10, "entries": []})",
+        R"({"format_version": 4294967298, "entries": []})"}) {
     const auto path = (dir_ / "db.json").string();
     std::ofstream(path) << text;
     ::testing::internal::CaptureStderr();

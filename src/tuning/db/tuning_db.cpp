@@ -75,7 +75,9 @@ std::string tuning_db_path() {
 
 namespace {
 std::vector<TuningEntry> entries_from_json(const json& j) {
-  const int version = j.value("format_version", 0);
+  // An integer, compared as one: a float or a huge value is another format, not a cast.
+  const json& v = j.contains("format_version") ? j.at("format_version") : json(0);
+  const std::int64_t version = v.is_number_integer() ? v.get<std::int64_t>() : -1;
   if (version != kFormatVersion && version != 1) throw std::runtime_error("old or unknown format version");
   const auto new_keys = version == 1 ? keys_from_version_1() : std::map<std::string, std::string>{};
   std::vector<TuningEntry> entries;
