@@ -134,7 +134,7 @@ std::vector<cl::Event> on_packed_images(
 }
 
 void unpack_output(Context& ctx, const DeviceImage& packed, const DeviceImage& view, std::vector<cl::Event>& events) {
-  if (packed.buffer() != view.buffer() || !view.packed()) copy_rect(ctx, packed, view, events);
+  if (packed.buffer() != view.buffer()) copy_rect(ctx, packed, view, events);
 }
 
 void wait_for(Context& ctx, const std::vector<cl::Event>& events, WaitMode mode) {
