@@ -75,6 +75,13 @@ std::vector<TuningConfig> supported_non_default_configs(const FilterInstance& in
   return out;
 }
 
+// What auto takes from `db` alone (no shipped database).
+std::optional<TunedChoice> lookup(const TuningDb& db, const DeviceInfo& d, const std::string& filter,
+                                  const std::string& param_class, const std::string& source, const std::string& size) {
+  static const TuningDb none = TuningDb::load("/nonexistent/clfilters-tuning.json");
+  return lookup_tuned(db, none, d, filter, param_class, source, size);
+}
+
 class TuningDbTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -114,7 +121,7 @@ TEST_F(TuningDbTest, LookupFallsBackFromExactToNearestSizeToVendor) {
   db.put(entry(h200, ">16MP", "separable_sliding", 2.0));
   db.put(entry(h100, "<=1MP", "naive", 3.0));
   auto hit = [&](const DeviceInfo& d, const std::string& size) {
-    auto c = db.lookup(d, "box-blur", "c4 d<=11", "abc", size);
+    auto c = lookup(db, d, "box-blur", "c4 d<=11", "abc", size);
     return c ? c->variant : std::string("none");
   };
   EXPECT_EQ(hit(h200, "<=4MP"), "block4x4");                      // exact
@@ -123,9 +130,9 @@ TEST_F(TuningDbTest, LookupFallsBackFromExactToNearestSizeToVendor) {
   EXPECT_EQ(hit(h100, "<=0.3MP"), "naive");                       // this device's nearest
   EXPECT_EQ(hit(device("NVIDIA", "A100"), "<=4MP"), "block4x4");  // vendor default, nearest size
   EXPECT_EQ(hit(amd, "<=4MP"), "none");                           // nothing for this vendor: built-in rule
-  EXPECT_FALSE(db.lookup(h200, "box-blur", "c4 d<=11", "other-source", "<=4MP"));  // kernel changed
-  EXPECT_FALSE(db.lookup(h200, "box-blur", "c1 d<=3", "abc", "<=4MP"));            // other parameter class
-  db.put(entry(h200, "<=4MP", "two_pass", 0.5));                                   // same key: replaced
+  EXPECT_FALSE(lookup(db, h200, "box-blur", "c4 d<=11", "other-source", "<=4MP"));  // kernel changed
+  EXPECT_FALSE(lookup(db, h200, "box-blur", "c1 d<=3", "abc", "<=4MP"));            // other parameter class
+  db.put(entry(h200, "<=4MP", "two_pass", 0.5));                                    // same key: replaced
   EXPECT_EQ(hit(h200, "<=4MP"), "two_pass");
   EXPECT_EQ(db.entries().size(), 3u);
 }
@@ -227,7 +234,7 @@ TEST_F(TuningDbTest, Version1EntriesOfAnUnchangedKernelKeepTheirTuning) {
   EXPECT_EQ(db.entries()[1].source_hash, "0123456789abcdef");
   Context ctx;
   EXPECT_EQ(kernel_source_key(ctx, "sobel.cl"), code_key);
-  const auto found = db.lookup(device("NVIDIA", "H200"), "sobel", "magnitude", code_key, ">16MP");
+  const auto found = lookup(db, device("NVIDIA", "H200"), "sobel", "magnitude", code_key, ">16MP");
   ASSERT_TRUE(found);
   EXPECT_EQ(found->config.at("rows"), 4);
   db.save();  // as version 2, which keeps the keys as they are
@@ -427,7 +434,7 @@ TEST(TunerOrder, WinnersVariantsThenOneCandidateOfEachBuildFirst) {
   EXPECT_EQ(got, (std::vector<std::string>{"a0", "c0", "c2", "c1", "b0", "d0", "a1", "b1", "a2"}));
 }
 
-// An entry of another kernel source never answers lookup(), and ranked() gives it only when asked, after
+// An entry of another kernel source never answers lookup_tuned(), and ranked() gives it only when asked, after
 // every entry of this source, however near its device and size class.
 TEST_F(TuningDbTest, OtherKernelSourcesRankLastAndOnlyWhenAsked) {
   Context ctx;
@@ -445,10 +452,10 @@ TEST_F(TuningDbTest, OtherKernelSourcesRankLastAndOnlyWhenAsked) {
   ASSERT_EQ(all.size(), 2u);
   EXPECT_EQ(all[0]->source_hash, "new");
   EXPECT_EQ(all[1]->source_hash, "old");
-  const auto found = db.lookup(here, "sobel", "c", "new", ">16MP");
+  const auto found = lookup(db, here, "sobel", "c", "new", ">16MP");
   ASSERT_TRUE(found);
   EXPECT_EQ(found->variant, "row_tile");
-  EXPECT_FALSE(db.lookup(here, "sobel", "c", "unknown", ">16MP"));
+  EXPECT_FALSE(lookup(db, here, "sobel", "c", "unknown", ">16MP"));
 }
 
 }  // namespace

@@ -171,14 +171,6 @@ std::vector<const TuningEntry*> TuningDb::ranked(const DeviceInfo& device, const
   return out;
 }
 
-std::optional<TunedChoice> TuningDb::lookup(const DeviceInfo& device, const std::string& filter,
-                                            const std::string& param_class, const std::string& source_hash,
-                                            const std::string& size) const {
-  for (const TuningEntry* e : ranked(device, filter, param_class, source_hash, size))
-    if (e->vendor == device.vendor) return e->best;
-  return std::nullopt;
-}
-
 std::string kernel_source_key(Context& ctx, const std::string& kernel_file) {
   return hex_key(ctx.source_hash(kernel_file));
 }

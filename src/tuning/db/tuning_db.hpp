@@ -63,10 +63,6 @@ class TuningDb {
   std::vector<const TuningEntry*> ranked(const DeviceInfo& device, const std::string& filter,
                                          const std::string& param_class, const std::string& source_hash,
                                          const std::string& size_class, bool other_sources = false) const;
-  // The best of ranked()'s first entry of this vendor: this device + size class; this device, nearest
-  // size class; same vendor, nearest size class.
-  std::optional<TunedChoice> lookup(const DeviceInfo& device, const std::string& filter, const std::string& param_class,
-                                    const std::string& source_hash, const std::string& size_class) const;
 
  private:
   std::string path_;
