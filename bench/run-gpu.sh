@@ -72,6 +72,12 @@ if step test; then
     echo "tests on $dev: $(grep -E 'tests passed|tests failed' "$out/ctest-$dev.log" | tail -1) ($(elapsed $start))" >> "$summary"
     grep -E '\*\*\*Failed|\(Failed\)|Timeout' "$out/ctest-$dev.log" | head -20 >> "$summary"
   done
+  # The sweeps' exhaustive twins (every tunable combination), which the default run samples.
+  if [ -n "$gpu" ]; then
+    start=$(date +%s)
+    CLFILTERS_DEVICE=nvidia ctest --preset slow -j 8 > "$out/ctest-slow.log" 2>&1
+    echo "slow tests on nvidia: $(grep -E 'tests passed|tests failed' "$out/ctest-slow.log" | tail -1) ($(elapsed $start))" >> "$summary"
+  fi
 fi
 
 if gpu_step tune; then

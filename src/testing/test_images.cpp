@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <string_view>
 
 #include "common/image_compare.hpp"
 
@@ -16,6 +17,14 @@ std::uint64_t fresh_seed() {
   static std::uint64_t counter = 0;
   const auto now = static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
   return now ^ (0x9E3779B97F4A7C15ull * ++counter);
+}
+
+CaseSample::CaseSample(double share, std::uint64_t seed) : share_(share), seed_(seed), rng_(seed) {
+  if (const char* all = std::getenv("CLF_TEST_EXHAUSTIVE"); all && *all && std::string_view(all) != "0") share_ = 1;
+}
+
+bool CaseSample::take() {
+  return share_ >= 1 || std::uniform_real_distribution<double>(0, 1)(rng_) < share_;
 }
 
 Image random_image(int width, int height, int channels, SampleType type, std::uint64_t seed) {

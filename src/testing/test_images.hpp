@@ -37,6 +37,22 @@ inline const Border kBorders[] = {
 // so every run draws fresh inputs. CLF_TEST_SEED pins it to reproduce a failure.
 std::uint64_t fresh_seed();
 
+// The share of a sweep's cases a run checks. Each tunable combination is a program build, 0.3-1 s on PoCL, so a
+// default run checks a share drawn from `seed` (a fresh one each run; CLF_TEST_SEED pins it) and every case is
+// checked where CLF_TEST_EXHAUSTIVE is set: the `slow` CTest label's twin of each sweep (clf_add_test SWEEPS).
+class CaseSample {
+ public:
+  explicit CaseSample(double share, std::uint64_t seed = fresh_seed());
+  // Whether to check the next case; always true for an exhaustive run.
+  bool take();
+  std::uint64_t seed() const { return seed_; }
+
+ private:
+  double share_;
+  std::uint64_t seed_;
+  std::mt19937_64 rng_;
+};
+
 // Uniform random samples over the type's full range (floats in [-1000, 1000]); never all zero.
 Image random_image(int width, int height, int channels, SampleType type, std::uint64_t seed);
 

@@ -254,7 +254,7 @@ TEST_F(TuningDbTest, TunerStoresTheFastestCorrectCandidateAndAutoUsesIt) {
   TuneOptions options;
   options.width = 48;
   options.height = 32;
-  options.budget_seconds = 30;
+  options.budget_seconds = 10;
   const auto reports = tune(ctx, {box}, options, db);
   ASSERT_FALSE(reports.empty());
   for (const auto& r : reports) {

@@ -181,13 +181,15 @@ TEST(UnrolledVariant, EveryShapeWithinOneOfTheReference) {
   Context& ctx = test_context();
   DifferenceLog log;
   int rotation = 0;
+  testing::CaseSample sample(0.5);  // the defaults always, a share of the others
   for (const Run& run : runs) {
+    if (&run > &runs[1] && !sample.take()) continue;
     const auto seed = testing::fresh_seed();
     const BilateralParams params = make_params(run.sigma, run.radius, kBorders[rotation % std::size(kBorders)]);
     const Image in = rotation++ % 2 ? testing::random_image(run.width, run.height, run.channels, SampleType::u8, seed)
                                     : synthetic_photo(run.width, run.height, run.channels, seed);
-    SCOPED_TRACE(fmt::format("{}x{}x{} {} [{}] seed={}", run.width, run.height, run.channels, describe(params),
-                             to_string(run.shape), seed));
+    SCOPED_TRACE(fmt::format("{}x{}x{} {} [{}] seed={} sample={}", run.width, run.height, run.channels,
+                             describe(params), to_string(run.shape), seed, sample.seed()));
     ASSERT_FALSE(bilateral_unsupported(ctx.info(), "unrolled", params, run.width, run.height, run.channels, run.shape));
     DeviceImage d_in = DeviceImage::upload(ctx, in);
     const Image expected = bilateral_reference(in, params);
@@ -209,9 +211,11 @@ TEST(UnrolledVariant, EveryExp2PathFlipsAlmostNoRounding) {
   struct Split {
     int channels, soft_exp, table_taps, int_exp;
   };
+  testing::CaseSample sample(0.5);
   for (const auto [c, soft_exp, table_taps, int_exp] :
        {Split{1, 0, 0, 0}, Split{1, 16, 0, 0}, Split{1, 0, 16, 0}, Split{1, 4, 6, 0}, Split{4, 0, 0, 0},
         Split{4, 16, 0, 0}, Split{4, 0, 0, 1}}) {
+    if (!sample.take()) continue;
     const auto seed = testing::fresh_seed();
     const BilateralParams params = make_params({3, 30}, 4, {BorderMode::reflect101, 0});
     const TuningConfig config = {{"soft_exp", soft_exp}, {"table_taps", table_taps}, {"int_exp", int_exp}};

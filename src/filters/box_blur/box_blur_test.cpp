@@ -166,13 +166,15 @@ TEST(BoxBlurFusedTunables, EveryTunableCombinationMatchesTheReference) {
   Context& ctx = test_context();
   const Image in = testing::random_image(200, 90, 4, SampleType::u8, testing::fresh_seed());
   DeviceImage d_in = DeviceImage::upload(ctx, in);
+  testing::CaseSample sample(0.2);
   for (const std::string variant : {"fused_sliding", "fused_blocks", "fused_prefix"}) {
     const VariantInfo& info = *find_variant(box_blur_variants(), variant);
     for (int d : {3, 15, 16, 31})
       for (const TuningConfig& config : all_configs(info)) {
         const BoxBlurParams params{d, kBorders[d % 4]};
-        SCOPED_TRACE(fmt::format("variant={} d={} config={}", variant, d, to_string(config)));
-        if (box_blur_unsupported(ctx.info(), variant, params, in.width, in.height, 4, config)) continue;
+        SCOPED_TRACE(fmt::format("variant={} d={} config={} sample={}", variant, d, to_string(config), sample.seed()));
+        if (box_blur_unsupported(ctx.info(), variant, params, in.width, in.height, 4, config) || !sample.take())
+          continue;
         const Image got = blur_on_device(ctx, d_in, params, variant, config);
         ASSERT_TRUE(testing::images_equal(box_blur_reference(in, params), got));
       }
@@ -186,14 +188,17 @@ TEST(BoxBlurFusedPrefix, WideWindowsAndEveryShapeMatchTheReference) {
   Context& ctx = test_context();
   const Image in = testing::random_image(301, 75, 4, SampleType::u8, testing::fresh_seed());
   DeviceImage d_in = DeviceImage::upload(ctx, in);
+  testing::CaseSample sample(0.5);
   for (int d : {6, 13, 17, 64, 127, 128})
     for (int items : {8, 4, 2})
       for (int local_x : {64, 256})
         for (int strip : {4, 128}) {
           const TuningConfig config = {{"items", items}, {"local_x", local_x}, {"strip", strip}};
           const BoxBlurParams params{d, kBorders[(d + items) % 4]};
-          SCOPED_TRACE(fmt::format("d={} config={}", d, to_string(config)));
-          if (box_blur_unsupported(ctx.info(), "fused_prefix", params, in.width, in.height, 4, config)) continue;
+          SCOPED_TRACE(fmt::format("d={} config={} sample={}", d, to_string(config), sample.seed()));
+          if (box_blur_unsupported(ctx.info(), "fused_prefix", params, in.width, in.height, 4, config) ||
+              !sample.take())
+            continue;
           const Image got = blur_on_device(ctx, d_in, params, "fused_prefix", config);
           ASSERT_TRUE(testing::images_equal(box_blur_reference(in, params), got));
         }
@@ -209,7 +214,9 @@ TEST(BoxBlurFusedPrefix, WideWindowsAndEveryShapeMatchTheReference) {
 TEST(BoxBlurFusedPrefix, EveryPrefetchDepthMatchesTheReference) {
   Context& ctx = test_context();
   const Border borders[] = {kBorders[0], kBorders[1], kBorders[3]};
+  const auto sample_seed = testing::fresh_seed();
   for (int width : {131, 520}) {
+    testing::CaseSample sample(0.4, sample_seed);  // the same cases on both widths: they share their builds
     const auto seed = testing::fresh_seed();
     const Image in = testing::random_image(width, 37, 4, SampleType::u8, seed);
     DeviceImage d_in = DeviceImage::upload(ctx, in);
@@ -228,8 +235,9 @@ TEST(BoxBlurFusedPrefix, EveryPrefetchDepthMatchesTheReference) {
                                            {"prefetch", prefetch},
                                            {"ring", prefetch != 2 && d <= 31},
                                            {"mirror", (prefetch + strip + d) % 2}};
-              SCOPED_TRACE(fmt::format("{}x37 d={} border={} config={} seed={}", width, d, to_string(border),
-                                       to_string(config), seed));
+              if (!sample.take()) continue;
+              SCOPED_TRACE(fmt::format("{}x37 d={} border={} config={} seed={} sample={}", width, d, to_string(border),
+                                       to_string(config), seed, sample_seed));
               ASSERT_NO_FATAL_FAILURE(expect_exact(ctx, d_in, expected, params, "fused_prefix", config));
             }
       }
@@ -239,13 +247,16 @@ TEST(BoxBlurFusedPrefix, EveryPrefetchDepthMatchesTheReference) {
 // The per-d band variants (fused_packed, fused_wide) over `diameters` and `items_list`, with strips of 3
 // (shorter than the window, not a multiple of prefetch) and 64 rows (longer than the image), on widths that
 // take the border path (131) and the aligned vector path (520, middle work-groups), border modes by turn;
-// `more(d, items, strip)` adds the tunables that vary with them. Against the reference, poisoned outputs.
+// `more(d, items, strip)` adds the tunables that vary with them. Against the reference, poisoned outputs; a
+// `share` of the (d, items, strip) cases, the same on both widths.
 void expect_band_shapes_match(const char* variant, std::initializer_list<int> diameters,
                               std::initializer_list<int> items_list,
                               const std::function<TuningConfig(int d, int items, int strip)>& more,
-                              std::initializer_list<int> strips = {3, 64}) {
+                              std::initializer_list<int> strips = {3, 64}, double share = 0.5) {
   Context& ctx = test_context();
+  const auto sample_seed = testing::fresh_seed();
   for (int width : {131, 520}) {
+    testing::CaseSample sample(share, sample_seed);  // the same cases on both widths: they share their builds
     const auto seed = testing::fresh_seed();
     const Image in = testing::random_image(width, 37, 4, SampleType::u8, seed);
     DeviceImage d_in = DeviceImage::upload(ctx, in);
@@ -256,8 +267,9 @@ void expect_band_shapes_match(const char* variant, std::initializer_list<int> di
         for (int strip : strips) {
           TuningConfig config = {{"items", items}, {"local_x", 32}, {"strip", strip}};
           config.merge(more(d, items, strip));
-          SCOPED_TRACE(fmt::format("{} {}x37 d={} border={} config={} seed={}", variant, width, d,
-                                   to_string(params.border), to_string(config), seed));
+          if (!sample.take()) continue;
+          SCOPED_TRACE(fmt::format("{} {}x37 d={} border={} config={} seed={} sample={}", variant, width, d,
+                                   to_string(params.border), to_string(config), seed, sample_seed));
           ASSERT_NO_FATAL_FAILURE(expect_exact(ctx, d_in, expected, params, variant, config));
         }
     }
@@ -338,8 +350,8 @@ TEST(BoxBlurFusedPair, EveryDiameterAndShapeMatchesTheReference) {
     return TuningConfig{
         {"prefetch", 1 + (d + items) % 3}, {"ring", 0}, {"mirror", 1}, {"pair", 1}, {"direct", strip != 5}};
   };
-  expect_band_shapes_match("fused_packed", {2, 3, 10, 15}, {4, 8}, pair_config, {3, 5, 64});
-  expect_band_shapes_match("fused_wide", {2, 17, 31, 64}, {4, 8}, pair_config, {3, 5, 64});
+  expect_band_shapes_match("fused_packed", {2, 3, 10, 15}, {4, 8}, pair_config, {3, 5, 64}, 0.35);
+  expect_band_shapes_match("fused_wide", {2, 17, 31, 64}, {4, 8}, pair_config, {3, 5, 64}, 0.35);
   Context& ctx = test_context();
   // pair needs mirrored strips and no ring.
   EXPECT_TRUE(box_blur_unsupported(ctx.info(), "fused_wide", {31, {}}, 300, 70, 4, {{"pair", 1}, {"mirror", 0}}));
