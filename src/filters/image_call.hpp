@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include <limits>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -22,13 +23,17 @@
 
 namespace clf {
 
-// One call: its parameters and the device images' size and channels (1 or 4).
+// One call: its parameters and the device images' size and channels (1 or 4). A variant that reads and writes the
+// caller's views in place (Variant::takes_views) also gets their layout, in pixels; zero strides mean packed images.
 template <class Params>
 struct ImageCall {
   Params params;
   int width = 0;
   int height = 0;
   int channels = 4;
+  int in_stride = 0, out_stride = 0;  // pixels from one row's start to the next
+  int in_offset = 0, out_offset = 0;  // pixels from the buffer's start to pixel (0, 0)
+  bool on_views() const { return in_stride != 0; }
 };
 
 struct ImageTarget {
@@ -87,6 +92,20 @@ VariantChoice choose_image_variant(Context& ctx, const ImageFilterApi<P>& api, c
       [&] { return api.auto_variant(ctx.info(), params, width, height, channels); });
 }
 
+// `call` with the layout of `in` and `out` where either is pitched or offset, in whole pixels, and the two do not
+// share a buffer (an overlap needs the packed copies); else nullopt.
+template <class P>
+std::optional<ImageCall<P>> views_call(const ImageCall<P>& call, const DeviceImage& in, const DeviceImage& out) {
+  if ((in.packed() && out.packed()) || in.buffer() == out.buffer()) return std::nullopt;
+  const std::size_t px = std::size_t(call.channels);
+  for (std::size_t bytes : {in.pitch(), out.pitch(), in.offset, out.offset})
+    if (bytes % px != 0 || bytes / px > std::size_t(std::numeric_limits<int>::max())) return std::nullopt;
+  ImageCall<P> c = call;
+  c.in_stride = int(in.pitch() / px), c.out_stride = int(out.pitch() / px);
+  c.in_offset = int(in.offset / px), c.out_offset = int(out.offset / px);
+  return c;
+}
+
 // A call checked, its variant chosen ("auto" resolved) and planned; throws std::invalid_argument where the
 // call cannot run.
 template <class P>
@@ -123,7 +142,17 @@ std::vector<cl::Event> enqueue_image_call(Context& ctx, const ImageFilterApi<P>&
   if (!api.output_may_be_input && in.buffer() == out.buffer())
     throw std::invalid_argument(fmt::format("{}: output must not be the input", api.name));
   const ImageCall<P> call{params, in.width, in.height, in.channels};
-  const auto r = resolve_image_call(ctx, api, call, variant, config);
+  auto r = resolve_image_call(ctx, api, call, variant, config);
+  // Pitched or offset views the chosen variant reads and writes in place: no packed copies.
+  if (const auto on_views = views_call(call, in, out);
+      on_views && r.entry->takes_views && r.entry->takes_views(*on_views)) {
+    r.plan = r.entry->plan(ctx, *on_views, r.config);
+    std::vector<cl::Event> events;
+    enqueue_wait(ctx, wait, events);
+    ImageTarget target{in, out};
+    for (cl::Event& e : r.enqueue(ctx, *on_views, target)) events.push_back(std::move(e));
+    return events;
+  }
   return on_packed_images(ctx, in, out, wait, [&](const DeviceImage& packed_in, DeviceImage& packed_out) {
     ImageTarget target{packed_in, packed_out};
     return r.enqueue(ctx, call, target);

@@ -59,6 +59,9 @@ struct Variant {
   // Sets the kernels' arguments and enqueues the plan's passes on ctx.queue(); returns every command's event.
   std::function<std::vector<cl::Event>(Context&, const KernelPlan&, const Call&, const TuningConfig&, Target&)>
       enqueue = {};
+  // Whether plan and enqueue take this call's pitched or offset views of the caller's buffers as they are (the
+  // call carries their layout); empty or false: the filter runs on packed copies of them.
+  std::function<bool(const Call&)> takes_views = {};
 };
 
 template <class Call, class Target>

@@ -113,6 +113,21 @@ inline void load_step(__global const uint* src, int first, int dir, int i, int d
 #define RING_ARG
 #endif
 
+// -D PITCHED=1 (not from a seed): the caller's buffers as they are, rows in_stride and out_stride words apart
+// from word in_off and out_off on (DeviceImage::view), where a packed build would need a copy in and a copy out
+// (on PoCL at 1080p, d = 9, those copies cost 10-22% of the call). The host takes this build only where the
+// strides and offsets keep every vector access aligned (multiples of 8 words). Without it, the code is the packed
+// build's token for token after preprocessing.
+#if PITCHED
+#define PITCH_ARGS , int in_stride, int out_stride, int in_off, int out_off
+#define IN_STRIDE in_stride
+#define OUT_STRIDE out_stride
+#else
+#define PITCH_ARGS
+#define IN_STRIDE w
+#define OUT_STRIDE w
+#endif
+
 #ifdef DIAMETER
 #include "box_blur_packed_window.cl"
 #else
@@ -121,7 +136,11 @@ inline void load_step(__global const uint* src, int first, int dir, int i, int d
 #endif
 
 __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, int h, int d, int mode, uint cval,
-                           int strip, int mirror, WINDOW_ARGS RING_ARG) {
+                           int strip, int mirror, WINDOW_ARGS RING_ARG PITCH_ARGS) {
+#if PITCHED
+  src += in_off;
+  dst += out_off;
+#endif
 #ifdef DIAMETER
   d = DIAMETER;                 // the host passes the same; as a constant it folds the start-up's loop and offsets
   const int reach = ITEMS - 2;  // work-item t's outputs read columns up to t * ITEMS + a + d + ITEMS - 2
@@ -181,7 +200,7 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
 #pragma unroll
   for (int i = 1; i <= PREFETCH; ++i)
     if (i < n)
-      load_step(src, first, dir, i, d, h, mode, cx, w, cval, aligned, direct, xk, p_in[i % PREFETCH],
+      load_step(src, first, dir, i, d, h, mode, cx, IN_STRIDE, cval, aligned, direct, xk, p_in[i % PREFETCH],
                 p_out[i % PREFETCH]);
       // The d rows of output step 0's window, START_ROWS loads issued before they are added (64 bytes per
       // work-item in flight; more costs registers at ITEMS=8): with short strips this start-up chain of
@@ -195,7 +214,7 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
   const int hh = (d - 1) / 2;
   const int run0 = ye - r + (ly ? hh : 0), count = ly ? d - 1 - hh : hh;
   uint own_row[ITEMS];
-  load_row(src, ly ? ye - r + d - 1 : ye - 1 - r, h, mode, cx, w, cval, aligned, direct, xk, own_row);
+  load_row(src, ly ? ye - r + d - 1 : ye - 1 - r, h, mode, cx, IN_STRIDE, cval, aligned, direct, xk, own_row);
 #define START_ROW(k) (run0 + (k))
 #else
   const int count = d;
@@ -208,8 +227,8 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
   // unchanged (0.200); without pair, where the start is d rows, it would take direct=1 at d = 63 from 0.253 to
   // 0.324 ms, so only here.
   if (direct) {
-    const int step = w / ITEMS;
-    __global const pixvec_t* sp = (__global const pixvec_t*)(src + START_ROW(0) * w + cx);
+    const int step = IN_STRIDE / ITEMS;
+    __global const pixvec_t* sp = (__global const pixvec_t*)(src + START_ROW(0) * IN_STRIDE + cx);
     for (int j = 0; j < count; j += START_ROWS) {
       pix_items t[START_ROWS];
 #pragma unroll
@@ -226,7 +245,7 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
 #pragma unroll
       for (int q = 0; q < START_ROWS; ++q) {
         if (j + q < count) {
-          load_row(src, START_ROW(j + q), h, mode, cx, w, cval, aligned, direct, xk, t[q]);
+          load_row(src, START_ROW(j + q), h, mode, cx, IN_STRIDE, cval, aligned, direct, xk, t[q]);
         } else {
           for (int k = 0; k < ITEMS; ++k) t[q][k] = 0;
         }
@@ -341,7 +360,7 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
           for (int k = 0; k < ITEMS; ++k) col[k] = col[k] + TO_CSUM(p_in[u][k]) - TO_CSUM(p_out[u][k]);
 #endif
           if (steady || i + PREFETCH < n)
-            load_step(src, first, dir, i + PREFETCH, d, h, mode, cx, w, cval, aligned, steady || direct, xk, p_in[u],
+            load_step(src, first, dir, i + PREFETCH, d, h, mode, cx, IN_STRIDE, cval, aligned, steady || direct, xk, p_in[u],
                       p_out[u]);
         }
         // The buffers alternate between rows; u0 & 1 is i & 1 when ROW_UNROLL is even, as it is unless overridden.
@@ -536,17 +555,17 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
             // read. H100, 8k d=31 in pair's short strips: 0.246-0.249 ms against 0.251-0.254 with plain stores; no
             // change in long strips; fused_packed about 1% faster at d = 11 on both devices.
             for (int k = 0; k < ITEMS / 4; ++k) {
-              __global uint4* q = (__global uint4*)(dst + y * w + x) + k;
+              __global uint4* q = (__global uint4*)(dst + y * OUT_STRIDE + x) + k;
               asm volatile("st.global.cs.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(q), "r"(o.a[4 * k]), "r"(o.a[4 * k + 1]),
                            "r"(o.a[4 * k + 2]), "r"(o.a[4 * k + 3])
                            : "memory");
             }
 #else
-            *(__global pixvec_t*)(dst + y * w + x) = o.v;
+            *(__global pixvec_t*)(dst + y * OUT_STRIDE + x) = o.v;
 #endif
           } else {
             for (int k = 0; k < ITEMS; ++k)
-              if (x + k < w) dst[y * w + x + k] = o.a[k];
+              if (x + k < w) dst[y * OUT_STRIDE + x + k] = o.a[k];
           }
         }
       }
@@ -556,4 +575,7 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
 #undef FUSED_KERNEL
 #undef WINDOW_ARGS
 #undef RING_ARG
+#undef PITCH_ARGS
+#undef IN_STRIDE
+#undef OUT_STRIDE
 #endif  // WIN_A

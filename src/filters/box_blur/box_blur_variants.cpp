@@ -122,9 +122,22 @@ void set_args(cl::Kernel& k, const BoxBlurCall& call, ImageTarget& t, const Rest
                   int(call.params.border.mode), constant_bits(call.params.border, call.channels), rest...);
 }
 
-// Sets the ring's local memory, where there is one (the last argument: RING_ARG in box_blur_bands.cl).
-void set_ring(cl::Kernel& k, const BlocksShape& shape) {
-  if (shape.ring_bytes) k.setArg(k.getInfo<CL_KERNEL_NUM_ARGS>() - 1, cl::Local(shape.ring_bytes));
+// Sets the ring's local memory, where there is one (RING_ARG in box_blur_bands.cl), and on views the layout
+// (PITCH_ARGS, last).
+void set_ring_and_views(cl::Kernel& k, const BlocksShape& shape, const BoxBlurCall& call) {
+  const cl_uint args = k.getInfo<CL_KERNEL_NUM_ARGS>(), views = call.on_views() ? 4 : 0;
+  if (shape.ring_bytes) k.setArg(args - views - 1, cl::Local(shape.ring_bytes));
+  if (views) {
+    cl_uint i = args - views;
+    for (int v : {call.in_stride, call.out_stride, call.in_offset, call.out_offset}) k.setArg(i++, v);
+  }
+}
+
+// Views box_blur_bands.cl's PITCHED build reads and writes as they are: RGBA, every row start a multiple of 8
+// pixels from the buffer's start, so that its vector loads and stores (up to 8 pixels) stay aligned.
+bool band_takes_views(const BoxBlurCall& call) {
+  return call.channels == 4 && call.in_stride % 8 == 0 && call.out_stride % 8 == 0 && call.in_offset % 8 == 0 &&
+         call.out_offset % 8 == 0;
 }
 
 // Whether the cl_intel_subgroups form of block4x4 builds here. Drivers may list the extension without
@@ -344,6 +357,7 @@ struct Band {
   // Build options beyond base_options.
   std::function<std::string(Context&, const BoxBlurCall&, const BlocksShape&)> options;
   std::function<void(cl::Kernel&, const BoxBlurCall&, ImageTarget&, const BlocksShape&, const Rounding&)> set_args;
+  bool pitched_build = false;  // box_blur_bands.cl's kernels: -D PITCHED=1 reads and writes views as they are
 };
 
 Entry band_entry(Band band) {
@@ -356,16 +370,18 @@ Entry band_entry(Band band) {
     if (d < band.min_d || d > band.max_d) return fmt::format("{} (got {})", band.range, d);
     return blocks_shape_problem(device, name, band.shape(band.info, config, d), d);
   };
+  if (band.pitched_build) e.takes_views = band_takes_views;
   e.plan = [band](Context& ctx, const BoxBlurCall& call, const TuningConfig& config) {
     const BlocksShape shape = band.shape(band.info, config, call.params.diameter);
-    return KernelPlan{base_options(call) + band.options(ctx, call, shape), {band_pass(call, shape, band.kernel)}};
+    return KernelPlan{base_options(call) + band.options(ctx, call, shape) + (call.on_views() ? " -D PITCHED=1" : ""),
+                      {band_pass(call, shape, band.kernel)}};
   };
   e.enqueue = [band](Context& ctx, const KernelPlan& plan, const BoxBlurCall& call, const TuningConfig& config,
                      ImageTarget& t) {
     const BlocksShape shape = band.shape(band.info, config, call.params.diameter);
     cl::Kernel& k = kernel(ctx, plan, 0);
     band.set_args(k, call, t, shape, Rounding(call.params.diameter));
-    set_ring(k, shape);
+    set_ring_and_views(k, shape, call);
     return launch_passes(ctx, plan, kKernelFile);
   };
   return e;
@@ -433,7 +449,8 @@ Entry fused_prefix() {
          const auto half_fix = float(double(r.n / 2) + 0.5 - 0.5 * double(r.n));
          set_args(k, call, t, shape.strip, shape.mirror, r.inv_n, half_fix, cl::Local(shape.entry_bytes),
                   cl::Local(shape.block_bytes));
-       }});
+       },
+       true});
 }
 
 // fused_packed and fused_wide: one kernel body (box_blur_bands.cl) built with -D DIAMETER, and -D WIDE for
@@ -457,7 +474,8 @@ Entry packed_window(VariantInfo info, bool wide) {
          const auto packed_magic = cl_uint(((std::uint64_t(1) << 32) + r.n - 1) / r.n);
          const auto half_n = cl_uint(r.n / 2 * 0x10001u);
          set_args(k, call, t, shape.strip, shape.mirror, packed_magic, half_n, cl::Local(shape.entry_bytes));
-       }});
+       },
+       true});
 }
 
 }  // namespace
