@@ -286,14 +286,29 @@ __kernel void box_from_pair_sums(__global const pair_t* pairs, __global pix_t* d
 
 // ---------------------------------------------------------------------------------------------
 // separable_sliding: a row pass and a column pass with running sums, O(1) per pixel for any d.
+// -D PITCHED=1 (not from a seed): the input's and output's rows in_stride and out_stride pixels apart from pixel
+// in_off and out_off on, the caller's views as they are (see box_blur_bands.cl); without it the code is the packed
+// build's token for token.
+#if PITCHED
+#define IN_PITCH_ARGS , int in_stride, int in_off
+#define OUT_PITCH_ARGS , int out_stride, int out_off
+#define IN_ROW(y) in_off + (y) * in_stride
+#define OUT_AT(y, x) out_off + (y) * out_stride + x
+#else
+#define IN_PITCH_ARGS
+#define OUT_PITCH_ARGS
+#define IN_ROW(y) y * w
+#define OUT_AT(y, x) y * w + x
+#endif
+
 // Row pass: each work-item slides a window along `seg` consecutive pixels of one row.
 __kernel void box_row_sums(__global const pix_t* src, __global hsum_t* hsums, int w, int h, int d, int mode,
-                           uint cval_bits, int seg) {
+                           uint cval_bits, int seg IN_PITCH_ARGS) {
   const int x0 = get_global_id(0) * seg, y = get_global_id(1);
   if (x0 >= w || y >= h) return;
   const pix_t cval = (pix_t)cval_bits;
   const int r = d / 2;
-  __global const pix_t* row = src + y * w;
+  __global const pix_t* row = src + IN_ROW(y);
   __global hsum_t* out = hsums + y * w;
   acc_t s = row_segment_sum(row, x0 - r, d, w, mode, cval);
   const int x1 = min(x0 + seg, w);
@@ -314,7 +329,7 @@ inline acc_t hsum_row(__global const hsum_t* hsums, int x, int y, int w, int h, 
 }
 
 __kernel void box_column_sums(__global const hsum_t* hsums, __global pix_t* dst, int w, int h, int d, int mode,
-                              uint cval_bits, int seg) {
+                              uint cval_bits, int seg OUT_PITCH_ARGS) {
   const int x = get_global_id(0), y0 = get_global_id(1) * seg;
   if (x >= w || y0 >= h) return;
   const acc_t const_row = UNPACK((pix_t)cval_bits) * (uint)d;
@@ -323,11 +338,11 @@ __kernel void box_column_sums(__global const hsum_t* hsums, __global pix_t* dst,
   acc_t s = 0;
   for (int k = 0; k < d; ++k) s += hsum_row(hsums, x, y0 - r + k, w, h, mode, const_row);
   const int y1 = min(y0 + seg, h);
-  dst[y0 * w + x] = PACK(round_div(s, n));
+  dst[OUT_AT(y0, x)] = PACK(round_div(s, n));
   for (int y = y0 + 1; y < y1; ++y) {
     s += hsum_row(hsums, x, y - r + d - 1, w, h, mode, const_row);
     s -= hsum_row(hsums, x, y - r - 1, w, h, mode, const_row);
-    dst[y * w + x] = PACK(round_div(s, n));
+    dst[OUT_AT(y, x)] = PACK(round_div(s, n));
   }
 }
 

@@ -250,6 +250,7 @@ Entry separable_sliding() {
     const auto column_segment = std::size_t(tunable_value(config, info, "column_segment"));
     std::string options = base_options(call);
     if (call.params.diameter > 257) options += " -D HSUM_WIDE=1";  // d*255 no longer fits 16 bits
+    if (call.on_views()) options += " -D PITCHED=1";
     return KernelPlan{options,
                       {{"box_row_sums", cl::NDRange((W + row_segment - 1) / row_segment, H)},
                        {"box_column_sums", cl::NDRange(W, (H + column_segment - 1) / column_segment)}}};
@@ -261,12 +262,17 @@ Entry separable_sliding() {
     const std::size_t sum_bytes = d > 257 ? 4 : 2;
     cl::Buffer& sums = ctx.scratch_buffer("box_blur.row_sums",
                                           std::size_t(w) * std::size_t(h) * std::size_t(call.channels) * sum_bytes);
-    set_kernel_args(kernel(ctx, plan, 0), t.in.buffer, sums, w, h, d, mode, cval,
-                    tunable_value(config, info, "row_segment"));
-    set_kernel_args(kernel(ctx, plan, 1), sums, t.out.buffer, w, h, d, mode, cval,
-                    tunable_value(config, info, "column_segment"));
+    cl::Kernel &rows = kernel(ctx, plan, 0), &columns = kernel(ctx, plan, 1);
+    set_kernel_args(rows, t.in.buffer, sums, w, h, d, mode, cval, tunable_value(config, info, "row_segment"));
+    set_kernel_args(columns, sums, t.out.buffer, w, h, d, mode, cval, tunable_value(config, info, "column_segment"));
+    if (call.on_views()) {  // IN_PITCH_ARGS and OUT_PITCH_ARGS, last
+      rows.setArg(8, call.in_stride), rows.setArg(9, call.in_offset);
+      columns.setArg(8, call.out_stride), columns.setArg(9, call.out_offset);
+    }
     return launch_passes(ctx, plan, kKernelFile);
   };
+  // Scalar loads and stores: any layout of whole pixels.
+  e.takes_views = [](const BoxBlurCall&) { return true; };
   return e;
 }
 

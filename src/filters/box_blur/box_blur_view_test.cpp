@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The box blur on views of the caller's buffers (DeviceImage::view) with a row pitch and an offset: the band
-// variants read and write them as they are (box_blur_bands.cl's PITCHED build), every other case goes through
-// packed copies; both against the CPU reference, with every byte outside the output view left as it was.
+// variants and separable_sliding read and write them as they are (their PITCHED builds), every other case goes
+// through packed copies; both against the CPU reference, with every byte outside the output view left as it was.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -93,9 +93,11 @@ INSTANTIATE_TEST_SUITE_P(
         // A packed input (61 pixels a row: not whole blocks) with a pitched output, and the other way round: the
         // packed image used as it is, the view through a copy.
         ViewCase{"fused_packed", 4, 3, 0, 61, 8, 72, 1}, ViewCase{"fused_prefix", 4, 17, 8, 72, 0, 61, 1},
-        // Not whole 8-pixel blocks, grey, or a variant without the pitched build: through packed copies.
+        // Not whole 8-pixel blocks, or a variant without a pitched build: through packed copies.
         ViewCase{"fused_packed", 4, 9, 3, 67, 16, 80, 2}, ViewCase{"fused_blocks", 4, 9, 8, 72, 16, 80, 2},
-        ViewCase{"separable_sliding", 1, 9, 8, 72, 16, 80, 2}),
+        ViewCase{"local_tile", 1, 9, 8, 72, 16, 80, 2},
+        // separable_sliding, scalar accesses: any whole-pixel layout, grey and RGBA.
+        ViewCase{"separable_sliding", 1, 9, 3, 67, 16, 80, 0}, ViewCase{"separable_sliding", 4, 16, 0, 64, 5, 71, 0}),
     [](const auto& test) {
       const ViewCase& c = test.param;
       return fmt::format("{}_c{}_d{}_in{}x{}_out{}x{}", c.variant, c.channels, c.d, c.in_offset, c.in_stride,
