@@ -53,6 +53,18 @@ void add_image_options(CLI::App* cmd, ImageCommandOptions& o, const std::vector<
   add_output_options(cmd, o);
 }
 
+CLI::Validator number_at_least(double min, bool strict) {
+  const std::string bound = fmt::format("{} {:g}", strict ? ">" : ">=", min);
+  return CLI::Validator(
+      [min, strict, bound](std::string& text) -> std::string {
+        double value = 0;
+        if (!CLI::detail::lexical_cast(text, value)) return fmt::format("'{}' is not a number", text);
+        if (strict ? value > min : value >= min) return {};
+        return fmt::format("must be {}, got {}", bound, text);
+      },
+      "NUMBER " + bound, strict ? "POSITIVE" : "NONNEGATIVE");
+}
+
 void add_output_options(CLI::App* cmd, ImageCommandOptions& o) {
   cmd->add_option("--quality", o.jpeg_quality, "JPEG quality of the output, 1-100")->check(CLI::Range(1, 100));
   cmd->add_option("--png-compression", o.png_compression,

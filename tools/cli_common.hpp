@@ -62,6 +62,12 @@ struct ImageCommandOptions {
 void add_image_options(CLI::App* cmd, ImageCommandOptions& options, const std::vector<VariantInfo>& variants,
                        bool with_border = true);
 
+// A number option's check, in place of CLI11's PositiveNumber and NonNegativeNumber, whose messages print the
+// largest double in full: at least `min` (more than `min` when `strict`), "--runs: must be > 0, got -1".
+CLI::Validator number_at_least(double min, bool strict);
+inline const CLI::Validator kPositive = number_at_least(0, true);
+inline const CLI::Validator kNonNegative = number_at_least(0, false);
+
 // --quality and --png-compression, how OUT is written (add_image_options adds them).
 void add_output_options(CLI::App* cmd, ImageCommandOptions& options);
 

@@ -108,6 +108,20 @@ TEST_F(Cli, BadInputFilesExitWithOneAndNameTheFile) {
   EXPECT_FALSE(fs::exists(path("out.png")));
 }
 
+// An out-of-range number is named with its limit written short, never the largest double in full.
+TEST_F(Cli, OutOfRangeNumbersSayTheLimitReadably) {
+  for (const auto& [args, message] :
+       std::vector<std::pair<std::string, std::string>>{{"tune --budget -1e308", "--budget: must be > 0, got -1e308"},
+                                                        {"bench --runs 0", "--runs: must be > 0, got 0"},
+                                                        {"bench --cpu-runs -2", "--cpu-runs: must be >= 0, got -2"},
+                                                        {"bench --warmup ten", "--warmup: 'ten' is not a number"}}) {
+    const CliResult r = run_cli(args);
+    EXPECT_EQ(r.code, 2) << args << "\n" << r.output;
+    EXPECT_NE(r.output.find(message), std::string::npos) << args << "\n" << r.output;
+    EXPECT_LT(r.output.size(), 200u) << r.output;
+  }
+}
+
 // --max-pixels (after the subcommand's options too) refuses a larger input with one line naming it, exit 1.
 TEST_F(Cli, MaxPixelsRefusesALargerInputBeforeReadingIt) {
   write_image(testing::random_image(9, 7, 1, SampleType::u8, testing::fresh_seed()), path("in.png"));
