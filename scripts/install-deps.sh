@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# Installs the Debian packages clfilters needs, only those that are missing.
+# Installs the Debian packages clfilters needs, only those that are missing. `install-deps.sh fuzz` adds clang
+# and its libFuzzer runtime, for scripts/fuzz.sh.
 set -euo pipefail
 packages=(build-essential cmake git clang-format-14 ocl-icd-opencl-dev opencl-headers opencl-clhpp-headers pocl-opencl-icd clinfo
           libpng-dev libjpeg62-turbo-dev libcli11-dev nlohmann-json3-dev libfmt-dev libgtest-dev ffmpeg pkgconf
           libopencv-dev)
+[ "${1:-}" = fuzz ] && packages+=(clang-14 libclang-rt-14-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -3,9 +3,25 @@
 
 #include <fmt/format.h>
 
+#include <cstdint>
+#include <new>
+#include <optional>
+
 #include "clfilters/image_io.hpp"
+#include "filters/image_call.hpp"
 
 namespace clf::cli {
+namespace {
+
+std::optional<ImageFormat> format_of(const std::string& path) {
+  try {
+    return format_from_extension(path);
+  } catch (const ImageIoError&) {
+    return std::nullopt;
+  }
+}
+
+}  // namespace
 
 std::vector<std::pair<int, CommandFactory>>& command_factories() {
   static std::vector<std::pair<int, CommandFactory>> all;
@@ -35,6 +51,18 @@ void add_image_options(CLI::App* cmd, ImageCommandOptions& o, const std::vector<
                   "default $CLFILTERS_DEVICE, else the first GPU, else the first CPU");
   cmd->add_flag("--time", o.time, "print kernel time (profiling events) and total time (upload to download)");
   add_output_options(cmd, o);
+}
+
+CLI::Validator number_at_least(double min, bool strict) {
+  const std::string bound = fmt::format("{} {:g}", strict ? ">" : ">=", min);
+  return CLI::Validator(
+      [min, strict, bound](std::string& text) -> std::string {
+        double value = 0;
+        if (!CLI::detail::lexical_cast(text, value)) return fmt::format("'{}' is not a number", text);
+        if (strict ? value > min : value >= min) return {};
+        return fmt::format("must be {}, got {}", bound, text);
+      },
+      "NUMBER " + bound, strict ? "POSITIVE" : "NONNEGATIVE");
 }
 
 void add_output_options(CLI::App* cmd, ImageCommandOptions& o) {
@@ -91,8 +119,46 @@ void check_output_extension(const std::string& path) {
   }
 }
 
+// What the device must hold of `input` at the least, one byte a sample, in and out: refused with the file's name
+// before any allocation if that is already more than the device can take.
+void check_device_memory(const Context& ctx, const Image& input, const std::string& path) {
+  const DeviceInfo& device = ctx.info();
+  const std::uint64_t bytes = std::uint64_t(input.width) * std::uint64_t(input.height) * (input.channels == 1 ? 1 : 4);
+  if (device.max_alloc_bytes != 0 && bytes > device.max_alloc_bytes)
+    throw std::runtime_error(
+        fmt::format("{}: a {}x{}x{} image takes {} bytes on the device, more than {} can "
+                    "allocate at once ({} bytes)",
+                    path, input.width, input.height, input.channels, bytes, device.name, device.max_alloc_bytes));
+  if (device.global_mem_bytes != 0 && 2 * bytes > device.global_mem_bytes)
+    throw std::runtime_error(
+        fmt::format("{}: a {}x{}x{} image and its result take {} bytes on the device, more "
+                    "than the memory of {} ({} bytes)",
+                    path, input.width, input.height, input.channels, 2 * bytes, device.name, device.global_mem_bytes));
+}
+
+void report_allocation_failure(const Context& ctx, const Image& input, const std::string& path) {
+  const std::string size =
+      fmt::format("{}x{}x{} image, {} bytes", input.width, input.height, input.channels, input.byte_size());
+  try {
+    throw;
+  } catch (const ClError& e) {
+    const cl_int code = e.code();
+    if (code != CL_MEM_OBJECT_ALLOCATION_FAILURE && code != CL_OUT_OF_RESOURCES && code != CL_OUT_OF_HOST_MEMORY &&
+        code != CL_INVALID_BUFFER_SIZE)
+      throw;
+    throw std::runtime_error(
+        fmt::format("{}: {} could not allocate memory for the {}: {}", path, ctx.info().name, size, e.what()));
+  } catch (const std::bad_alloc&) {
+    throw std::runtime_error(fmt::format("{}: not enough memory to filter the {}", path, size));
+  }
+}
+
 Image read_input(const std::string& path) {
-  return read_image(path);
+  Image image = read_image(path);
+  // NumPy has no colour model: say how the second channel of an (H, W, 2) array is taken.
+  if (image.channels == 2 && format_of(path) == ImageFormat::npy)
+    fmt::print(stderr, "clfilters: note: {}: an (H, W, 2) array is read as grey + alpha (channel 1 is alpha)\n", path);
+  return image;
 }
 
 void write_output(const Image& image, const ImageCommandOptions& options) {
@@ -121,11 +187,19 @@ int run_image_filter(const ImageCommandOptions& options, const ImageFilterSteps&
         fmt::format("{}: {} needs 8-bit images with 1 to 4 channels, this file holds {} channel(s) "
                     "of {}",
                     options.input, steps.command, input.channels, sample_type_name(input.type)));
+  try {
+    check_image_size(input.width, input.height);
+  } catch (const std::invalid_argument&) {
+    throw std::runtime_error(
+        fmt::format("{}: image too large to filter ({}x{} pixels; the filters take fewer than "
+                    "2^29)",
+                    options.input, input.width, input.height));
+  }
   Context ctx(options.device);
   const auto [choice, why] = steps.choose(ctx, input);
   if (why) throw UsageError(*why);
   Timing timing;
-  const Image out = steps.run(ctx, input, &timing);
+  const Image out = run_on_device(ctx, input, options.input, [&] { return steps.run(ctx, input, &timing); });
   write_output(out, options);
   if (!steps.quiet)
     print_result(fmt::format("{} variant={} ({})", steps.describe(), describe(choice), choice.reason), ctx, input,

@@ -62,6 +62,12 @@ struct ImageCommandOptions {
 void add_image_options(CLI::App* cmd, ImageCommandOptions& options, const std::vector<VariantInfo>& variants,
                        bool with_border = true);
 
+// A number option's check, in place of CLI11's PositiveNumber and NonNegativeNumber, whose messages print the
+// largest double in full: at least `min` (more than `min` when `strict`), "--runs: must be > 0, got -1".
+CLI::Validator number_at_least(double min, bool strict);
+inline const CLI::Validator kPositive = number_at_least(0, true);
+inline const CLI::Validator kNonNegative = number_at_least(0, false);
+
 // --quality and --png-compression, how OUT is written (add_image_options adds them).
 void add_output_options(CLI::App* cmd, ImageCommandOptions& options);
 
@@ -76,6 +82,23 @@ void check_output_extension(const std::string& path);
 
 // Reads IN; a runtime error (exit 1) names the file if it cannot be read.
 Image read_input(const std::string& path);
+// Refuses `input` (read from `path`), with one line naming the file and the sizes, if the device cannot hold even
+// one byte a sample of it, in and out: before any allocation.
+void check_device_memory(const Context& ctx, const Image& input, const std::string& path);
+// Called in a catch block: rethrows a device or host allocation failure as one line naming the file and the size,
+// anything else as it is.
+[[noreturn]] void report_allocation_failure(const Context& ctx, const Image& input, const std::string& path);
+// `run()` on the device for `input` (read from `path`), with both of the above.
+template <class F>
+auto run_on_device(const Context& ctx, const Image& input, const std::string& path, F&& run) {
+  check_device_memory(ctx, input, path);
+  try {
+    return run();
+  } catch (...) {
+    report_allocation_failure(ctx, input, path);
+  }
+}
+
 // Writes OUT atomically with the JPEG quality and PNG compression options.
 void write_output(const Image& image, const ImageCommandOptions& options);
 // "box-blur d=9 ... on DEVICE (PLATFORM): WxHxC -> OUT" and, with --time, the timings.

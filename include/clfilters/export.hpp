@@ -3,8 +3,9 @@
 // library is built with hidden visibility, so only these declarations are visible to its users.
 #pragma once
 
+// The standard attribute syntax: GCC and clang both take it on a namespace (clang refuses __attribute__ there).
 #if defined(__GNUC__) || defined(__clang__)
-#define CLF_API __attribute__((visibility("default")))
+#define CLF_API [[gnu::visibility("default")]]
 #else
 #define CLF_API
 #endif

@@ -37,10 +37,14 @@ ImageFormat format_from_extension(const std::filesystem::path& path);
 //  PNG:  8-bit grey, grey+alpha, RGB, RGBA, palette (expanded to RGB/RGBA); 16-bit grey (u16).
 //  JPEG: grey and RGB (CMYK is refused).
 //  PNM:  P5/P6, maxval <= 255 (u8) or <= 65535 (u16, big-endian on disk).
-//  NPY:  uint8, int16 (and uint16), float32; H x W or H x W x C, C order, little or big endian.
-// Refuses, before allocating, an image of more than max_image_pixels() pixels, and a file of more than
-// max_image_pixels() * 16 + 1 MiB bytes (/dev/zero, a stream without end); a read that runs out of memory is
-// reported with the file's name, as any refusal: one line, an ImageIoError.
+//  NPY:  uint8, int16 (and uint16), float32; H x W or H x W x C, C order, little or big endian. NumPy has no
+//        colour model: C channels are taken as PNG's (2: grey + alpha, 3: RGB, 4: RGBA).
+// Refuses, before allocating: an image of more than max_image_pixels() pixels; one whose decoded pixels (a 1-bit
+// palette image expanded to RGBA, 32 times its rows) do not fit in the memory this process may allocate (the
+// address space left under `ulimit -v`, and no more than the machine's memory); a PNG or JPEG too short for the
+// size it declares; PNG chunks over 8 MiB; and a file of more than max_image_pixels() * 16 + 1 MiB bytes
+// (/dev/zero, a stream without end). A read that runs out of memory all the same is reported with the file's name,
+// as any refusal: one line, an ImageIoError.
 Image read_image(const std::filesystem::path& path);
 
 // The most pixels read_image takes: $CLFILTERS_MAX_PIXELS if set (a whole number >= 1), else 2^30.

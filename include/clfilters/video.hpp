@@ -136,6 +136,13 @@ struct PipelineStats {
   double seconds = 0;    // wall clock of the whole stream
 };
 
+// Refuses, before anything is allocated, a stream whose frames in flight do not fit: each buffer within the
+// device's largest allocation, all of them within its global memory, and the host memory they take within what
+// this process may allocate (the address space left under `ulimit -v`, the machine's memory). Throws VideoError
+// naming the stream (`name`), the frame size and the limit. filter_video checks this first.
+void check_pipeline_memory(const Context& ctx, const StreamInfo& info, const std::string& name,
+                           const PipelineOptions& options = {});
+
 // Reads every frame of `reader`, filters its Y plane with `filter` and writes the frame to `writer`
 // with everything else copied bit for bit. Upload, compute and download of successive frames overlap:
 // uploads and downloads go on their own queues, chained to ctx.queue() with events. When a frame

@@ -4,6 +4,7 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -12,6 +13,7 @@
 #include <cerrno>
 #include <charconv>
 #include <climits>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -30,8 +32,38 @@ void fail(const std::filesystem::path& path, std::string_view problem) {
   throw ImageIoError(message);
 }
 
+std::uint64_t allocatable_bytes() {
+  const long page = ::sysconf(_SC_PAGESIZE), pages = ::sysconf(_SC_PHYS_PAGES);
+  std::uint64_t bytes = page > 0 && pages > 0 ? std::uint64_t(page) * std::uint64_t(pages) : UINT64_MAX;
+  struct rlimit limit {};
+  if (::getrlimit(RLIMIT_AS, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY) {
+    // What the process maps already (its first field, in pages) counts against the limit.
+    std::uint64_t mapped_pages = 0;
+    if (std::FILE* statm = std::fopen("/proc/self/statm", "r")) {
+      unsigned long long n = 0;
+      if (std::fscanf(statm, "%llu", &n) == 1) mapped_pages = n;
+      std::fclose(statm);
+    }
+    const std::uint64_t mapped = mapped_pages * std::uint64_t(page > 0 ? page : 4096);
+    bytes = std::min<std::uint64_t>(bytes, limit.rlim_cur > mapped ? limit.rlim_cur - mapped : 0);
+  }
+  return bytes;
+}
+
+std::string readable_bytes(std::uint64_t bytes) {
+  if (bytes < 1024) return fmt::format("{} bytes", bytes);
+  static const char* const units[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  double value = double(bytes) / 1024;
+  int unit = 0;
+  while (value >= 1024 && unit < 5) {
+    value /= 1024;
+    ++unit;
+  }
+  return fmt::format("{:.{}f} {}", value, value < 10 ? 1 : 0, units[unit]);
+}
+
 void check_dimensions(const std::filesystem::path& path, std::uint64_t width, std::uint64_t height,
-                      std::uint64_t channels) {
+                      std::uint64_t channels, std::uint64_t sample_bytes, std::uint64_t extra_bytes) {
   if (width == 0 || height == 0 || channels == 0) {
     fail(path, fmt::format("empty image ({} x {} x {})", width, height, channels));
   }
@@ -41,8 +73,14 @@ void check_dimensions(const std::filesystem::path& path, std::uint64_t width, st
     fail(path, fmt::format("image too large ({} x {} x {} samples, the limit is 2^31)", width, height, channels));
   }
   if (width * height > max_image_pixels())
-    fail(path, fmt::format("image too large ({} x {} pixels, the limit is {}; CLFILTERS_MAX_PIXELS sets it)", width,
-                           height, max_image_pixels()));
+    fail(path, fmt::format("image too large ({} x {} pixels, the limit is {}; --max-pixels or CLFILTERS_MAX_PIXELS "
+                           "sets it)",
+                           width, height, max_image_pixels()));
+  // The pixels, as decoded (a 1-bit palette image expands 32 times), and what the decoder holds beside them.
+  const std::uint64_t needed = width * height * channels * sample_bytes + extra_bytes;
+  if (const std::uint64_t available = allocatable_bytes(); needed > available)
+    fail(path, fmt::format("image too large for the memory available ({} x {} x {} needs {}, {} can be allocated)",
+                           width, height, channels, readable_bytes(needed), readable_bytes(available)));
 }
 
 void swap_bytes(std::uint8_t* data, std::size_t size, std::size_t sample_bytes) {
@@ -69,6 +107,11 @@ struct Fd {
   }
 };
 
+std::string too_large(std::uint64_t limit) {
+  return fmt::format("file too large (more than {} bytes, the most an image of {} pixels needs)", limit,
+                     max_image_pixels());
+}
+
 Bytes read_file(const std::filesystem::path& path) {
   // No image file of the largest image read_image takes is larger: 16 bytes a pixel (4 channels of float32).
   const std::uint64_t limit = max_image_pixels() * 16 + (1u << 20);
@@ -77,19 +120,24 @@ Bytes read_file(const std::filesystem::path& path) {
   Bytes bytes;
   struct stat st {};
   // One spare byte lets a regular file's end be seen without growing the buffer.
-  if (::fstat(file.fd, &st) == 0 && S_ISREG(st.st_mode)) bytes.reserve(static_cast<std::size_t>(st.st_size) + 1);
+  if (::fstat(file.fd, &st) == 0 && S_ISREG(st.st_mode)) {
+    if (std::uint64_t(st.st_size) > limit) fail(path, too_large(limit));
+    bytes.reserve(static_cast<std::size_t>(st.st_size) + 1);
+  }
   for (;;) {
     const std::size_t used = bytes.size();
     const std::size_t room = bytes.capacity() > used ? bytes.capacity() - used : std::max<std::size_t>(used, 1 << 16);
+    // A stream is refused for the memory it would need before the allocation fails.
+    if (used + room > bytes.capacity() && used + room > allocatable_bytes())
+      fail(path, fmt::format("file too large for the memory available (more than {} read, {} can be allocated)",
+                             readable_bytes(used), readable_bytes(allocatable_bytes())));
     bytes.resize(used + room);
     const ssize_t n = ::read(file.fd, bytes.data() + used, bytes.size() - used);
     const int err = errno;
     bytes.resize(used + static_cast<std::size_t>(std::max<ssize_t>(n, 0)));
     if (n == 0) return bytes;
     if (n < 0 && err != EINTR) fail(path, "cannot read: " + errno_message(err));
-    if (bytes.size() > limit)
-      fail(path, fmt::format("file too large (more than {} bytes, the most an image of {} pixels needs)", limit,
-                             max_image_pixels()));
+    if (bytes.size() > limit) fail(path, too_large(limit));
   }
 }
 
@@ -127,9 +175,8 @@ std::uint64_t max_image_pixels() {
   return std::uint64_t{1} << 30;
 }
 
-Image read_image(const std::filesystem::path& path) {
+Image io_detail::decode_image(ByteView file, const std::filesystem::path& path) {
   try {
-    const Bytes file = read_file(path);
     if (file.empty()) fail(path, "empty file");
     if (starts_with(file, "\x89PNG")) return decode_png(file, path);
     if (starts_with(file, "\xFF\xD8\xFF")) return decode_jpeg(file, path);
@@ -139,6 +186,16 @@ Image read_image(const std::filesystem::path& path) {
     fail(path, "not enough memory to read it");
   }
   fail(path, "unsupported image format (not PNG, JPEG, PGM/PPM or NPY)");
+}
+
+Image read_image(const std::filesystem::path& path) {
+  Bytes file;
+  try {
+    file = read_file(path);
+  } catch (const std::bad_alloc&) {
+    fail(path, "not enough memory to read it");
+  }
+  return decode_image(file, path);
 }
 
 void write_image(const Image& image, const std::filesystem::path& path, const WriteOptions& options) {

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include <algorithm>
 #include <bit>
@@ -14,6 +17,7 @@
 #include <string_view>
 
 #include "clfilters/image_io.hpp"
+#include "io/image_io_internal.hpp"
 #include "io/image_io_test_support.hpp"
 #include "testing/scoped_env.hpp"
 #include "testing/test_images.hpp"
@@ -107,11 +111,86 @@ TEST_F(ImageIoTest, JpegDeclaringTwoGigapixelsIsRefusedBeforeAllocating) {
   expect_unreadable(file("huge.jpg"), bytes, "image too large (65500 x 32785 pixels");
 }
 
+TEST_F(ImageIoTest, JpegTooShortForItsDeclaredSizeIsRefusedBeforeAllocating) {
+  write_image(random_image(16, 8, 1, SampleType::u8, fresh_seed()), file("small.jpg"));
+  Bytes bytes = read_bytes(file("small.jpg"));
+  const std::uint8_t sof0[] = {0xFF, 0xC0};
+  const auto sof = std::search(bytes.begin(), bytes.end(), std::begin(sof0), std::end(sof0));
+  ASSERT_NE(sof, bytes.end());
+  // 32768 x 32768 grey: within the pixel limit, but a few hundred bytes cannot code 2^24 blocks of 8x8 (1 GiB).
+  sof[5] = 0x80, sof[6] = 0, sof[7] = 0x80, sof[8] = 0;
+  expect_unreadable(file("gigapixel.jpg"), bytes, "truncated JPEG (");
+  expect_read_error(file("gigapixel.jpg"), "bytes cannot hold a 32768 x 32768 image");
+}
+
+// A 1-bit palette PNG with a transparent entry, 32768 x 16384: its 64 MiB of rows deflate to about 65 KB and
+// expand to 2 GiB of RGBA. Read under an address-space limit that leaves 512 MiB, it must be refused for its
+// expanded size before anything is allocated (its raw rows would fit). RLIMIT_AS is set in a child process; the
+// sanitizers reserve terabytes of address space, so the test does not run under them.
+TEST_F(ImageIoTest, PaletteImageIsMeasuredExpandedAgainstTheMemoryLimit) {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  GTEST_SKIP() << "RLIMIT_AS cannot be set under a sanitizer";
+#else
+  const std::uint32_t width = 32768, height = 16384;
+  Bytes png = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'}, ihdr;
+  put_be32(ihdr, width);
+  put_be32(ihdr, height);
+  append(ihdr, {1, 3, 0, 0, 0});  // 1-bit palette
+  put_chunk(png, "IHDR", ihdr);
+  put_chunk(png, "PLTE", {0, 0, 0, 255, 255, 255});
+  put_chunk(png, "tRNS", {0});
+  const Bytes rows(std::size_t(height) * (width / 8 + 1), 0);  // filter byte 0 and palette index 0
+  uLongf compressed_size = compressBound(rows.size());
+  Bytes compressed(compressed_size);
+  ASSERT_EQ(compress2(compressed.data(), &compressed_size, rows.data(), rows.size(), 9), Z_OK);
+  compressed.resize(compressed_size);
+  put_chunk(png, "IDAT", compressed);
+  put_chunk(png, "IEND", {});
+  write_bytes(file("bomb.png"), png);
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    std::uint64_t mapped_pages = 0;
+    if (std::FILE* statm = std::fopen("/proc/self/statm", "r")) {
+      unsigned long long n = 0;
+      if (std::fscanf(statm, "%llu", &n) == 1) mapped_pages = n;
+      std::fclose(statm);
+    }
+    const rlimit limit{mapped_pages * 4096 + (std::uint64_t{512} << 20), RLIM_INFINITY};
+    if (::setrlimit(RLIMIT_AS, &limit) != 0) ::_exit(3);
+    try {
+      read_image(file("bomb.png"));
+    } catch (const ImageIoError& e) {
+      const std::string_view what = e.what();
+      const bool expected = what.find("32768 x 16384 x 4 needs 2.0 GiB") != std::string_view::npos &&
+                            what.find("bomb.png: image too large for the memory available") != std::string_view::npos;
+      if (!expected) std::fprintf(stderr, "%s\n", e.what());
+      ::_exit(expected ? 0 : 4);
+    } catch (...) {
+      ::_exit(5);
+    }
+    ::_exit(6);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "3: setrlimit failed, 4: another message, 5: another error, 6: read";
+#endif
+}
+
+TEST_F(ImageIoTest, ByteCountsAreReadable) {
+  EXPECT_EQ(io_detail::readable_bytes(12), "12 bytes");
+  EXPECT_EQ(io_detail::readable_bytes(1536), "1.5 KiB");
+  EXPECT_EQ(io_detail::readable_bytes(std::uint64_t{1} << 31), "2.0 GiB");
+  EXPECT_EQ(io_detail::readable_bytes(std::uint64_t{300} << 20), "300 MiB");
+  EXPECT_EQ(io_detail::readable_bytes(UINT64_MAX), "16 EiB");
+}
+
 TEST_F(ImageIoTest, PixelAndFileLimitsComeFromTheEnvironment) {
   write_image(random_image(20, 20, 1, SampleType::u8, fresh_seed()), file("small.png"));
   {
     ScopedEnv limit("CLFILTERS_MAX_PIXELS", "399");
-    expect_read_error(file("small.png"), "the limit is 399; CLFILTERS_MAX_PIXELS sets it");
+    expect_read_error(file("small.png"), "the limit is 399; --max-pixels or CLFILTERS_MAX_PIXELS sets it");
   }
   {
     // A file larger than any image of the limit needs is refused as it is read (a stream without end too).

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -22,15 +23,25 @@ using ByteView = std::span<const std::uint8_t>;
 // the message stays on one line whatever libpng/libjpeg or the file name contain.
 [[noreturn]] void fail(const std::filesystem::path& path, std::string_view problem);
 
-// Refuses empty images and absurd header sizes (more than kMaxSamples samples, or a side that does
-// not fit in int) before anything is allocated.
+// Refuses, before anything is allocated: empty images, absurd header sizes (more than kMaxSamples samples, or a
+// side that does not fit in int), more than max_image_pixels() pixels, and an image of `sample_bytes` per sample
+// (plus `extra_bytes` the decoder needs beside it) larger than the memory this process may allocate.
 inline constexpr std::uint64_t kMaxSamples = std::uint64_t{1} << 31;
 void check_dimensions(const std::filesystem::path& path, std::uint64_t width, std::uint64_t height,
-                      std::uint64_t channels);
+                      std::uint64_t channels, std::uint64_t sample_bytes = 1, std::uint64_t extra_bytes = 0);
+
+// The most bytes this process may still allocate: the address space left under its limit (ulimit -v), and no
+// more than the machine's physical memory.
+std::uint64_t allocatable_bytes();
+// "1.5 GiB", "640 KiB", "12 bytes".
+std::string readable_bytes(std::uint64_t bytes);
 
 // Reverses the byte order of each `sample_bytes`-sized sample in place.
 void swap_bytes(std::uint8_t* data, std::size_t size, std::size_t sample_bytes);
 
+// The image in `file` (the whole file, read), in the format its magic bytes name, as read_image returns it.
+Image decode_image(ByteView file, const std::filesystem::path& path);
+// One format each; decode_image has checked the magic bytes.
 Image decode_png(ByteView file, const std::filesystem::path& path);
 Image decode_jpeg(ByteView file, const std::filesystem::path& path);
 Image decode_pnm(ByteView file, const std::filesystem::path& path);

@@ -161,7 +161,16 @@ Image decode_jpeg(ByteView file, const std::filesystem::path& path) {
   }
   d.cinfo.out_color_space = d.cinfo.num_components == 1 ? JCS_GRAYSCALE : JCS_RGB;
   const int channels = d.cinfo.num_components == 1 ? 1 : 3;
-  check_dimensions(path, d.cinfo.image_width, d.cinfo.image_height, channels);
+  const std::uint64_t width = d.cinfo.image_width, height = d.cinfo.image_height;
+  // A progressive (or multi-scan) file keeps every DCT coefficient until the last scan: 2 bytes a sample.
+  const std::uint64_t coefficients =
+      jpeg_has_multiple_scans(&d.cinfo) ? width * height * std::uint64_t(d.cinfo.num_components) * 2 : 0;
+  check_dimensions(path, width, height, channels, 1, coefficients);
+  // A file too short for its declared size is refused before its pixels are allocated (and zeroed): more than
+  // 4096 pixels a byte. Huffman coding spends at least one bit on each 8x8 block (512 pixels a byte); only an
+  // arithmetic-coded, nearly flat image could pass that bound, and it is refused.
+  if (width * height > 4096 * std::uint64_t(file.size()))
+    fail(path, fmt::format("truncated JPEG ({} bytes cannot hold a {} x {} image)", file.size(), width, height));
   Image image(static_cast<int>(d.cinfo.image_width), static_cast<int>(d.cinfo.image_height), channels);
   if (!read_pixels(&d.cinfo, &image)) fail(path, libjpeg_failed());
   return image;

@@ -125,13 +125,14 @@ Image decode_png(ByteView file, const std::filesystem::path& path) {
 
   const png_uint_32 width = png_get_image_width(d.png, d.info), height = png_get_image_height(d.png, d.info);
   const int channels = png_get_channels(d.png, d.info);
-  check_dimensions(path, width, height, channels);
+  const bool wide = png_get_bit_depth(d.png, d.info) == 16;
+  // The size after png_read_update_info: palette and low-bit grey already expanded, as the Image holds them.
+  check_dimensions(path, width, height, channels, wide ? 2 : 1);
   // Deflate expands at most 1032:1, so a short file cannot hold a huge image: say so before allocating.
   if (ctx.raw_bytes > 1032.0 * static_cast<double>(file.size()) + 4096) {
     fail(path, fmt::format("truncated PNG ({} bytes cannot hold a {} x {} image)", file.size(), width, height));
   }
-  Image image(static_cast<int>(width), static_cast<int>(height), channels,
-              png_get_bit_depth(d.png, d.info) == 16 ? SampleType::u16 : SampleType::u8);
+  Image image(static_cast<int>(width), static_cast<int>(height), channels, wide ? SampleType::u16 : SampleType::u8);
   if (png_get_rowbytes(d.png, d.info) != image.row_bytes()) fail(path, "unsupported PNG pixel layout");
   std::vector<png_bytep> rows(height);
   for (png_uint_32 y = 0; y < height; ++y) rows[y] = image.row(static_cast<int>(y));

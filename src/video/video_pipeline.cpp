@@ -11,8 +11,11 @@
 
 #include <chrono>
 #include <cstdio>
+#include <new>
+#include <optional>
 
 #include "clfilters/video.hpp"
+#include "io/image_io_internal.hpp"
 
 namespace clf::video {
 namespace {
@@ -107,14 +110,59 @@ class Progress {
   Clock::time_point start_, last_;
 };
 
+std::size_t frames_in_flight(const PipelineOptions& options) {
+  return std::size_t(std::max(1, options.frames_in_flight));
+}
+
 }  // namespace
+
+void check_pipeline_memory(const Context& ctx, const StreamInfo& info, const std::string& name,
+                           const PipelineOptions& options) {
+  const DeviceInfo& device = ctx.info();
+  const std::uint64_t slots = frames_in_flight(options), frame = info.frame_bytes, luma = info.luma_bytes();
+  // Per slot: the frame's staging buffer, the filtered plane's, and two device images of the plane.
+  const std::uint64_t staging = slots * (frame + luma), images = slots * 2 * luma;
+  auto refuse = [&](std::uint64_t needed, const std::string& what, std::uint64_t limit) {
+    throw VideoError(
+        fmt::format("{}: frames of {}x{} C{} need {} of {} for {} frames in flight, more than the {} available", name,
+                    info.width, info.height, info.colorspace, io_detail::readable_bytes(needed), what, slots,
+                    io_detail::readable_bytes(limit)));
+  };
+  if (device.max_alloc_bytes != 0 && frame > device.max_alloc_bytes)
+    throw VideoError(fmt::format("{}: a frame of {}x{} C{} takes {}, more than {} can allocate at once ({})", name,
+                                 info.width, info.height, info.colorspace, io_detail::readable_bytes(frame),
+                                 device.name, io_detail::readable_bytes(device.max_alloc_bytes)));
+  if (device.global_mem_bytes != 0 && staging + images > device.global_mem_bytes)
+    refuse(staging + images, "device memory", device.global_mem_bytes);
+  // The staging buffers are host memory; on a CPU device, so are the images.
+  const std::uint64_t host = staging + ((device.type & CL_DEVICE_TYPE_CPU) != 0 ? images : 0);
+  if (const std::uint64_t available = io_detail::allocatable_bytes(); host > available)
+    refuse(host, "host memory", available);
+}
 
 PipelineStats filter_video(Context& ctx, VideoReader& reader, VideoWriter& writer, const PlaneFilter& filter,
                            const PipelineOptions& options) {
   const StreamInfo& info = reader.info();
   const std::size_t frame_bytes = info.frame_bytes, luma_bytes = info.luma_bytes();
-  const std::size_t slot_count = std::size_t(std::max(1, options.frames_in_flight));
-  Pipeline pipe(ctx, info, int(slot_count));
+  const std::size_t slot_count = frames_in_flight(options);
+  check_pipeline_memory(ctx, info, reader.name(), options);
+  // Within the limits, a device or host that still cannot allocate is named with the sizes, in one line.
+  std::optional<Pipeline> pipe_storage;
+  try {
+    pipe_storage.emplace(ctx, info, int(slot_count));
+  } catch (const ClError& e) {
+    if (e.code() != CL_MEM_OBJECT_ALLOCATION_FAILURE && e.code() != CL_OUT_OF_RESOURCES &&
+        e.code() != CL_OUT_OF_HOST_MEMORY && e.code() != CL_INVALID_BUFFER_SIZE)
+      throw;
+    throw VideoError(fmt::format("{}: {} could not allocate {} frames in flight of {}x{} C{} ({}): {}", reader.name(),
+                                 ctx.info().name, slot_count, info.width, info.height, info.colorspace,
+                                 io_detail::readable_bytes(slot_count * (frame_bytes + 3 * luma_bytes)), e.what()));
+  } catch (const std::bad_alloc&) {
+    throw VideoError(fmt::format("{}: not enough memory for {} frames in flight of {}x{} C{} ({})", reader.name(),
+                                 slot_count, info.width, info.height, info.colorspace,
+                                 io_detail::readable_bytes(slot_count * (frame_bytes + 3 * luma_bytes))));
+  }
+  Pipeline& pipe = *pipe_storage;
   Progress progress(options.progress);
   PipelineStats stats;
 

@@ -14,6 +14,7 @@
 #include <system_error>
 #include <utility>
 
+#include "clfilters/image_io.hpp"
 #include "clfilters/video.hpp"
 
 namespace clf::video {
@@ -21,8 +22,21 @@ namespace {
 
 // Header and FRAME lines longer than this are corrupt streams, not something to buffer without end.
 constexpr std::size_t kMaxLineBytes = 1 << 16;
-// Frames up to 2^29 pixels: the filters index with 32-bit ints (4 bytes per pixel for RGBA).
-constexpr std::uint64_t kMaxPixels = std::uint64_t(1) << 29;
+// Frames of fewer than 2^29 pixels, as the filters take (they index with 32-bit ints, 4 bytes per pixel for
+// RGBA), and no more than max_image_pixels().
+constexpr std::uint64_t kFilterPixels = std::uint64_t(1) << 29;
+
+// Why a frame of width x height is refused, or "" if it is not.
+std::string frame_size_problem(std::uint64_t width, std::uint64_t height) {
+  if (width * height >= kFilterPixels)
+    return fmt::format("frames of {}x{} are too large (the filters take fewer than 2^29 pixels)", width, height);
+  if (width * height > max_image_pixels())
+    return fmt::format(
+        "frames of {}x{} are too large ({} pixels, the limit is {}; --max-pixels or "
+        "CLFILTERS_MAX_PIXELS sets it)",
+        width, height, width * height, max_image_pixels());
+  return "";
+}
 
 std::string errno_message(int err) {
   return std::error_code(err, std::generic_category()).message();
@@ -151,7 +165,8 @@ StreamInfo parse_y4m_header(const std::string& line, const std::string& name) {
   }
   if (w == 0) throw bad("no width (W) tag");
   if (h == 0) throw bad("no height (H) tag");
-  if (w * h > kMaxPixels) throw bad(fmt::format("frames of {}x{} are too large (at most 2^29 pixels)", w, h));
+  if (const std::string why = frame_size_problem(w, h); !why.empty())
+    throw VideoError(fmt::format("{}: {}", name, why));
   info.width = int(w);
   info.height = int(h);
   if (!has_colorspace) info.colorspace = "420jpeg";  // the Y4M default
@@ -183,8 +198,9 @@ StreamInfo parse_y4m_header(const std::string& line, const std::string& name) {
 
 StreamInfo raw_stream_info(VideoFormat format, int width, int height) {
   if (format == VideoFormat::y4m) throw std::invalid_argument("raw_stream_info: y4m is not a raw format");
-  if (width < 1 || height < 1 || std::uint64_t(width) * std::uint64_t(height) > kMaxPixels)
-    throw std::invalid_argument(fmt::format("bad frame size {}x{} (1x1 up to 2^29 pixels)", width, height));
+  if (width < 1 || height < 1) throw std::invalid_argument(fmt::format("bad frame size {}x{}", width, height));
+  if (const std::string why = frame_size_problem(std::uint64_t(width), std::uint64_t(height)); !why.empty())
+    throw std::invalid_argument(why);
   StreamInfo info;
   info.format = format;
   info.width = width;
@@ -255,6 +271,9 @@ VideoReader VideoReader::open_y4m(const std::string& path) {
 }
 
 VideoReader VideoReader::open_raw(const std::string& path, VideoFormat format, int width, int height) {
+  if (const std::string why = frame_size_problem(std::uint64_t(std::max(width, 0)), std::uint64_t(std::max(height, 0)));
+      width > 0 && height > 0 && !why.empty())
+    throw VideoError(fmt::format("{}: {}", display_name(path, false), why));
   const StreamInfo info = raw_stream_info(format, width, height);
   bool owned = false;
   std::FILE* f = open_input(path, owned);

@@ -9,6 +9,7 @@
 #include <random>
 
 #include "clfilters/video.hpp"
+#include "testing/scoped_env.hpp"
 #include "testing/test_files.hpp"
 #include "testing/test_images.hpp"
 
@@ -112,6 +113,62 @@ TEST(RawVideo, LayoutsAndOptionParsing) {
   EXPECT_EQ(parse_frame_size("1920x1080"), std::make_pair(1920, 1080));
   for (const char* bad : {"", "x", "10x", "x10", "0x10", "10x0", "-1x5", "10*10", "1e3x2", "10x10x"})
     EXPECT_THROW(parse_frame_size(bad), std::invalid_argument) << bad;
+}
+
+// The filters take fewer than 2^29 pixels: a frame of exactly 2^29 is refused when the header is read, with the
+// stream's name, as is a frame over the pixel limit (--max-pixels, CLFILTERS_MAX_PIXELS).
+TEST_F(VideoIo, FramesTheFiltersCannotTakeAreRefusedAtTheHeader) {
+  EXPECT_EQ(parse_y4m_header("YUV4MPEG2 W32767 H16384 Cmono", "in.y4m").luma_bytes(), (std::size_t(1) << 29) - 16384);
+  for (const char* header : {"YUV4MPEG2 W32768 H16384 Cmono", "YUV4MPEG2 W16384 H32768"}) {
+    const std::string message = video_error([&] { parse_y4m_header(header, "in.y4m"); });
+    EXPECT_EQ(message.rfind("in.y4m: frames of ", 0), 0u) << message;
+    EXPECT_NE(message.find("fewer than 2^29 pixels"), std::string::npos) << message;
+  }
+  write_file(path("in.yuv"), "");
+  const std::string raw = video_error([&] { VideoReader::open_raw(path("in.yuv"), VideoFormat::nv12, 32768, 16384); });
+  EXPECT_EQ(raw.rfind(path("in.yuv") + ": frames of 32768x16384", 0), 0u) << raw;
+  EXPECT_THROW(raw_stream_info(VideoFormat::i420, 16384, 32768), std::invalid_argument);
+
+  ScopedEnv limit("CLFILTERS_MAX_PIXELS", "100");
+  EXPECT_EQ(parse_y4m_header("YUV4MPEG2 W10 H10", "in.y4m").luma_bytes(), 100u);
+  const std::string over = video_error([&] { parse_y4m_header("YUV4MPEG2 W11 H10", "in.y4m"); });
+  EXPECT_NE(over.find("in.y4m: frames of 11x10 are too large (110 pixels, the limit is 100"), std::string::npos)
+      << over;
+  const std::string raw_over = video_error([&] { VideoReader::open_raw(path("in.yuv"), VideoFormat::i420, 11, 10); });
+  EXPECT_NE(raw_over.find("the limit is 100"), std::string::npos) << raw_over;
+}
+
+// Frames in flight that the device cannot hold are refused with the stream's name before anything is allocated,
+// whatever the device: the sizes here are chosen from its own limits.
+TEST_F(VideoIo, PipelineRefusesFramesTheDeviceCannotHold) {
+  Context ctx;
+  const DeviceInfo& device = ctx.info();
+  ASSERT_GT(device.max_alloc_bytes, 0u);
+  StreamInfo info = raw_stream_info(VideoFormat::nv12, 2, 2);
+  info.frame_bytes = std::size_t(device.max_alloc_bytes) + 1;  // one buffer larger than the device allocates
+  std::string message = video_error([&] { check_pipeline_memory(ctx, info, "big.yuv"); });
+  EXPECT_EQ(message.rfind("big.yuv: a frame of 2x2 Cnv12 takes ", 0), 0u) << message;
+  EXPECT_NE(message.find("can allocate at once"), std::string::npos) << message;
+
+  // Each buffer fits, but not as many as the frames in flight need.
+  info.frame_bytes = std::size_t(device.max_alloc_bytes);
+  const int slots = int(device.global_mem_bytes / device.max_alloc_bytes) + 2;
+  message = video_error([&] { check_pipeline_memory(ctx, info, "big.yuv", {.frames_in_flight = slots}); });
+  EXPECT_EQ(message.rfind("big.yuv: frames of 2x2 Cnv12 need ", 0), 0u) << message;
+  EXPECT_NE(message.find(fmt::format("for {} frames in flight", slots)), std::string::npos) << message;
+  EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+
+  // filter_video checks first: a header of 2 GiB frames with thousands in flight is refused, nothing allocated.
+  write_file(path("huge.y4m"), "YUV4MPEG2 W16383 H32767 C444alpha\nFRAME\n");
+  VideoReader reader = VideoReader::open_y4m(path("huge.y4m"));
+  VideoWriter writer(path("out.y4m"), reader.info());
+  const PlaneFilter never = [](const DeviceImage&, DeviceImage&) -> std::vector<cl::Event> {
+    ADD_FAILURE() << "no frame may be filtered";
+    return {};
+  };
+  message = video_error([&] { filter_video(ctx, reader, writer, never, {.frames_in_flight = 4096}); });
+  EXPECT_EQ(message.rfind(path("huge.y4m") + ": ", 0), 0u) << message;
+  EXPECT_NE(message.find("16383x32767 C444alpha"), std::string::npos) << message;
 }
 
 TEST_F(VideoIo, WritesAndReadsBackEveryFrameAndParameter) {

@@ -48,20 +48,18 @@ class BenchCommand : public Command {
            "all | auto | comma-separated variant names, each optionally with tunables: unrolled[block_x=2,rows=4]")
         ->capture_default_str();
     cmd->add_option("--params", params_, "one parameter set for every filter given, e.g. diameter=31,channels=1");
-    cmd->add_option("--warmup", options_.warmup, "warm-up runs")->capture_default_str()->check(CLI::NonNegativeNumber);
-    cmd->add_option("--runs", options_.runs, "timed runs (kernel time)")
-        ->capture_default_str()
-        ->check(CLI::PositiveNumber);
+    cmd->add_option("--warmup", options_.warmup, "warm-up runs")->capture_default_str()->check(kNonNegative);
+    cmd->add_option("--runs", options_.runs, "timed runs (kernel time)")->capture_default_str()->check(kPositive);
     cmd->add_option("--total-runs", options_.total_runs, "timed host-to-host runs (total time)")
         ->capture_default_str()
-        ->check(CLI::PositiveNumber);
+        ->check(kPositive);
     cmd->add_option("--cpu-runs", options_.cpu_runs, "CPU reference runs per thread count (0: skip)")
         ->capture_default_str()
-        ->check(CLI::NonNegativeNumber);
+        ->check(kNonNegative);
     cmd->add_option("--max-seconds-per-row", options_.max_seconds_per_row,
                     "stop a slow variant's runs after this long (at least 3 timed runs)")
         ->capture_default_str()
-        ->check(CLI::PositiveNumber);
+        ->check(kPositive);
     cmd->add_option("--call-wait", options_.call_wait,
                     "how the timed synchronised call waits: finish (clFinish) or spin (flush, then poll the "
                     "last event)")

@@ -108,6 +108,58 @@ TEST_F(Cli, BadInputFilesExitWithOneAndNameTheFile) {
   EXPECT_FALSE(fs::exists(path("out.png")));
 }
 
+// An out-of-range number is named with its limit written short, never the largest double in full.
+TEST_F(Cli, OutOfRangeNumbersSayTheLimitReadably) {
+  for (const auto& [args, message] :
+       std::vector<std::pair<std::string, std::string>>{{"tune --budget -1e308", "--budget: must be > 0, got -1e308"},
+                                                        {"bench --runs 0", "--runs: must be > 0, got 0"},
+                                                        {"bench --cpu-runs -2", "--cpu-runs: must be >= 0, got -2"},
+                                                        {"bench --warmup ten", "--warmup: 'ten' is not a number"}}) {
+    const CliResult r = run_cli(args);
+    EXPECT_EQ(r.code, 2) << args << "\n" << r.output;
+    EXPECT_NE(r.output.find(message), std::string::npos) << args << "\n" << r.output;
+    EXPECT_LT(r.output.size(), 200u) << r.output;
+  }
+}
+
+// --max-pixels (after the subcommand's options too) refuses a larger input with one line naming it, exit 1.
+TEST_F(Cli, MaxPixelsRefusesALargerInputBeforeReadingIt) {
+  write_image(testing::random_image(9, 7, 1, SampleType::u8, testing::fresh_seed()), path("in.png"));
+  for (const std::string args : {"--max-pixels 62 box-blur {} {}", "box-blur {} {} --max-pixels 62"}) {
+    const CliResult r = run_cli(fmt::format(fmt::runtime(args), path("in.png"), path("out.png")));
+    EXPECT_EQ(r.code, 1) << args << "\n" << r.output;
+    EXPECT_NE(r.output.find(path("in.png") + ": image too large (9 x 7 pixels, the limit is 62"), std::string::npos)
+        << r.output;
+    EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << "one line: " << r.output;
+  }
+  EXPECT_FALSE(fs::exists(path("out.png")));
+  expect_usage_errors({fmt::format("box-blur {} {} --max-pixels 0", path("in.png"), path("out.png"))});
+}
+
+// NumPy has no colour model: an (H, W, 2) uint8 array is taken as grey + alpha, as a grey+alpha PNG is, and the
+// command says so on stderr.
+TEST_F(Cli, TwoChannelNpyIsGreyPlusAlphaAndSaysSo) {
+  const auto seed = testing::fresh_seed();
+  SCOPED_TRACE(fmt::format("seed={}", seed));
+  const Image input = testing::random_image(9, 7, 2, SampleType::u8, seed);
+  write_image(input, path("in.npy"));
+  const CliResult r =
+      run_cli(fmt::format("box-blur {} {} --diameter 3 2>&1 >/dev/null", path("in.npy"), path("out.npy")));
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_EQ(r.output, fmt::format("clfilters: note: {}: an (H, W, 2) array is read as grey + alpha (channel 1 is "
+                                  "alpha)\n",
+                                  path("in.npy")));
+  // Each channel blurred on its own, as the 1-channel reference computes it.
+  Image expected(input.width, input.height, 2);
+  for (int c = 0; c < 2; ++c) {
+    Image plane(input.width, input.height, 1);
+    for (std::size_t i = 0; i < plane.data.size(); ++i) plane.data[i] = input.data[2 * i + std::size_t(c)];
+    const Image blurred = box_blur_reference(plane, {3, {}});
+    for (std::size_t i = 0; i < plane.data.size(); ++i) expected.data[2 * i + std::size_t(c)] = blurred.data[i];
+  }
+  EXPECT_TRUE(testing::images_equal(expected, read_image(path("out.npy"))));
+}
+
 TEST_F(Cli, FailedRunLeavesNoPartialOutputAndKeepsAnExistingFile) {
   write_image(testing::random_image(12, 12, 1, SampleType::u8, testing::fresh_seed()), path("in.png"));
   std::ofstream(path("keep.png")) << "previous contents";

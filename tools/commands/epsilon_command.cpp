@@ -125,11 +125,13 @@ class EpsilonCommand : public Command {
         throw UsageError(e.what());
       }
     }
-    Context ctx(options_.device);
+    // The header first: a frame size over the limits is refused before the device is opened.
     video::VideoReader reader = raw == video::VideoFormat::y4m
                                     ? video::VideoReader::open_y4m(options_.input)
                                     : video::VideoReader::open_raw(options_.input, raw, raw_width, raw_height);
     const video::StreamInfo& info = reader.info();
+    Context ctx(options_.device);
+    video::check_pipeline_memory(ctx, info, reader.name());
     // Parameters and variant are checked, and the programs built, before any output exists.
     const std::string chosen = resolve_variant(ctx, info.width, info.height, 1);
     const std::string& variant = options_.variant;

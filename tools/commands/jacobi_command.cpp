@@ -57,7 +57,7 @@ class EdgesCommand : public Command {
     }
     Context ctx(options_.device);
     Timing timing;
-    const Image edges = jacobi_edges(ctx, grey, &timing);
+    const Image edges = run_on_device(ctx, grey, options_.input, [&] { return jacobi_edges(ctx, grey, &timing); });
     write_output(edges, options_);
     print_result("edges", ctx, input, options_, timing);
     return 0;
@@ -140,7 +140,9 @@ class ReconstructCommand : public Command {
       throw UsageError(*why);
     const std::string variant = describe(choice) + " (" + choice.reason + ")";
     Timing timing;
-    const JacobiResult result = jacobi_reconstruct(ctx, edges, params_, options_.variant, initial, &timing);
+    const JacobiResult result = run_on_device(ctx, edges, options_.input, [&] {
+      return jacobi_reconstruct(ctx, edges, params_, options_.variant, initial, &timing);
+    });
     if (is_npy(options_.output))
       write_output(result.image, options_);
     else

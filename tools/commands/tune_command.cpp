@@ -22,7 +22,7 @@ class TuneCommand : public Command {
     cmd->add_option("--size", size_, "image size to tune at (its size class is stored)")->capture_default_str();
     cmd->add_option("--budget", options_.budget_seconds, "seconds for the whole search")
         ->capture_default_str()
-        ->check(CLI::PositiveNumber);
+        ->check(kPositive);
     cmd->add_flag("--show", show_, "print this device's tuned choices and exit");
     cmd->add_flag("--reset", reset_, "forget this device's tuned choices (for FILTERs only, if given) and exit");
     cmd->add_flag("--verbose", verbose_, "list every candidate and why it was skipped");

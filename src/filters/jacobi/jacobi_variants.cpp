@@ -26,7 +26,10 @@ const std::vector<Tunable> kLocalSize1d = {
 
 // A tunable the variant does not have, or a negative value.
 std::optional<std::string> tunables_problem(const VariantInfo& info, const TuningConfig& config) {
-  for (const auto& [name, value] : config) {
+  for (const auto& entry : config) {
+    // Not a structured binding: clang before 16 cannot capture one in a lambda.
+    const auto& name = entry.first;
+    const auto& value = entry.second;
     const bool known =
         std::any_of(info.tunables.begin(), info.tunables.end(), [&](const Tunable& t) { return t.name == name; });
     if (!known) return fmt::format("{} has no tunable '{}'", info.name, name);

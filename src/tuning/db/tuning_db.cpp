@@ -38,11 +38,15 @@ std::string hex_key(std::uint64_t hash) {
 }
 
 // Version 1's key of each embedded kernel file's text as it is now, and the key it has now. Version 1 entries
-// of an unchanged file move to its new key; the others were for a changed kernel and stay so.
-std::map<std::string, std::string> keys_from_version_1() {
-  std::map<std::string, std::string> keys;
-  for (const auto& k : embedded_kernels())
-    keys.emplace(hex_key(fnv1a64(full_kernel_source(k.file))), hex_key(kernel_code_hash(k.file)));
+// of an unchanged file move to its new key; the others were for a changed kernel and stay so. Computed once: the
+// embedded kernels do not change, and hashing them all took a fuzzer's every load of a version 1 file seconds.
+const std::map<std::string, std::string>& keys_from_version_1() {
+  static const std::map<std::string, std::string> keys = [] {
+    std::map<std::string, std::string> all;
+    for (const auto& k : embedded_kernels())
+      all.emplace(hex_key(fnv1a64(full_kernel_source(k.file))), hex_key(kernel_code_hash(k.file)));
+    return all;
+  }();
   return keys;
 }
 
@@ -79,7 +83,8 @@ std::vector<TuningEntry> entries_from_json(const json& j) {
   const json& v = j.contains("format_version") ? j.at("format_version") : json(0);
   const std::int64_t version = v.is_number_integer() ? v.get<std::int64_t>() : -1;
   if (version != kFormatVersion && version != 1) throw std::runtime_error("old or unknown format version");
-  const auto new_keys = version == 1 ? keys_from_version_1() : std::map<std::string, std::string>{};
+  static const std::map<std::string, std::string> no_keys;
+  const auto& new_keys = version == 1 ? keys_from_version_1() : no_keys;
   std::vector<TuningEntry> entries;
   for (const auto& e : j.at("entries")) {
     TuningEntry t{e.at("vendor"),      e.at("device"),         e.at("driver"),     e.at("filter"),
