@@ -292,13 +292,13 @@ __kernel void box_from_pair_sums(__global const pair_t* pairs, __global pix_t* d
 #if PITCHED
 #define IN_PITCH_ARGS , int in_stride, int in_off
 #define OUT_PITCH_ARGS , int out_stride, int out_off
-#define IN_ROW(y) in_off + (y) * in_stride
-#define OUT_AT(y, x) out_off + (y) * out_stride + x
+#define IN_ROW(y) in_off + (y)*in_stride
+#define OUT_AT(y, x) out_off + (y)*out_stride + x
 #else
 #define IN_PITCH_ARGS
 #define OUT_PITCH_ARGS
-#define IN_ROW(y) y * w
-#define OUT_AT(y, x) y * w + x
+#define IN_ROW(y) y* w
+#define OUT_AT(y, x) y* w + x
 #endif
 
 // Row pass: each work-item slides a window along `seg` consecutive pixels of one row.

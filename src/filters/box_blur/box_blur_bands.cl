@@ -360,8 +360,8 @@ __kernel void FUSED_KERNEL(__global const uint* src, __global uint* dst, int w, 
           for (int k = 0; k < ITEMS; ++k) col[k] = col[k] + TO_CSUM(p_in[u][k]) - TO_CSUM(p_out[u][k]);
 #endif
           if (steady || i + PREFETCH < n)
-            load_step(src, first, dir, i + PREFETCH, d, h, mode, cx, IN_STRIDE, cval, aligned, steady || direct, xk, p_in[u],
-                      p_out[u]);
+            load_step(src, first, dir, i + PREFETCH, d, h, mode, cx, IN_STRIDE, cval, aligned, steady || direct, xk,
+                      p_in[u], p_out[u]);
         }
         // The buffers alternate between rows; u0 & 1 is i & 1 when ROW_UNROLL is even, as it is unless overridden.
         const int buf = ROW_UNROLL % 2 == 0 ? u0 & 1 : i & 1;
