@@ -11,6 +11,8 @@
 
 int main(int argc, char** argv) {
   using namespace clf::cli;
+  // Ctrl-C or a kill leaves no hidden temporary output behind.
+  clf::remove_temp_files_on_signals();
   for (int i = 0; i < argc; ++i) invocation() += (i ? " " : "") + std::string(i ? argv[i] : "clfilters");
   CLI::App app{"clfilters: classic image filters on any OpenCL device (GPU, or CPU through PoCL)"};
   app.require_subcommand(1);

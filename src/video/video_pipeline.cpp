@@ -136,11 +136,11 @@ PipelineStats filter_video(Context& ctx, VideoReader& reader, VideoWriter& write
     bool got_frame = false;
     try {
       got_frame = reader.read_frame({s.frame.data, frame_bytes}, s.parameters);
-    } catch (const VideoError&) {
+    } catch (const VideoError& e) {
       // A truncated or corrupt frame: everything before it is written and flushed first.
       while (next_write < next_read) write_oldest();
       progress.finish(stats.frames);
-      throw;
+      throw InputStreamError(e.what());
     }
     if (!got_frame) break;
 
