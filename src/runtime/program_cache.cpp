@@ -2,6 +2,7 @@
 // Context construction and the program cache (memory and disk).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -10,6 +11,7 @@
 #include "clfilters/image_io.hpp"
 #include "clfilters/runtime.hpp"
 #include "runtime/kernel_sources.hpp"
+#include "runtime/program_cache_file.hpp"
 
 namespace clf {
 namespace fs = std::filesystem;
@@ -46,6 +48,23 @@ std::vector<unsigned char> read_bytes(const fs::path& path) {
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
+constexpr char kCacheMagic[8] = {'C', 'L', 'F', 'P', 'R', 'O', 'G', '1'};
+constexpr std::size_t kCacheHeaderBytes = sizeof(kCacheMagic) + 2 * sizeof(std::uint64_t);
+
+std::uint64_t binary_hash(const unsigned char* data, std::size_t size) {
+  return fnv1a64(std::string_view(reinterpret_cast<const char*>(data), size));
+}
+
+void put_u64(std::vector<unsigned char>& out, std::uint64_t v) {
+  for (int i = 0; i < 8; ++i) out.push_back(static_cast<unsigned char>(v >> (8 * i)));
+}
+
+std::uint64_t get_u64(const unsigned char* p) {
+  std::uint64_t v = 0;
+  for (int i = 0; i < 8; ++i) v |= std::uint64_t(p[i]) << (8 * i);
+  return v;
+}
+
 void require_usable(const DeviceInfo& info) {
   if (opencl_c_version(info) < kMinOpenClC)
     throw std::invalid_argument(fmt::format("device {} offers \"{}\"; clfilters' kernels need OpenCL C 1.2 or later",
@@ -53,6 +72,25 @@ void require_usable(const DeviceInfo& info) {
 }
 
 }  // namespace
+
+std::vector<unsigned char> program_cache_file(const std::vector<unsigned char>& binary) {
+  std::vector<unsigned char> file(kCacheMagic, kCacheMagic + sizeof(kCacheMagic));
+  file.reserve(kCacheHeaderBytes + binary.size());
+  put_u64(file, binary.size());
+  put_u64(file, binary_hash(binary.data(), binary.size()));
+  file.insert(file.end(), binary.begin(), binary.end());
+  return file;
+}
+
+std::optional<std::vector<unsigned char>> binary_from_program_cache_file(const std::vector<unsigned char>& file) {
+  if (file.size() < kCacheHeaderBytes || !std::equal(kCacheMagic, kCacheMagic + sizeof(kCacheMagic), file.begin()))
+    return std::nullopt;
+  const unsigned char* body = file.data() + kCacheHeaderBytes;
+  const std::size_t size = file.size() - kCacheHeaderBytes;
+  if (get_u64(file.data() + 8) != size || size == 0 || get_u64(file.data() + 16) != binary_hash(body, size))
+    return std::nullopt;
+  return std::vector<unsigned char>(body, body + size);
+}
 
 std::string cache_directory() {
   if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return (fs::path(xdg) / "clfilters").string();
@@ -159,13 +197,13 @@ cl::Program& Context::program_from_source(std::string_view kernel_file, const st
   const std::vector<cl::Device> devices{device_.device};
   cl_int err = CL_SUCCESS;
 
-  // A cached binary that fails to load or build (driver update, corrupt file) is rebuilt from source.
+  // A cached binary cut short or changed (its header's length and hash disagree), or one that fails to load or
+  // build (driver update), is rebuilt from source and written again.
   if (disk_cache_enabled(info)) {
     std::error_code ec;
     if (fs::exists(disk_path, ec)) {
-      auto bytes = read_bytes(disk_path);
-      if (!bytes.empty()) {
-        cl::Program::Binaries binaries{std::move(bytes)};
+      if (auto binary = binary_from_program_cache_file(read_bytes(disk_path))) {
+        cl::Program::Binaries binaries{std::move(*binary)};
         cl::Program from_binary(context_, devices, binaries, nullptr, &err);
         if (err == CL_SUCCESS && from_binary.build(devices, options.c_str()) == CL_SUCCESS)
           return cached_->programs.emplace(key, std::move(from_binary)).first->second;
@@ -186,7 +224,10 @@ cl::Program& Context::program_from_source(std::string_view kernel_file, const st
       std::error_code ec;
       fs::create_directories(disk_path.parent_path(), ec);
       try {
-        write_file_atomically(disk_path, binaries[0].data(), binaries[0].size());
+        // Atomic (temporary file + rename): processes building the same program at once each write a whole file,
+        // and the last rename wins; no lock is needed.
+        const std::vector<unsigned char> file = program_cache_file(binaries[0]);
+        write_file_atomically(disk_path, file.data(), file.size());
         // What the binary was built from, for a person or a tool reading the cache: NVIDIA's
         // binaries are the driver's PTX.
         const std::string about =
