@@ -10,6 +10,7 @@
 
 #include "clfilters/image_io.hpp"
 #include "clfilters/runtime.hpp"
+#include "runtime/fault_injection.hpp"
 #include "runtime/kernel_sources.hpp"
 #include "runtime/program_cache_file.hpp"
 
@@ -104,6 +105,7 @@ struct Context::Cached {
   std::map<std::string, std::pair<cl::Buffer, std::size_t>, std::less<>> scratch;
   std::map<std::string, std::optional<bool>, std::less<>> features;
   std::map<std::string, std::uint64_t, std::less<>> source_hashes;
+  std::map<std::string, ClError, std::less<>> failed_builds;
 };
 
 Context::Context(std::string_view device_selector) : Context(select_device(device_selector)) {}
@@ -211,12 +213,21 @@ cl::Program& Context::program_from_source(std::string_view kernel_file, const st
     }
   }
 
+  // A build the compiler refused is not tried again on this context: the same error comes back at once (a
+  // fallback variant then costs no second failed compile).
+  if (auto failed = cached_->failed_builds.find(key); failed != cached_->failed_builds.end()) throw failed->second;
   cl::Program program(context_, source, false, &err);
   check_cl(err, "clCreateProgramWithSource");
-  err = program.build(devices, options.c_str());
-  if (err != CL_SUCCESS)
-    throw ClError(err, fmt::format("clBuildProgram({}, \"{}\")", kernel_file, options),
-                  build_log(program, device_.device));
+  const bool injected = injected_fault(FaultPoint::build);
+  err = injected ? CL_BUILD_PROGRAM_FAILURE : program.build(devices, options.c_str());
+  if (err != CL_SUCCESS) {
+    ClError error(err,
+                  fmt::format("clBuildProgram({}, \"{}\"){}", kernel_file, options,
+                              injected ? " [injected by CLFILTERS_FAULT]" : ""),
+                  injected ? "" : build_log(program, device_.device));
+    if (err == CL_BUILD_PROGRAM_FAILURE) cached_->failed_builds.emplace(key, error);
+    throw error;
+  }
 
   if (disk_cache_enabled(info)) {
     std::vector<std::vector<unsigned char>> binaries;
@@ -255,7 +266,11 @@ cl::Kernel& Context::kernel(std::string_view kernel_file, const std::string& opt
 
 cl::Buffer Context::buffer(cl_mem_flags flags, std::size_t bytes) {
   cl_int err = CL_SUCCESS;
-  cl::Buffer b(context_, flags, bytes == 0 ? 1 : bytes, nullptr, &err);
+  cl::Buffer b;
+  if (injected_fault(FaultPoint::alloc))
+    err = CL_MEM_OBJECT_ALLOCATION_FAILURE;
+  else
+    b = cl::Buffer(context_, flags, bytes == 0 ? 1 : bytes, nullptr, &err);
   if (err != CL_SUCCESS) throw ClError(err, fmt::format("clCreateBuffer({} bytes)", bytes));
   return b;
 }
