@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <mutex>
+#include <thread>
 
 #include "clfilters/image_io.hpp"
 #include "clfilters/runtime.hpp"
@@ -18,6 +20,11 @@ namespace clf {
 namespace fs = std::filesystem;
 
 namespace {
+
+// The calling thread, as part of a cache key.
+std::string thread_key() {
+  return fmt::format("{:x}", std::hash<std::thread::id>{}(std::this_thread::get_id()));
+}
 
 // CLFILTERS_NO_DISK_CACHE=1 turns the disk cache off, =0 on; unset, it is on except on PoCL. PoCL compiles
 // every kernel of a program when its binary is written or read back (the same cost pyopencl met), which made a
@@ -99,11 +106,15 @@ std::string cache_directory() {
   return (fs::temp_directory_path() / "clfilters-cache").string();
 }
 
+// Every map below is guarded by `mutex`; entries are never erased, so references handed out stay valid. Kernels
+// and scratch buffers are keyed by thread too: clSetKernelArg on one kernel object from two threads would race, and
+// two calls sharing a scratch buffer would overwrite each other's intermediates.
 struct Context::Cached {
+  std::recursive_mutex mutex;
   std::map<std::string, cl::Program, std::less<>> programs;
   std::map<std::string, cl::Kernel, std::less<>> kernels;
   std::map<std::string, std::pair<cl::Buffer, std::size_t>, std::less<>> scratch;
-  std::map<std::string, std::optional<bool>, std::less<>> features;
+  std::map<std::string, bool, std::less<>> features;
   std::map<std::string, std::uint64_t, std::less<>> source_hashes;
   std::map<std::string, ClError, std::less<>> failed_builds;
 };
@@ -149,6 +160,7 @@ Context::~Context() {
 }
 
 cl::CommandQueue& Context::profiling_queue() {
+  const std::lock_guard lock(cached_->mutex);
   if (!queue_()) {
     cl_int err = CL_SUCCESS;
     queue_ = cl::CommandQueue(context_, device_.device, CL_QUEUE_PROFILING_ENABLE, &err);
@@ -158,6 +170,7 @@ cl::CommandQueue& Context::profiling_queue() {
 }
 
 cl::CommandQueue& Context::plain_queue() {
+  const std::lock_guard lock(cached_->mutex);
   if (!plain_queue_()) {
     cl_int err = CL_SUCCESS;
     plain_queue_ = cl::CommandQueue(context_, device_.device, 0, &err);
@@ -167,6 +180,7 @@ cl::CommandQueue& Context::plain_queue() {
 }
 
 void Context::set_profiling(bool on) {
+  const std::lock_guard lock(cached_->mutex);
   if (on == profiling_) return;
   check_cl(queue().finish(), "clFinish");
   profiling_ = on;
@@ -174,6 +188,7 @@ void Context::set_profiling(bool on) {
 
 std::uint64_t Context::source_hash(std::string_view kernel_file) const {
   // Memoised: `auto` looks the tuning database up with it on every call.
+  const std::lock_guard lock(cached_->mutex);
   auto it = cached_->source_hashes.find(kernel_file);
   if (it == cached_->source_hashes.end())
     it = cached_->source_hashes.emplace(std::string(kernel_file), kernel_code_hash(kernel_file)).first;
@@ -188,6 +203,7 @@ cl::Program& Context::program_from_source(std::string_view kernel_file, const st
                                           const std::string& options) {
   const std::uint64_t text_hash = fnv1a64(source);
   const std::string key = fmt::format("{}\n{}\n{:016x}", kernel_file, options, text_hash);
+  const std::lock_guard lock(cached_->mutex);
   if (auto it = cached_->programs.find(key); it != cached_->programs.end()) return it->second;
   const auto& info = device_.info;
   // Keyed by platform (with its version: a PoCL update changes its binaries, pocl issue 596), device, driver,
@@ -256,7 +272,8 @@ cl::Program& Context::program_from_source(std::string_view kernel_file, const st
 cl::Kernel& Context::kernel(std::string_view kernel_file, const std::string& options, const std::string& name) {
   // The environment's options are read once, so the kernel's key and its program's are the same build.
   const std::string all_options = with_environment_options(options);
-  const std::string key = fmt::format("{}\n{}\n{}", kernel_file, all_options, name);
+  const std::string key = fmt::format("{}\n{}\n{}\n{}", thread_key(), kernel_file, all_options, name);
+  const std::lock_guard lock(cached_->mutex);
   if (auto it = cached_->kernels.find(key); it != cached_->kernels.end()) return it->second;
   cl_int err = CL_SUCCESS;
   cl::Kernel k(program_from_source(kernel_file, full_kernel_source(kernel_file), all_options), name.c_str(), &err);
@@ -275,15 +292,18 @@ cl::Buffer Context::buffer(cl_mem_flags flags, std::size_t bytes) {
   return b;
 }
 
-std::optional<bool>& Context::feature_works(std::string_view feature) {
+bool Context::feature_works(std::string_view feature, const std::function<bool()>& probe) {
+  const std::lock_guard lock(cached_->mutex);
   auto it = cached_->features.find(feature);
-  if (it == cached_->features.end()) it = cached_->features.emplace(std::string(feature), std::nullopt).first;
+  if (it == cached_->features.end()) it = cached_->features.emplace(std::string(feature), probe()).first;
   return it->second;
 }
 
 cl::Buffer& Context::scratch_buffer(std::string_view name, std::size_t bytes) {
-  auto it = cached_->scratch.find(name);
-  if (it == cached_->scratch.end()) it = cached_->scratch.emplace(std::string(name), std::pair{cl::Buffer(), 0}).first;
+  const std::string key = thread_key() + "\n" + std::string(name);
+  const std::lock_guard lock(cached_->mutex);
+  auto it = cached_->scratch.find(key);
+  if (it == cached_->scratch.end()) it = cached_->scratch.emplace(key, std::pair{cl::Buffer(), 0}).first;
   if (it->second.second < bytes) {
     // Commands already enqueued keep the old buffer alive (OpenCL retains it), so replacing is safe.
     it->second = {buffer(CL_MEM_READ_WRITE, bytes), bytes};
