@@ -8,6 +8,8 @@
 
 int main(int argc, char** argv) {
   using namespace clf::cli;
+  // Ctrl-C or a kill leaves no hidden temporary output behind.
+  clf::remove_temp_files_on_signals();
   for (int i = 0; i < argc; ++i) invocation() += (i ? " " : "") + std::string(i ? argv[i] : "clfilters");
   const std::unique_ptr<CliApp> cli = make_cli_app();
   CLI::App& app = cli->app;

@@ -117,6 +117,8 @@ void check_output_extension(const std::string& path) {
   } catch (const ImageIoError& e) {
     throw UsageError(e.what());
   }
+  // An output that would be refused (a directory, FIFO or device, a read-only file) is a runtime error, found first.
+  check_output_path(path);
 }
 
 // What the device must hold of `input` at the least, one byte a sample, in and out: refused with the file's name

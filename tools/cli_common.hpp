@@ -78,6 +78,7 @@ std::vector<std::string> split_commas(const std::string& text);
 // --params' "key=value,key=value" as a filter's parameter set.
 ParamMap parse_params_option(const std::string& text);
 void check_variant_name(const std::string& variant, const std::vector<VariantInfo>& variants);
+// OUT's extension (a usage error), then whether OUT may be written (check_output_path: a runtime error).
 void check_output_extension(const std::string& path);
 
 // Reads IN; a runtime error (exit 1) names the file if it cannot be read.

@@ -55,7 +55,19 @@ std::uint64_t max_image_pixels();
 void write_image(const Image& image, const std::filesystem::path& path, const WriteOptions& options = {});
 
 // Writes `bytes` to `path` atomically: temporary file in the same folder, flush, rename.
-// Throws ImageIoError naming the file on failure; the temporary file is removed.
+// Throws ImageIoError naming the file on failure; the temporary file is removed. An existing output is checked
+// first and never replaced when it is not a regular file (a directory, FIFO or device) or the user may not write
+// it; a symbolic link is written through: the file it points to is replaced and the link stays.
 void write_file_atomically(const std::filesystem::path& path, const void* bytes, std::size_t size);
+
+// Throws ImageIoError naming `path` if an output written there would be refused, as write_file_atomically
+// refuses it; with `streams`, an existing FIFO or character device is accepted (video is written into them).
+// Commands call it before any work, so that a refusal comes first.
+void check_output_path(const std::filesystem::path& path, bool streams = false);
+
+// Makes SIGINT, SIGTERM and SIGHUP remove the temporary files that outputs are being written to, then end the
+// process as the signal would have (exit status 130, 143, 129 in the shell). A signal the process ignores or
+// handles itself is left alone. The clfilters tool calls it first; a library user may.
+void remove_temp_files_on_signals();
 
 }  // namespace clf

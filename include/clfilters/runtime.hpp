@@ -4,7 +4,9 @@
 #pragma once
 
 #include <CL/opencl.hpp>
+#include <atomic>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -100,6 +102,14 @@ inline constexpr int kMinOpenClC = 12;
 
 // A device with its context, an in-order profiling queue, and cached programs and kernels.
 // Both constructors refuse (std::invalid_argument) a device whose OpenCL C version is below 1.2.
+//
+// Threads: a Context may be used from several threads at once. Every filter call may run on one Context from
+// several threads, each getting the result it would get alone (a Python binding releases the GIL around them).
+// Programs are built once and shared (a build holds the Context's lock, so threads wanting programs wait for it);
+// kernel objects and scratch buffers are each thread's own, since kernel arguments are set per call; commands of
+// all threads go to the one in-order queue, each call's in the order it enqueues them. Device images and events are
+// the caller's: two threads must not write one image at once. set_profiling waits for the queue; switching it while
+// another thread enqueues is allowed but moves that thread's later commands to the other queue.
 class Context {
  public:
   explicit Context(std::string_view device_selector = {});
@@ -131,7 +141,7 @@ class Context {
   cl::Program& program(std::string_view kernel_file, const std::string& options);
   // The same for a source string given by the caller; `name` labels it in errors.
   cl::Program& program_from_source(std::string_view name, const std::string& source, const std::string& options);
-  // A kernel object from that program, cached so repeated calls skip clCreateKernel.
+  // A kernel object from that program, cached (per thread) so repeated calls skip clCreateKernel.
   cl::Kernel& kernel(std::string_view kernel_file, const std::string& options, const std::string& name);
   // The tuning database's key for a kernel file: the hash of its code as built (with the shared header),
   // comments and layout aside (kernel_code_hash), so a comment edit keeps the file's tuned entries.
@@ -140,11 +150,13 @@ class Context {
   // Allocates a device buffer; throws ClError naming the size on failure.
   cl::Buffer buffer(cl_mem_flags flags, std::size_t bytes);
   // Per-context memo of whether a device feature really works, for features a driver advertises but
-  // cannot build (PoCL 5 lists cl_intel_subgroups yet lacks its block reads). Empty until probed.
-  std::optional<bool>& feature_works(std::string_view feature);
+  // cannot build (PoCL 5 lists cl_intel_subgroups yet lacks its block reads): `probe` runs once per context,
+  // under its lock, and its answer is kept.
+  bool feature_works(std::string_view feature, const std::function<bool()>& probe);
 
   // A read-write temporary kept between calls under `name`, grown when too small; filters use it
-  // for intermediates so repeated calls allocate nothing. Valid until the next call with that name.
+  // for intermediates so repeated calls allocate nothing. Each thread has its own; valid until the thread's next
+  // call with that name.
   cl::Buffer& scratch_buffer(std::string_view name, std::size_t bytes);
 
  private:
@@ -155,7 +167,7 @@ class Context {
   cl::CommandQueue& profiling_queue();
   cl::CommandQueue queue_;        // with profiling; created on first use when the caller's queue has none
   cl::CommandQueue plain_queue_;  // without; created on first use
-  bool profiling_ = true;
+  std::atomic<bool> profiling_ = true;
   std::unique_ptr<Cached> cached_;
 };
 

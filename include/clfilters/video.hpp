@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <functional>
+#include <memory>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -17,6 +18,9 @@
 #include "clfilters/runtime.hpp"
 
 namespace CLF_API clf {
+namespace io_detail {
+class RegisteredTempFile;
+}
 namespace video {
 
 // Any problem with a video stream. what() is one line naming the stream and the problem, e.g.
@@ -24,6 +28,13 @@ namespace video {
 class VideoError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
+};
+
+// The input stream of filter_video ended inside a frame or holds a corrupt one: what() names the stream and the
+// frame. Every complete frame before it has been written when this is thrown, so the caller may commit the output.
+class InputStreamError : public VideoError {
+ public:
+  using VideoError::VideoError;
 };
 
 enum class VideoFormat { y4m, nv12, i420 };
@@ -92,7 +103,8 @@ class VideoReader {
 
 // Writes a stream frame by frame. "-" streams to stdout; any other path is written to a temporary
 // file in the same folder that commit() renames into place, so a failed run leaves no partial output
-// (a path that exists and is not a regular file, such as /dev/null or a FIFO, is written directly).
+// (an existing FIFO or character device, such as /dev/null, is written directly; a symbolic link is written
+// through; a directory, another kind of file or a file the user may not write is refused with a VideoError).
 class VideoWriter {
  public:
   // Creates the output and writes the Y4M header (the input's header line, unchanged).
@@ -114,7 +126,9 @@ class VideoWriter {
   [[noreturn]] void fail(const std::string& problem) const;
 
   std::string path_;
-  std::string temp_path_;  // empty when writing stdout or a non-regular file directly
+  std::string temp_path_;    // empty when writing stdout or a non-regular file directly
+  std::string target_path_;  // what temp_path_ is renamed to: the path, or the file a symbolic link points to
+  std::unique_ptr<io_detail::RegisteredTempFile> temp_registration_;  // removes temp_path_ on SIGINT/SIGTERM
   std::FILE* file_ = nullptr;
   bool owned_ = false;
   StreamInfo info_;
@@ -146,7 +160,9 @@ void check_pipeline_memory(const Context& ctx, const StreamInfo& info, const std
 // Reads every frame of `reader`, filters its Y plane with `filter` and writes the frame to `writer`
 // with everything else copied bit for bit. Upload, compute and download of successive frames overlap:
 // uploads and downloads go on their own queues, chained to ctx.queue() with events. When a frame
-// cannot be read, every frame before it is written and flushed, then the VideoError is rethrown.
+// cannot be read, every frame before it is written and flushed, then its error is thrown as an InputStreamError;
+// whether to commit the complete frames is the caller's choice (the clfilters tool does). Device and output
+// errors leave the writer uncommitted.
 PipelineStats filter_video(Context& ctx, VideoReader& reader, VideoWriter& writer, const PlaneFilter& filter,
                            const PipelineOptions& options = {});
 

@@ -48,6 +48,16 @@ using ImageTable = VariantTable<ImageCall<P>, ImageTarget>;
 // Kernels index with 32-bit ints: throws std::invalid_argument for an image of 2^29 pixels or more.
 void check_image_size(int width, int height);
 
+// Whether the device refused a variant's program build or kernel launch (build failure, out of resources, a
+// work-group it cannot run), which another variant may not meet.
+bool is_variant_refusal(const ClError& e);
+// Where "auto" goes when `failed` is refused: the filter's built-in rule's choice `rule`, then its plain first
+// variant, without `failed` or repeats.
+std::vector<std::string> fallback_variants(const std::string& rule, const std::vector<VariantInfo>& variants,
+                                           const std::string& failed);
+// One line on stderr: "clfilters: warning: box_blur variant X was refused (CL_...); ran Y instead".
+void warn_fallback(std::string_view filter, const std::string& failed, const ClError& why, const std::string& ran);
+
 // The border's constant as the kernels take it: the value in each byte of an RGBA pixel, or the grey value; 0 for
 // the other modes.
 cl_uint constant_bits(const Border& border, int channels);
@@ -128,7 +138,12 @@ template <class P>
 void prepare_image_call(Context& ctx, const ImageFilterApi<P>& api, const ImageCall<P>& call, std::string_view variant,
                         const TuningConfig& config) {
   const KernelPlan plan = resolve_image_call(ctx, api, call, variant, config).plan;
-  for (const auto& pass : plan.passes) ctx.kernel(api.kernel_file, plan.options, pass.kernel);
+  try {
+    for (const auto& pass : plan.passes) ctx.kernel(api.kernel_file, plan.options, pass.kernel);
+  } catch (const ClError& e) {
+    // "auto" meets the refusal again at the call, which falls back (enqueue_image_call).
+    if (variant != "auto" || !is_variant_refusal(e)) throw;
+  }
 }
 
 // Enqueues a call from `in` to `out` (views of the caller's buffers too: see on_packed_images) after the
@@ -142,21 +157,43 @@ std::vector<cl::Event> enqueue_image_call(Context& ctx, const ImageFilterApi<P>&
   if (!api.output_may_be_input && in.buffer() == out.buffer())
     throw std::invalid_argument(fmt::format("{}: output must not be the input", api.name));
   const ImageCall<P> call{params, in.width, in.height, in.channels};
-  auto r = resolve_image_call(ctx, api, call, variant, config);
-  // Pitched or offset views the chosen variant reads and writes in place: no packed copies.
-  if (const auto on_views = views_call(call, in, out);
-      on_views && r.entry->takes_views && r.entry->takes_views(*on_views)) {
-    r.plan = r.entry->plan(ctx, *on_views, r.config);
-    std::vector<cl::Event> events;
-    enqueue_wait(ctx, wait, events);
-    ImageTarget target{in, out};
-    for (cl::Event& e : r.enqueue(ctx, *on_views, target)) events.push_back(std::move(e));
-    return events;
+  const auto r = resolve_image_call(ctx, api, call, variant, config);
+  const auto run = [&](ResolvedCall<ImageCall<P>, ImageTarget> resolved) {
+    // Pitched or offset views the chosen variant reads and writes in place: no packed copies.
+    if (const auto on_views = views_call(call, in, out);
+        on_views && resolved.entry->takes_views && resolved.entry->takes_views(*on_views)) {
+      resolved.plan = resolved.entry->plan(ctx, *on_views, resolved.config);
+      std::vector<cl::Event> events;
+      enqueue_wait(ctx, wait, events);
+      ImageTarget target{in, out};
+      for (cl::Event& e : resolved.enqueue(ctx, *on_views, target)) events.push_back(std::move(e));
+      return events;
+    }
+    return on_packed_images(ctx, in, out, wait, [&](const DeviceImage& packed_in, DeviceImage& packed_out) {
+      ImageTarget target{packed_in, packed_out};
+      return resolved.enqueue(ctx, call, target);
+    });
+  };
+  try {
+    return run(r);
+  } catch (const ClError& e) {
+    // "auto" falls back when the device refuses its choice's build or launch; an in-place call may have been
+    // half written, so it does not.
+    if (variant != "auto" || !is_variant_refusal(e) || in.buffer() == out.buffer()) throw;
+    for (const std::string& next :
+         fallback_variants(api.auto_variant(ctx.info(), params, in.width, in.height, in.channels), api.table().infos(),
+                           r.entry->info.name)) {
+      if (api.unsupported(ctx.info(), next, params, in.width, in.height, in.channels, {})) continue;
+      try {
+        auto events = run(plan_call(ctx, api.table(), call, {next, {}, "fallback"}, std::nullopt));
+        warn_fallback(api.name, r.entry->info.name, e, next);
+        return events;
+      } catch (const ClError& again) {
+        if (!is_variant_refusal(again)) throw;
+      }
+    }
+    throw;
   }
-  return on_packed_images(ctx, in, out, wait, [&](const DeviceImage& packed_in, DeviceImage& packed_out) {
-    ImageTarget target{packed_in, packed_out};
-    return r.enqueue(ctx, call, target);
-  });
 }
 
 }  // namespace clf

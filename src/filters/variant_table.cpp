@@ -37,15 +37,13 @@ std::optional<std::string> local_group_problem(const DeviceInfo& device, std::st
 }
 
 bool r8_images_supported(Context& ctx) {
-  std::optional<bool>& works = ctx.feature_works("image_r_uint8");
-  if (!works) {
+  return ctx.feature_works("image_r_uint8", [&] {
     std::vector<cl::ImageFormat> formats;
     ctx.context().getSupportedImageFormats(CL_MEM_READ_ONLY, CL_MEM_OBJECT_IMAGE2D, &formats);
-    works = std::any_of(formats.begin(), formats.end(), [](const cl::ImageFormat& f) {
+    return std::any_of(formats.begin(), formats.end(), [](const cl::ImageFormat& f) {
       return f.image_channel_order == CL_R && f.image_channel_data_type == CL_UNSIGNED_INT8;
     });
-  }
-  return *works;
+  });
 }
 
 const std::vector<Tunable>& local_size_tunables() {

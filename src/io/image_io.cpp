@@ -17,10 +17,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <new>
-#include <random>
 #include <system_error>
 
 #include "io/image_io_internal.hpp"
+#include "io/temp_files.hpp"
 
 namespace clf {
 namespace io_detail {
@@ -219,49 +219,33 @@ void write_image(const Image& image, const std::filesystem::path& path, const Wr
 }
 
 void write_file_atomically(const std::filesystem::path& path, const void* bytes, std::size_t size) {
-  if (!path.has_filename()) fail(path, "cannot write: not a file name");
-  const std::filesystem::path dir = path.parent_path();
-
-  // Our own O_EXCL name rather than mkstemp: the file then gets the usual 0666 & ~umask mode.
-  // The name is cut so that a long target name still leaves room for the suffix.
+  const OutputTarget target = output_target(path);
+  CreatedTempFile created = create_temp_file_beside(target.path, path);
+  // Closes and removes the temporary file on any failure.
   struct TempFile {
-    int fd = -1;
-    std::string name;
+    CreatedTempFile& file;
     bool keep = false;
     ~TempFile() {
-      if (fd >= 0) ::close(fd);
-      if (!keep && !name.empty()) ::unlink(name.c_str());
+      if (file.fd >= 0) ::close(file.fd);
+      if (!keep) ::unlink(file.path.c_str());
+      file.registration.release();
     }
-  } temp;
-  std::mt19937 rng(std::random_device{}());
-  for (int attempt = 0; temp.fd < 0; ++attempt) {
-    std::string name =
-        (dir / fmt::format(".{}.tmp-{:06x}", path.filename().string().substr(0, 200), rng() & 0xFFFFFF)).string();
-    const int fd = ::open(name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-    const int err = errno;
-    if (fd >= 0) {
-      temp.fd = fd;
-      temp.name = std::move(name);
-    } else if (err != EEXIST || attempt == 100) {
-      fail(path, fmt::format("cannot create a temporary file in {}: {}", dir.empty() ? "." : dir.string(),
-                             errno_message(err)));
-    }
-  }
+  } temp{created};
 
   const auto* p = static_cast<const std::uint8_t*>(bytes);
   while (size > 0) {
-    const ssize_t n = ::write(temp.fd, p, std::min<std::size_t>(size, 1 << 30));
+    const ssize_t n = ::write(created.fd, p, std::min<std::size_t>(size, 1 << 30));
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) fail(path, "cannot write: " + errno_message(errno));
     p += n;
     size -= static_cast<std::size_t>(n);
   }
   // fsync so that a crash after the rename cannot leave an empty file; EINVAL: not supported here.
-  if (::fsync(temp.fd) != 0 && errno != EINVAL) fail(path, "cannot write: " + errno_message(errno));
-  const int closed = ::close(temp.fd);
-  temp.fd = -1;
+  if (::fsync(created.fd) != 0 && errno != EINVAL) fail(path, "cannot write: " + errno_message(errno));
+  const int closed = ::close(created.fd);
+  created.fd = -1;
   if (closed != 0) fail(path, "cannot write: " + errno_message(errno));
-  if (::rename(temp.name.c_str(), path.c_str()) != 0) fail(path, "cannot replace: " + errno_message(errno));
+  if (::rename(created.path.c_str(), target.path.c_str()) != 0) fail(path, "cannot replace: " + errno_message(errno));
   temp.keep = true;
 }
 

@@ -6,6 +6,7 @@
 #include <limits>
 #include <stdexcept>
 
+#include "runtime/fault_injection.hpp"
 #include "runtime/launch.hpp"
 
 namespace clf {
@@ -206,7 +207,9 @@ cl::Event launch(Context& ctx, cl::Kernel& kernel, const cl::NDRange& global, co
                                 kernel_name(kernel), range_text(local), items, limit));
   }
   cl::Event event;
-  const cl_int err = ctx.queue().enqueueNDRangeKernel(kernel, cl::NullRange, global, local, nullptr, &event);
+  const cl_int err = injected_fault(FaultPoint::enqueue)
+                         ? CL_OUT_OF_RESOURCES
+                         : ctx.queue().enqueueNDRangeKernel(kernel, cl::NullRange, global, local, nullptr, &event);
   if (err != CL_SUCCESS)
     throw ClError(err, fmt::format("clEnqueueNDRangeKernel({}, global {}{})", kernel_name(kernel), range_text(global),
                                    local.dimensions() ? ", local " + range_text(local) : ""));

@@ -2,19 +2,29 @@
 // Context construction and the program cache (memory and disk).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <mutex>
+#include <thread>
 
 #include "clfilters/image_io.hpp"
 #include "clfilters/runtime.hpp"
+#include "runtime/fault_injection.hpp"
 #include "runtime/kernel_sources.hpp"
+#include "runtime/program_cache_file.hpp"
 
 namespace clf {
 namespace fs = std::filesystem;
 
 namespace {
+
+// The calling thread, as part of a cache key.
+std::string thread_key() {
+  return fmt::format("{:x}", std::hash<std::thread::id>{}(std::this_thread::get_id()));
+}
 
 // CLFILTERS_NO_DISK_CACHE=1 turns the disk cache off, =0 on; unset, it is on except on PoCL. PoCL compiles
 // every kernel of a program when its binary is written or read back (the same cost pyopencl met), which made a
@@ -46,6 +56,23 @@ std::vector<unsigned char> read_bytes(const fs::path& path) {
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
+constexpr char kCacheMagic[8] = {'C', 'L', 'F', 'P', 'R', 'O', 'G', '1'};
+constexpr std::size_t kCacheHeaderBytes = sizeof(kCacheMagic) + 2 * sizeof(std::uint64_t);
+
+std::uint64_t binary_hash(const unsigned char* data, std::size_t size) {
+  return fnv1a64(std::string_view(reinterpret_cast<const char*>(data), size));
+}
+
+void put_u64(std::vector<unsigned char>& out, std::uint64_t v) {
+  for (int i = 0; i < 8; ++i) out.push_back(static_cast<unsigned char>(v >> (8 * i)));
+}
+
+std::uint64_t get_u64(const unsigned char* p) {
+  std::uint64_t v = 0;
+  for (int i = 0; i < 8; ++i) v |= std::uint64_t(p[i]) << (8 * i);
+  return v;
+}
+
 void require_usable(const DeviceInfo& info) {
   if (opencl_c_version(info) < kMinOpenClC)
     throw std::invalid_argument(fmt::format("device {} offers \"{}\"; clfilters' kernels need OpenCL C 1.2 or later",
@@ -54,18 +81,42 @@ void require_usable(const DeviceInfo& info) {
 
 }  // namespace
 
+std::vector<unsigned char> program_cache_file(const std::vector<unsigned char>& binary) {
+  std::vector<unsigned char> file(kCacheMagic, kCacheMagic + sizeof(kCacheMagic));
+  file.reserve(kCacheHeaderBytes + binary.size());
+  put_u64(file, binary.size());
+  put_u64(file, binary_hash(binary.data(), binary.size()));
+  file.insert(file.end(), binary.begin(), binary.end());
+  return file;
+}
+
+std::optional<std::vector<unsigned char>> binary_from_program_cache_file(const std::vector<unsigned char>& file) {
+  if (file.size() < kCacheHeaderBytes || !std::equal(kCacheMagic, kCacheMagic + sizeof(kCacheMagic), file.begin()))
+    return std::nullopt;
+  const unsigned char* body = file.data() + kCacheHeaderBytes;
+  const std::size_t size = file.size() - kCacheHeaderBytes;
+  if (get_u64(file.data() + 8) != size || size == 0 || get_u64(file.data() + 16) != binary_hash(body, size))
+    return std::nullopt;
+  return std::vector<unsigned char>(body, body + size);
+}
+
 std::string cache_directory() {
   if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return (fs::path(xdg) / "clfilters").string();
   if (const char* home = std::getenv("HOME"); home && *home) return (fs::path(home) / ".cache" / "clfilters").string();
   return (fs::temp_directory_path() / "clfilters-cache").string();
 }
 
+// Every map below is guarded by `mutex`; entries are never erased, so references handed out stay valid. Kernels
+// and scratch buffers are keyed by thread too: clSetKernelArg on one kernel object from two threads would race, and
+// two calls sharing a scratch buffer would overwrite each other's intermediates.
 struct Context::Cached {
+  std::recursive_mutex mutex;
   std::map<std::string, cl::Program, std::less<>> programs;
   std::map<std::string, cl::Kernel, std::less<>> kernels;
   std::map<std::string, std::pair<cl::Buffer, std::size_t>, std::less<>> scratch;
-  std::map<std::string, std::optional<bool>, std::less<>> features;
+  std::map<std::string, bool, std::less<>> features;
   std::map<std::string, std::uint64_t, std::less<>> source_hashes;
+  std::map<std::string, ClError, std::less<>> failed_builds;
 };
 
 Context::Context(std::string_view device_selector) : Context(select_device(device_selector)) {}
@@ -109,6 +160,7 @@ Context::~Context() {
 }
 
 cl::CommandQueue& Context::profiling_queue() {
+  const std::lock_guard lock(cached_->mutex);
   if (!queue_()) {
     cl_int err = CL_SUCCESS;
     queue_ = cl::CommandQueue(context_, device_.device, CL_QUEUE_PROFILING_ENABLE, &err);
@@ -118,6 +170,7 @@ cl::CommandQueue& Context::profiling_queue() {
 }
 
 cl::CommandQueue& Context::plain_queue() {
+  const std::lock_guard lock(cached_->mutex);
   if (!plain_queue_()) {
     cl_int err = CL_SUCCESS;
     plain_queue_ = cl::CommandQueue(context_, device_.device, 0, &err);
@@ -127,6 +180,7 @@ cl::CommandQueue& Context::plain_queue() {
 }
 
 void Context::set_profiling(bool on) {
+  const std::lock_guard lock(cached_->mutex);
   if (on == profiling_) return;
   check_cl(queue().finish(), "clFinish");
   profiling_ = on;
@@ -134,6 +188,7 @@ void Context::set_profiling(bool on) {
 
 std::uint64_t Context::source_hash(std::string_view kernel_file) const {
   // Memoised: `auto` looks the tuning database up with it on every call.
+  const std::lock_guard lock(cached_->mutex);
   auto it = cached_->source_hashes.find(kernel_file);
   if (it == cached_->source_hashes.end())
     it = cached_->source_hashes.emplace(std::string(kernel_file), kernel_code_hash(kernel_file)).first;
@@ -148,6 +203,7 @@ cl::Program& Context::program_from_source(std::string_view kernel_file, const st
                                           const std::string& options) {
   const std::uint64_t text_hash = fnv1a64(source);
   const std::string key = fmt::format("{}\n{}\n{:016x}", kernel_file, options, text_hash);
+  const std::lock_guard lock(cached_->mutex);
   if (auto it = cached_->programs.find(key); it != cached_->programs.end()) return it->second;
   const auto& info = device_.info;
   // Keyed by platform (with its version: a PoCL update changes its binaries, pocl issue 596), device, driver,
@@ -159,13 +215,13 @@ cl::Program& Context::program_from_source(std::string_view kernel_file, const st
   const std::vector<cl::Device> devices{device_.device};
   cl_int err = CL_SUCCESS;
 
-  // A cached binary that fails to load or build (driver update, corrupt file) is rebuilt from source.
+  // A cached binary cut short or changed (its header's length and hash disagree), or one that fails to load or
+  // build (driver update), is rebuilt from source and written again.
   if (disk_cache_enabled(info)) {
     std::error_code ec;
     if (fs::exists(disk_path, ec)) {
-      auto bytes = read_bytes(disk_path);
-      if (!bytes.empty()) {
-        cl::Program::Binaries binaries{std::move(bytes)};
+      if (auto binary = binary_from_program_cache_file(read_bytes(disk_path))) {
+        cl::Program::Binaries binaries{std::move(*binary)};
         cl::Program from_binary(context_, devices, binaries, nullptr, &err);
         if (err == CL_SUCCESS && from_binary.build(devices, options.c_str()) == CL_SUCCESS)
           return cached_->programs.emplace(key, std::move(from_binary)).first->second;
@@ -173,12 +229,21 @@ cl::Program& Context::program_from_source(std::string_view kernel_file, const st
     }
   }
 
+  // A build the compiler refused is not tried again on this context: the same error comes back at once (a
+  // fallback variant then costs no second failed compile).
+  if (auto failed = cached_->failed_builds.find(key); failed != cached_->failed_builds.end()) throw failed->second;
   cl::Program program(context_, source, false, &err);
   check_cl(err, "clCreateProgramWithSource");
-  err = program.build(devices, options.c_str());
-  if (err != CL_SUCCESS)
-    throw ClError(err, fmt::format("clBuildProgram({}, \"{}\")", kernel_file, options),
-                  build_log(program, device_.device));
+  const bool injected = injected_fault(FaultPoint::build);
+  err = injected ? CL_BUILD_PROGRAM_FAILURE : program.build(devices, options.c_str());
+  if (err != CL_SUCCESS) {
+    ClError error(err,
+                  fmt::format("clBuildProgram({}, \"{}\"){}", kernel_file, options,
+                              injected ? " [injected by CLFILTERS_FAULT]" : ""),
+                  injected ? "" : build_log(program, device_.device));
+    if (err == CL_BUILD_PROGRAM_FAILURE) cached_->failed_builds.emplace(key, error);
+    throw error;
+  }
 
   if (disk_cache_enabled(info)) {
     std::vector<std::vector<unsigned char>> binaries;
@@ -186,7 +251,10 @@ cl::Program& Context::program_from_source(std::string_view kernel_file, const st
       std::error_code ec;
       fs::create_directories(disk_path.parent_path(), ec);
       try {
-        write_file_atomically(disk_path, binaries[0].data(), binaries[0].size());
+        // Atomic (temporary file + rename): processes building the same program at once each write a whole file,
+        // and the last rename wins; no lock is needed.
+        const std::vector<unsigned char> file = program_cache_file(binaries[0]);
+        write_file_atomically(disk_path, file.data(), file.size());
         // What the binary was built from, for a person or a tool reading the cache: NVIDIA's
         // binaries are the driver's PTX.
         const std::string about =
@@ -204,7 +272,8 @@ cl::Program& Context::program_from_source(std::string_view kernel_file, const st
 cl::Kernel& Context::kernel(std::string_view kernel_file, const std::string& options, const std::string& name) {
   // The environment's options are read once, so the kernel's key and its program's are the same build.
   const std::string all_options = with_environment_options(options);
-  const std::string key = fmt::format("{}\n{}\n{}", kernel_file, all_options, name);
+  const std::string key = fmt::format("{}\n{}\n{}\n{}", thread_key(), kernel_file, all_options, name);
+  const std::lock_guard lock(cached_->mutex);
   if (auto it = cached_->kernels.find(key); it != cached_->kernels.end()) return it->second;
   cl_int err = CL_SUCCESS;
   cl::Kernel k(program_from_source(kernel_file, full_kernel_source(kernel_file), all_options), name.c_str(), &err);
@@ -214,20 +283,27 @@ cl::Kernel& Context::kernel(std::string_view kernel_file, const std::string& opt
 
 cl::Buffer Context::buffer(cl_mem_flags flags, std::size_t bytes) {
   cl_int err = CL_SUCCESS;
-  cl::Buffer b(context_, flags, bytes == 0 ? 1 : bytes, nullptr, &err);
+  cl::Buffer b;
+  if (injected_fault(FaultPoint::alloc))
+    err = CL_MEM_OBJECT_ALLOCATION_FAILURE;
+  else
+    b = cl::Buffer(context_, flags, bytes == 0 ? 1 : bytes, nullptr, &err);
   if (err != CL_SUCCESS) throw ClError(err, fmt::format("clCreateBuffer({} bytes)", bytes));
   return b;
 }
 
-std::optional<bool>& Context::feature_works(std::string_view feature) {
+bool Context::feature_works(std::string_view feature, const std::function<bool()>& probe) {
+  const std::lock_guard lock(cached_->mutex);
   auto it = cached_->features.find(feature);
-  if (it == cached_->features.end()) it = cached_->features.emplace(std::string(feature), std::nullopt).first;
+  if (it == cached_->features.end()) it = cached_->features.emplace(std::string(feature), probe()).first;
   return it->second;
 }
 
 cl::Buffer& Context::scratch_buffer(std::string_view name, std::size_t bytes) {
-  auto it = cached_->scratch.find(name);
-  if (it == cached_->scratch.end()) it = cached_->scratch.emplace(std::string(name), std::pair{cl::Buffer(), 0}).first;
+  const std::string key = thread_key() + "\n" + std::string(name);
+  const std::lock_guard lock(cached_->mutex);
+  auto it = cached_->scratch.find(key);
+  if (it == cached_->scratch.end()) it = cached_->scratch.emplace(key, std::pair{cl::Buffer(), 0}).first;
   if (it->second.second < bytes) {
     // Commands already enqueued keep the old buffer alive (OpenCL retains it), so replacing is safe.
     it->second = {buffer(CL_MEM_READ_WRITE, bytes), bytes};

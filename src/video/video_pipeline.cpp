@@ -16,6 +16,7 @@
 
 #include "clfilters/video.hpp"
 #include "io/image_io_internal.hpp"
+#include "runtime/fault_injection.hpp"
 
 namespace clf::video {
 namespace {
@@ -33,9 +34,12 @@ StagingBuffer make_staging(Context& ctx, cl::CommandQueue& queue, std::size_t by
   StagingBuffer s;
   s.buffer = ctx.buffer(CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, bytes);
   cl_int err = CL_SUCCESS;
-  s.data = static_cast<std::uint8_t*>(
-      queue.enqueueMapBuffer(s.buffer, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, bytes, nullptr, nullptr, &err));
-  check_cl(err, "clEnqueueMapBuffer");
+  if (injected_fault(FaultPoint::map))
+    err = CL_MAP_FAILURE;
+  else
+    s.data = static_cast<std::uint8_t*>(
+        queue.enqueueMapBuffer(s.buffer, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, bytes, nullptr, nullptr, &err));
+  if (err != CL_SUCCESS) throw ClError(err, fmt::format("clEnqueueMapBuffer({} bytes)", bytes));
   return s;
 }
 
@@ -58,22 +62,29 @@ class Pipeline {
     download_ = cl::CommandQueue(ctx.context(), ctx.device(), 0, &err);
     check_cl(err, "clCreateCommandQueue");
     slots_.resize(std::size_t(slot_count));
-    for (Slot& s : slots_) {
-      s.frame = make_staging(ctx, upload_, info.frame_bytes);
-      s.luma = make_staging(ctx, upload_, info.luma_bytes());
-      s.input = DeviceImage::allocate(ctx, info.width, info.height, 1);
-      s.output = DeviceImage::allocate(ctx, info.width, info.height, 1);
+    try {
+      for (Slot& s : slots_) {
+        s.frame = make_staging(ctx, upload_, info.frame_bytes);
+        s.luma = make_staging(ctx, upload_, info.luma_bytes());
+        s.input = DeviceImage::allocate(ctx, info.width, info.height, 1);
+        s.output = DeviceImage::allocate(ctx, info.width, info.height, 1);
+      }
+    } catch (...) {
+      release();  // an allocation or map refused part way: what was mapped is unmapped
+      throw;
     }
   }
 
+  ~Pipeline() { release(); }
+
   // Whatever happened, no copy may still be using the staging memory when it is unmapped and freed.
-  ~Pipeline() {
+  void release() {
     ctx_.queue().finish();
     upload_.finish();
     download_.finish();
     for (Slot& s : slots_) {
       for (StagingBuffer* b : {&s.frame, &s.luma})
-        if (b->data) upload_.enqueueUnmapMemObject(b->buffer, b->data);
+        if (b->data) upload_.enqueueUnmapMemObject(b->buffer, b->data), b->data = nullptr;
     }
     upload_.finish();
   }
@@ -184,11 +195,11 @@ PipelineStats filter_video(Context& ctx, VideoReader& reader, VideoWriter& write
     bool got_frame = false;
     try {
       got_frame = reader.read_frame({s.frame.data, frame_bytes}, s.parameters);
-    } catch (const VideoError&) {
+    } catch (const VideoError& e) {
       // A truncated or corrupt frame: everything before it is written and flushed first.
       while (next_write < next_read) write_oldest();
       progress.finish(stats.frames);
-      throw;
+      throw InputStreamError(e.what());
     }
     if (!got_frame) break;
 

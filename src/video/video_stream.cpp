@@ -10,12 +10,12 @@
 #include <cerrno>
 #include <charconv>
 #include <cstring>
-#include <random>
 #include <system_error>
 #include <utility>
 
 #include "clfilters/image_io.hpp"
 #include "clfilters/video.hpp"
+#include "io/temp_files.hpp"
 
 namespace clf::video {
 namespace {
@@ -332,34 +332,29 @@ VideoWriter::VideoWriter(const std::string& path, const StreamInfo& info)
   if (path == "-") {
     file_ = stdout;
   } else {
-    struct stat st {};
-    if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
-      // /dev/null, a FIFO, a terminal: there is nothing to replace atomically.
-      file_ = std::fopen(path.c_str(), "wb");
+    io_detail::OutputTarget target;
+    io_detail::CreatedTempFile created;
+    try {
+      // A FIFO or a character device (/dev/null, a terminal) is written directly: there is nothing to replace.
+      target = io_detail::output_target(path, /*streams=*/true);
+      if (!target.direct) created = io_detail::create_temp_file_beside(target.path, path);
+    } catch (const ImageIoError& e) {
+      throw VideoError(e.what());
+    }
+    if (target.direct) {
+      file_ = std::fopen(target.path.c_str(), "wb");
       if (!file_) fail("cannot open: " + errno_message(errno));
     } else {
-      // Our own O_EXCL name in the output's folder (rename needs the same file system), mode 0666 & ~umask.
-      const std::size_t slash = path.find_last_of('/');
-      const std::string dir = slash == std::string::npos ? "" : path.substr(0, slash + 1);
-      const std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
-      if (base.empty()) fail("not a file name");
-      std::mt19937 rng(std::random_device{}());
-      for (int attempt = 0; !file_; ++attempt) {
-        std::string temp = fmt::format("{}.{}.tmp-{:06x}", dir, base.substr(0, 200), rng() & 0xFFFFFF);
-        const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+      file_ = ::fdopen(created.fd, "wb");
+      if (!file_) {
         const int err = errno;
-        if (fd >= 0) {
-          file_ = ::fdopen(fd, "wb");
-          if (!file_) {
-            ::close(fd);
-            ::unlink(temp.c_str());
-            fail("cannot open: " + errno_message(errno));
-          }
-          temp_path_ = std::move(temp);
-        } else if (err != EEXIST || attempt == 100) {
-          fail(fmt::format("cannot create a temporary file in {}: {}", dir.empty() ? "." : dir, errno_message(err)));
-        }
+        ::close(created.fd);
+        ::unlink(created.path.c_str());
+        fail("cannot open: " + errno_message(err));
       }
+      temp_path_ = std::move(created.path);
+      temp_registration_ = std::make_unique<io_detail::RegisteredTempFile>(std::move(created.registration));
+      target_path_ = target.path.string();
     }
     owned_ = true;
   }
@@ -414,8 +409,9 @@ void VideoWriter::commit() {
   file_ = nullptr;
   if (closed != 0) fail("cannot write: " + errno_message(errno));
   if (!temp_path_.empty()) {
-    if (::rename(temp_path_.c_str(), path_.c_str()) != 0) fail("cannot replace: " + errno_message(errno));
+    if (::rename(temp_path_.c_str(), target_path_.c_str()) != 0) fail("cannot replace: " + errno_message(errno));
     temp_path_.clear();
+    temp_registration_.reset();
   }
 }
 

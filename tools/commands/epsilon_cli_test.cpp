@@ -238,11 +238,13 @@ TEST_F(EpsilonCli, TruncatedFinalFrameNamesItAndKeepsTheFramesBefore) {
     out.height = h;
     EXPECT_TRUE(videos_equal(expected, out)) << "the four complete frames are written before the error";
 
-    // To a file: written atomically, so the failed run leaves no output at all.
+    // To a file: the complete frames are renamed into place, as they reach a pipe, and the exit is still 1.
     const CliResult f = run_cli(fmt::format("epsilon {} {}", path("cut.y4m"), path("out.y4m")));
     EXPECT_EQ(f.code, 1) << f.output;
     EXPECT_NE(f.output.find("frame 5"), std::string::npos) << f.output;
-    EXPECT_EQ(files(), (std::vector<std::string>{"cut.y4m", "err.txt", "streamed.y4m"}));
+    EXPECT_EQ(line_count(f.output), 1) << f.output;
+    EXPECT_EQ(read_file(path("out.y4m")), read_file(path("streamed.y4m")));
+    EXPECT_EQ(files(), (std::vector<std::string>{"cut.y4m", "err.txt", "out.y4m", "streamed.y4m"}));
   }
 }
 
@@ -257,7 +259,10 @@ TEST_F(EpsilonCli, CorruptFrameMarkerNamesTheFrame) {
   EXPECT_EQ(r.code, 1) << r.output;
   EXPECT_NE(r.output.find("frame 3"), std::string::npos) << r.output;
   EXPECT_EQ(line_count(r.output), 1) << r.output;
-  EXPECT_FALSE(fs::exists(path("out.y4m")));
+  // The two frames before the corrupt one are the output.
+  Video out;
+  ASSERT_TRUE(parse_y4m(read_file(path("out.y4m")), std::size_t(w) * h + rest_bytes("420", w, h), out));
+  EXPECT_EQ(out.frames.size(), 2u);
 }
 
 TEST_F(EpsilonCli, BadHeadersAndOtherDepthsAreRefused) {
@@ -339,7 +344,8 @@ TEST_F(EpsilonCli, RawNv12AndI420) {
     r = run_cli(fmt::format("epsilon {} {} {}", path("cut.yuv"), path("cut-out.yuv"), options));
     EXPECT_EQ(r.code, 1) << r.output;
     EXPECT_NE(r.output.find("frame 4 is truncated"), std::string::npos) << r.output;
-    EXPECT_FALSE(fs::exists(path("cut-out.yuv")));
+    // The three complete frames are the output.
+    EXPECT_EQ(read_file(path("cut-out.yuv")), to_raw(expected).substr(0, 3 * in.frames[0].size()));
   }
   // Usage errors: exit 2, no output.
   for (const std::string& options :

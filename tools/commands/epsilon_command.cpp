@@ -125,6 +125,7 @@ class EpsilonCommand : public Command {
         throw UsageError(e.what());
       }
     }
+    if (options_.output != "-") check_output_path(options_.output, /*streams=*/true);
     // The header first: a frame size over the limits is refused before the device is opened.
     video::VideoReader reader = raw == video::VideoFormat::y4m
                                     ? video::VideoReader::open_y4m(options_.input)
@@ -141,8 +142,18 @@ class EpsilonCommand : public Command {
     const auto filter = [&](const DeviceImage& in, DeviceImage& out) {
       return epsilon(ctx, in, out, params_, variant);
     };
-    const video::PipelineStats stats =
-        video::filter_video(ctx, reader, writer, filter, {.progress = !quiet_ && ::isatty(STDERR_FILENO) != 0});
+    video::PipelineStats stats;
+    try {
+      stats = video::filter_video(ctx, reader, writer, filter, {.progress = !quiet_ && ::isatty(STDERR_FILENO) != 0});
+    } catch (const video::InputStreamError& e) {
+      // A cut or corrupt input: its complete frames are the output, as they are on a pipe, and the exit is 1.
+      if (writer.frames_written() == 0 && options_.output != "-")
+        throw std::runtime_error(fmt::format("{}; no complete frame, nothing written", e.what()));
+      writer.commit();
+      throw std::runtime_error(fmt::format("{}; the {} complete frame(s) before it were written to {}", e.what(),
+                                           writer.frames_written(),
+                                           options_.output == "-" ? "<stdout>" : options_.output));
+    }
     writer.commit();
 
     if (quiet_) return 0;

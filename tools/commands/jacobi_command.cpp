@@ -48,6 +48,7 @@ class EdgesCommand : public Command {
   int run() override {
     if (!is_npy(options_.output))
       throw UsageError(fmt::format("{}: the edge map is float32, which only .npy holds", options_.output));
+    check_output_path(options_.output);
     const Image input = read_input(options_.input);
     Image grey;
     try {

@@ -53,11 +53,13 @@ class TuneCommand : public Command {
       return filters_.empty() || std::find(filters_.begin(), filters_.end(), e.filter) != filters_.end();
     };
     if (reset_) {
-      TuningDb kept = TuningDb::load();
-      kept.reset();
-      for (const auto& e : db.entries())
-        if (!mine(e)) kept.put(e);
-      kept.save();
+      // Under the database's lock, from its current contents: a tune running beside this keeps its entries.
+      TuningDb::update(tuning_db_path(), [&](TuningDb& current) {
+        const std::vector<TuningEntry> all = current.entries();
+        current.reset();
+        for (const auto& e : all)
+          if (!mine(e)) current.put(e);
+      });
       fmt::print("forgot the tuned choices for {} in {}\n", d.name, tuning_db_path());
       return 0;
     }
@@ -77,7 +79,12 @@ class TuneCommand : public Command {
                    p.seconds_left);
     });
     if (tty) fmt::print(stderr, "\r\033[K");
-    db.save();
+    // This run's winners go into the database as it is now, under its lock: another tune that saved since this one
+    // loaded keeps its entries.
+    TuningDb::update(tuning_db_path(), [&](TuningDb& current) {
+      for (const auto& r : reports)
+        if (r.entry) current.put(*r.entry);
+    });
     reload_tuning_db();
     fmt::print("Tuned on {} at {}x{} (size class {}); saved to {}\n", d.name, options_.width, options_.height,
                size_class(options_.width, options_.height), tuning_db_path());

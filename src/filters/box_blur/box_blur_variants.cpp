@@ -144,17 +144,15 @@ bool band_takes_views(const BoxBlurCall& call) {
 // its block read/write functions (PoCL 5 does); then block4x4 falls back to plain vector loads.
 constexpr const char* kSubgroupOptions = " -D USE_INTEL_SUBGROUPS=1";
 bool subgroup_block4x4_builds(Context& ctx, const std::string& options) {
-  std::optional<bool>& works = ctx.feature_works("box_blur.intel_subgroup_block_io");
-  if (!works) {
+  return ctx.feature_works("box_blur.intel_subgroup_block_io", [&] {
     try {
       ctx.kernel(kKernelFile, options + kSubgroupOptions, "box_block4x4_subgroups");
-      works = true;
+      return true;
     } catch (const ClError& e) {
       if (e.code() != CL_BUILD_PROGRAM_FAILURE) throw;
-      works = false;
+      return false;
     }
-  }
-  return *works;
+  });
 }
 
 using Entry = ImageTable<BoxBlurParams>::Entry;

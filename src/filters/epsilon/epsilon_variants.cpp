@@ -47,17 +47,15 @@ void set_args(cl::Kernel& k, const Input& input, const EpsilonCall& call, ImageT
 // images or cl_khr_fp16 and still fail to compile kernels that use them. Then the variant falls back to
 // its plain-buffer, integer form (eps_naive_buffer for naive; packed and vec4 for the half forms).
 bool builds(Context& ctx, std::string_view feature, const std::string& options, const std::string& kernel) {
-  std::optional<bool>& works = ctx.feature_works(feature);
-  if (!works) {
+  return ctx.feature_works(feature, [&] {
     try {
       ctx.kernel(kKernelFile, options, kernel);
-      works = true;
+      return true;
     } catch (const ClError& e) {
       if (e.code() != CL_BUILD_PROGRAM_FAILURE && e.code() != CL_INVALID_KERNEL_NAME) throw;
-      works = false;
+      return false;
     }
-  }
-  return *works;
+  });
 }
 
 const cl::ImageFormat& image_format(int channels) {

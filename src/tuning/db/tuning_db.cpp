@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "tuning/db/tuning_db.hpp"
 
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/file.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -124,7 +128,44 @@ TuningDb TuningDb::load(const std::string& path) {
   return db;
 }
 
+namespace {
+// An exclusive flock on "<database>.lock" for a read-modify-write of the database by several processes (two
+// `clfilters tune` at once); the lock goes with the descriptor, so a crashed holder never leaves it taken. Without a
+// lock file (a read-only folder) the write goes ahead unlocked and fails there with its own message.
+class DbFileLock {
+ public:
+  explicit DbFileLock(const std::string& db_path) {
+    std::error_code ec;
+    fs::create_directories(fs::path(db_path).parent_path(), ec);
+    fd_ = ::open((db_path + ".lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+    if (fd_ >= 0)
+      while (::flock(fd_, LOCK_EX) != 0 && errno == EINTR) {
+      }
+  }
+  ~DbFileLock() {
+    if (fd_ >= 0) ::close(fd_);  // releases the lock
+  }
+  DbFileLock(const DbFileLock&) = delete;
+  DbFileLock& operator=(const DbFileLock&) = delete;
+
+ private:
+  int fd_ = -1;
+};
+}  // namespace
+
+void TuningDb::update(const std::string& path, const std::function<void(TuningDb&)>& change) {
+  const DbFileLock lock(path);
+  TuningDb db = load(path);
+  change(db);
+  db.write();
+}
+
 void TuningDb::save() const {
+  const DbFileLock lock(path_);
+  write();
+}
+
+void TuningDb::write() const {
   json entries = json::array();
   for (const auto& e : entries_) {
     entries.push_back({{"vendor", e.vendor},
@@ -139,8 +180,6 @@ void TuningDb::save() const {
                        {"tuned_at", e.tuned_at}});
   }
   const std::string text = json{{"format_version", kFormatVersion}, {"entries", entries}}.dump(1) + "\n";
-  std::error_code ec;
-  fs::create_directories(fs::path(path_).parent_path(), ec);
   write_file_atomically(path_, text.data(), text.size());
 }
 

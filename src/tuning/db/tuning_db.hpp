@@ -50,8 +50,13 @@ class TuningDb {
   // The database shipped in the binary (src/tuning/db/shipped_tuning.json): the winners measured on the
   // NVIDIA H200 and H100, which `bench/run-gpu.sh OUT build,tune` rewrites. Read-only: it has no path.
   static TuningDb shipped();
-  void save() const;  // atomic: temporary file + rename
-  void reset();       // forgets every entry of this database
+  // Writes every entry of this database to its file, replacing what the file held: atomic (temporary file +
+  // rename), under the database's lock file ("<path>.lock", flock).
+  void save() const;
+  // A read-modify-write that other processes cannot interleave: under the lock file, loads `path`, applies
+  // `change` and saves. Two `clfilters tune` runs at once each add their entries this way, so both are kept.
+  static void update(const std::string& path, const std::function<void(TuningDb&)>& change);
+  void reset();  // forgets every entry of this database
 
   void put(const TuningEntry& entry);  // replaces the entry with the same key
   const std::vector<TuningEntry>& entries() const { return entries_; }
@@ -65,6 +70,8 @@ class TuningDb {
                                          const std::string& size_class, bool other_sources = false) const;
 
  private:
+  void write() const;  // save() without the lock
+
   std::string path_;
   std::vector<TuningEntry> entries_;
 };

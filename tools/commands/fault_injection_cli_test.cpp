@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: Apache-2.0
+// Device faults injected with CLFILTERS_FAULT (runtime/fault_injection.hpp): a refused build or launch makes `auto`
+// fall back to another variant, whose output is still right; every other refusal is one line, exit 1, and no output
+// file. Under the ASan build the command also runs with leak detection on.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "clfilters/box_blur.hpp"
+#include "clfilters/epsilon.hpp"
+#include "clfilters/image_io.hpp"
+#include "testing/cli_fixture.hpp"
+#include "testing/test_files.hpp"
+#include "testing/test_images.hpp"
+
+namespace clf {
+namespace {
+namespace fs = std::filesystem;
+
+using testing::read_file;
+using testing::run_shell;
+
+int line_count(const std::string& text) {
+  return int(std::count(text.begin(), text.end(), '\n'));
+}
+
+class InjectedFault : public testing::CliTest {
+ protected:
+  void SetUp() override {
+    CliTest::SetUp();
+    input_ = testing::random_image(33, 19, 4, SampleType::u8, seed_);
+    write_image(input_, path("in.png"));
+  }
+  // `clfilters ARGS` with CLFILTERS_FAULT=fault, and with leak detection where the command is built with ASan (the
+  // ASan preset turns it off for the suite as a whole).
+  CliResult run_with_fault(const std::string& fault, const std::string& args) const {
+    return run_shell(fmt::format("CLFILTERS_FAULT={} ASAN_OPTIONS=detect_leaks=1 {} {}", fault, cli(), args));
+  }
+  // Nothing was written: no output, no temporary file.
+  void expect_no_output(const std::string& name) const {
+    EXPECT_FALSE(fs::exists(path(name)));
+    for (const auto& f : files()) EXPECT_EQ(f.find(".tmp-"), std::string::npos) << f;
+  }
+  Image input_;
+};
+
+TEST_F(InjectedFault, RefusedBuildOrLaunchFallsBackToAnotherVariant) {
+  SCOPED_TRACE(fmt::format("seed={}", seed_));
+  const Image expected = box_blur_reference(input_, BoxBlurParams{.diameter = 3, .border = {}});
+  for (const char* fault : {"build:1", "enqueue:1"}) {
+    SCOPED_TRACE(fault);
+    fs::remove(path("out.png"));
+    const CliResult r =
+        run_with_fault(fault, fmt::format("box-blur {} {} --diameter 3", path("in.png"), path("out.png")));
+    ASSERT_EQ(r.code, 0) << r.output;
+    EXPECT_NE(r.output.find("was refused"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("instead"), std::string::npos) << r.output;
+    EXPECT_TRUE(testing::images_equal(expected, read_image(path("out.png"))));
+  }
+}
+
+TEST_F(InjectedFault, EveryOtherRefusalIsOneLineAndNoOutput) {
+  const std::string blur = fmt::format("box-blur {} {} --diameter 3", path("in.png"), path("out.png"));
+  const struct {
+    std::string fault;
+    std::string args;
+    std::string says;
+  } cases[] = {
+      {"build", blur, "CL_BUILD_PROGRAM_FAILURE"},  // every variant refused
+      {"enqueue", blur, "CL_OUT_OF_RESOURCES"},
+      {"build:1", blur + " --variant naive", "CL_BUILD_PROGRAM_FAILURE"},  // a named variant does not fall back
+      {"alloc:1", blur, "CL_MEM_OBJECT_ALLOCATION_FAILURE"},
+      {"alloc:2", blur, "CL_MEM_OBJECT_ALLOCATION_FAILURE"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.fault + ": " + c.args);
+    const CliResult r = run_with_fault(c.fault, c.args);
+    EXPECT_EQ(r.code, 1) << r.output;
+    EXPECT_EQ(line_count(r.output), 1) << r.output;
+    EXPECT_NE(r.output.find(c.says), std::string::npos) << r.output;
+    expect_no_output("out.png");
+  }
+}
+
+TEST_F(InjectedFault, RefusedMapOrAllocationOfTheVideoPipelineWritesNoVideo) {
+  const int w = 16, h = 8;
+  std::string frame(std::size_t(w * h * 3 / 2), '\0');
+  for (std::size_t i = 0; i < frame.size(); ++i) frame[i] = char((seed_ + i * 7) & 0xFF);
+  testing::write_file(path("in.y4m"), fmt::format("YUV4MPEG2 W{} H{}\nFRAME\n", w, h) + frame);
+  for (const char* fault : {"map:1", "map:4", "alloc:3"}) {
+    SCOPED_TRACE(fault);
+    const CliResult r = run_with_fault(fault, fmt::format("epsilon --quiet {} {}", path("in.y4m"), path("out.y4m")));
+    EXPECT_EQ(r.code, 1) << r.output;
+    EXPECT_EQ(line_count(r.output), 1) << r.output;
+    EXPECT_NE(r.output.find(std::string(fault).starts_with("map") ? "CL_MAP_FAILURE" : "CL_MEM_OBJECT_ALLOCATION"),
+              std::string::npos)
+        << r.output;
+    expect_no_output("out.y4m");
+  }
+  // Without a fault the same command works, so the failures above are the injected ones.
+  const CliResult ok = run_with_fault("", fmt::format("epsilon --quiet {} {}", path("in.y4m"), path("out.y4m")));
+  EXPECT_EQ(ok.code, 0) << ok.output;
+  EXPECT_TRUE(fs::exists(path("out.y4m")));
+}
+
+}  // namespace
+}  // namespace clf
