@@ -98,14 +98,18 @@ PyDeviceImage view(nb::object owner, nb::handle buffer, nb::object shape, nb::ob
                    std::size_t row_pitch) {
   if (!nb::isinstance<Context>(owner)) throw nb::type_error("ctx must be a clfilters.Context");
   Context& ctx = nb::cast<Context&>(owner);
-  nb::handle mem_obj = buffer;
-  std::string type_name = dtype.is_none() ? "uint8" : nb::cast<std::string>(nb::str(dtype));
+  nb::object mem_obj = nb::borrow(buffer);
+  // NumPy's name of a dtype given as a string, a type or a numpy.dtype.
+  const auto dtype_text = [](nb::handle d) {
+    return nb::cast<std::string>(nb::module_::import_("numpy").attr("dtype")(d).attr("name"));
+  };
+  std::string type_name = dtype.is_none() ? "uint8" : dtype_text(dtype);
   if (nb::hasattr(buffer, "base_data") && nb::hasattr(buffer, "strides")) {
     // A pyopencl.array.Array: its buffer, offset, shape, dtype and row stride.
     mem_obj = buffer.attr("base_data");
     offset += nb::cast<std::size_t>(buffer.attr("offset"));
     shape = buffer.attr("shape");
-    type_name = nb::cast<std::string>(nb::str(buffer.attr("dtype")));
+    type_name = dtype_text(buffer.attr("dtype"));
     const auto strides = nb::cast<nb::tuple>(buffer.attr("strides"));
     const std::size_t item = type_name == "float32" ? 4 : 1;
     const std::size_t ndim = strides.size();
@@ -174,9 +178,9 @@ HostArray host_array(nb::handle obj, std::string_view what) {
   a.width = int(a.array.shape(1));
   a.channels = ndim == 3 ? int(a.array.shape(2)) : 1;
   a.channel_axis = ndim == 3;
-  // Strides in elements; a dimension of extent 1 may have any stride.
+  // Strides in elements; a dimension of extent 1 may have any stride, an empty array any strides.
   std::int64_t expected = 1;
-  for (std::size_t d = ndim; d-- > 0;) {
+  for (std::size_t d = ndim; a.array.size() > 0 && d-- > 0;) {
     if (a.array.shape(d) != 1 && a.array.stride(d) != expected)
       throw nb::value_error(
           fmt::format("{} reads arrays in place and needs a C-contiguous one (np.ascontiguousarray makes one)", what)

@@ -99,5 +99,7 @@ const char* dtype_name(DeviceDtype dtype);
 
 void bind_arrays(nb::module_& m);
 void bind_filters(nb::module_& m);
+// The CPU references as clfilters._clfilters._reference, for the tests.
+void bind_references(nb::module_& m);
 
 }  // namespace clf::py

@@ -186,6 +186,7 @@ NB_MODULE(_clfilters, m) {
 
   bind_arrays(m);
   bind_filters(m);
+  bind_references(m);
 
   m.def("tune", &tune_py, "filters"_a = nb::none(), "size"_a = std::pair<int, int>(1920, 1080), "budget"_a = 90.0,
         "params"_a = nb::none(), "ctx"_a = nb::none(),
