@@ -303,18 +303,22 @@ void bind_arrays(nb::module_& m) {
       "returns one on the same context, so a chain of filters makes no host round trip. np.asarray(image) "
       "downloads it.")
       .def_static("upload", &upload, "ctx"_a, "array"_a,
-                  "upload(ctx, array) -> DeviceImage\n\nCopies a C-contiguous host array to the device of `ctx`: "
+                  nb::sig("def upload(ctx: Context, array: numpy.ndarray) -> DeviceImage"),
+                  "Copies a C-contiguous host array to the device of `ctx`: "
                   "uint8 of shape H x W or H x W x C (C in 1, 3, 4), or float32 of shape H x W.")
-      .def_static("view", &view, "ctx"_a, "buffer"_a, "shape"_a = nb::none(), "dtype"_a = nb::none(), "offset"_a = 0,
-                  "row_pitch"_a = 0,
-                  "view(ctx, buffer, shape=None, dtype=None, offset=0, row_pitch=0) -> DeviceImage\n\n"
-                  "A view of device memory that `ctx` shares (Context.from_pyopencl), with no copy: a "
-                  "pyopencl.array.Array (its shape, dtype, offset and row stride are used), or a pyopencl.Buffer "
-                  "or cl_mem handle with `shape` ((H, W) or (H, W, C)), `dtype` ('uint8', the default, or "
-                  "'float32'), `offset` and `row_pitch` in bytes (0: packed rows). uint8 views hold 1 or 4 "
-                  "channels. Filters read and write views in place (a pitched or offset one through a packed "
-                  "copy on the device).")
-      .def("download", &download, "download() -> numpy.ndarray\n\nCopies the image to a new host array.")
+      .def_static(
+          "view", &view, "ctx"_a, "buffer"_a, "shape"_a = nb::none(), "dtype"_a = nb::none(), "offset"_a = 0,
+          "row_pitch"_a = 0,
+          nb::sig("def view(ctx: Context, buffer: object, shape: tuple[int, ...] | None = None, dtype: object = "
+                  "None, offset: int = 0, row_pitch: int = 0) -> DeviceImage"),
+          "A view of device memory that `ctx` shares (Context.from_pyopencl), with no copy: a "
+          "pyopencl.array.Array (its shape, dtype, offset and row stride are used), or a pyopencl.Buffer "
+          "or cl_mem handle with `shape` ((H, W) or (H, W, C)), `dtype` ('uint8', the default, or "
+          "'float32'), `offset` and `row_pitch` in bytes (0: packed rows). uint8 views hold 1 or 4 "
+          "channels. Filters read and write views in place (a pitched or offset one through a packed "
+          "copy on the device).")
+      .def("download", &download, nb::sig("def download(self) -> numpy.ndarray"),
+           "Copies the image to a new host array.")
       .def(
           "__array__",
           [](const PyDeviceImage& img, nb::object dtype, nb::object copy) {
@@ -322,21 +326,26 @@ void bind_arrays(nb::module_& m) {
             nb::object a = download(img);
             return dtype.is_none() ? a : a.attr("astype")(dtype);
           },
-          "dtype"_a = nb::none(), "copy"_a = nb::none(), "The image as a NumPy array (a download).")
+          "dtype"_a = nb::none(), "copy"_a = nb::none(),
+          nb::sig("def __array__(self, dtype: object = None, copy: object = None) -> numpy.ndarray"),
+          "The image as a NumPy array (a download).")
       .def_prop_ro(
           "shape",
           [](const PyDeviceImage& img) {
             return img.channel_axis ? nb::make_tuple(img.height, img.width, img.channels)
                                     : nb::make_tuple(img.height, img.width);
           },
+          nb::for_getter(nb::sig("def shape(self) -> tuple[int, ...]")),
           "(H, W) or (H, W, C), as the array it came from.")
       .def_prop_ro(
-          "dtype", [](const PyDeviceImage& img) { return numpy_dtype(img.dtype); }, "numpy.dtype of the samples.")
+          "dtype", [](const PyDeviceImage& img) { return numpy_dtype(img.dtype); },
+          nb::for_getter(nb::sig("def dtype(self) -> numpy.dtype")), "numpy.dtype of the samples.")
       .def_prop_ro("width", [](const PyDeviceImage& img) { return img.width; })
       .def_prop_ro("height", [](const PyDeviceImage& img) { return img.height; })
       .def_prop_ro("channels", [](const PyDeviceImage& img) { return img.channels; })
       .def_prop_ro(
-          "context", [](const PyDeviceImage& img) { return img.owner; }, "The Context the image lives on.")
+          "context", [](const PyDeviceImage& img) { return img.owner; },
+          nb::for_getter(nb::sig("def context(self) -> Context")), "The Context the image lives on.")
       .def("__repr__", [](const PyDeviceImage& img) {
         return fmt::format("DeviceImage(shape=({}, {}{}), dtype={})", img.height, img.width,
                            img.channel_axis ? fmt::format(", {}", img.channels) : "", dtype_name(img.dtype));

@@ -5,7 +5,10 @@
 #include <fmt/format.h>
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
 
+#include <chrono>
+#include <cstdlib>
 #include <optional>
 #include <string>
 #include <utility>
@@ -412,11 +415,55 @@ nb::object reconstruct_py(nb::handle edges, std::optional<int> iterations, std::
   return to_numpy(std::move(result.image), false);
 }
 
+// The C++ side of bench/python_bench.py's overhead figure: `runs` calls of what box_blur(img) does from Python,
+// timed in C++ with no Python in between; the seconds of each. A DeviceImage: the device call and a clFinish. An
+// array: what filter_in_place does, the output's allocation included.
+std::vector<double> time_cpp_box_blur(nb::handle img, int diameter, int runs, nb::handle ctx_obj) {
+  const BoxBlurParams params{.diameter = diameter, .border = {}};
+  std::vector<double> seconds;
+  const auto timed = [&](const auto& call) {
+    for (int i = 0; i < runs; ++i) {
+      const auto start = std::chrono::steady_clock::now();
+      call();
+      seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    }
+  };
+  if (nb::isinstance<PyDeviceImage>(img)) {
+    const PyDeviceImage& in = device_input(img, ctx_obj, "box blur", DeviceDtype::u8);
+    const PyDeviceImage out =
+        allocate_like(in.owner, *in.ctx, in.width, in.height, in.channels, in.channel_axis, DeviceDtype::u8);
+    nb::gil_scoped_release release;
+    DeviceImage target = out.u8();
+    timed([&] {
+      box_blur(*in.ctx, in.u8(), target, params);
+      check_cl(in.ctx->queue().finish(), "clFinish");
+    });
+    return seconds;
+  }
+  const HostArray a = host_array(img, "box blur");
+  check_u8_input(a, "box blur", false);
+  if (a.channels != 1 && a.channels != 4) throw nb::value_error("timed calls take 1 or 4 channels");
+  nb::object owner;
+  Context& ctx = call_context(ctx_obj, owner);
+  nb::gil_scoped_release release;
+  const std::size_t bytes = a.byte_size();
+  timed([&] {
+    void* out = std::aligned_alloc(128, (bytes + 127) / 128 * 128);
+    DeviceImage in{host_buffer(ctx, const_cast<void*>(a.data), bytes, true), a.width, a.height, a.channels};
+    DeviceImage result{host_buffer(ctx, out, bytes, false), a.width, a.height, a.channels};
+    box_blur(ctx, in, result, params);
+    to_host(ctx, result.buffer, out, bytes);
+    std::free(out);
+  });
+  return seconds;
+}
+
 constexpr const char* kImageTypes = "numpy.ndarray | DeviceImage";
 
 }  // namespace
 
 void bind_filters(nb::module_& m) {
+  m.def("_time_cpp_box_blur", &time_cpp_box_blur, "img"_a, "diameter"_a, "runs"_a, "ctx"_a = nb::none());
   const std::string img_doc =
       "`img` is a NumPy array (uint8, H x W or H x W x C, C in 1 to 4; C-contiguous: other arrays are refused, "
       "not copied) or a DeviceImage. An array gives a new array of its shape; a DeviceImage a DeviceImage on its "

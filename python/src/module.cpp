@@ -140,18 +140,18 @@ NB_MODULE(_clfilters, m) {
         for (const auto& d : list_devices()) infos.push_back(d.info);
         return infos;
       },
-      "devices() -> list[DeviceInfo]\n\nEvery OpenCL device of every platform, in platform order.");
+      "Every OpenCL device of every platform, in platform order.");
 
   nb::class_<Context>(m, "Context",
                       "An OpenCL device with its context, an in-order queue and its built programs. Programs are "
                       "built on first use and cached, so keep one Context and pass it to every call. Calls on one "
                       "Context from several threads go to its one queue.")
       .def(nb::init<std::string_view>(), "device"_a = "", nb::call_guard<nb::gil_scoped_release>(),
-           "Context(device='')\n\n`device` is an index ('0', '1:0') or a case-insensitive part of the platform or "
+           "`device` is an index ('0', '1:0') or a case-insensitive part of the platform or "
            "device name ('nvidia', 'pocl', 'cpu'); '' (default) means $CLFILTERS_DEVICE, else the first GPU, else "
            "the first CPU.")
       .def_static("from_pyopencl", &from_pyopencl, "context"_a, "queue"_a, nb::rv_policy::take_ownership,
-                  "from_pyopencl(context, queue) -> Context\n\nWorks inside pyopencl: adopts its context, the queue's "
+                  "Works inside pyopencl: adopts its context, the queue's "
                   "device and the in-order queue (retained, never destroyed by clfilters). Calls go to that queue; "
                   "DeviceImage.view wraps pyopencl arrays and buffers with no copy.")
       .def_prop_ro(
@@ -169,7 +169,7 @@ NB_MODULE(_clfilters, m) {
             nb::gil_scoped_release release;
             check_cl(c.queue().finish(), "clFinish");
           },
-          "finish()\n\nWaits until every command enqueued on the context's queue is done.")
+          "Waits until every command enqueued on the context's queue is done.")
       .def("__repr__", [](const Context& c) {
         return fmt::format("Context(device='{}', platform='{}')", c.info().name, c.info().platform_name);
       });
@@ -181,7 +181,8 @@ NB_MODULE(_clfilters, m) {
         call_context(nb::none(), owner);
         return owner;
       },
-      "default_context() -> Context\n\nThe Context calls without `ctx` run on, made on first use as Context() "
+      nb::sig("def default_context() -> Context"),
+      "The Context calls without `ctx` run on, made on first use as Context() "
       "makes it.");
 
   bind_arrays(m);
