@@ -322,7 +322,10 @@ void bind_arrays(nb::module_& m) {
       .def(
           "__array__",
           [](const PyDeviceImage& img, nb::object dtype, nb::object copy) {
-            (void)copy;  // a download is always a new array
+            // A download is always a new array: NumPy 2's copy=False asks for none.
+            if (copy.is(nb::handle(Py_False)))
+              throw nb::value_error(
+                  "a DeviceImage is in device memory: np.asarray(image, copy=False) cannot avoid a copy");
             nb::object a = download(img);
             return dtype.is_none() ? a : a.attr("astype")(dtype);
           },

@@ -89,7 +89,8 @@ cl::Buffer host_buffer(Context& ctx, void* data, std::size_t bytes, bool upload)
     return b;
   }
   cl::Buffer b = ctx.buffer(CL_MEM_READ_WRITE, bytes);
-  if (upload) check_cl(ctx.queue().enqueueWriteBuffer(b, CL_FALSE, 0, bytes, data), "clEnqueueWriteBuffer");
+  // Blocking: a call that fails later must not leave a copy from the caller's memory in flight.
+  if (upload) check_cl(ctx.queue().enqueueWriteBuffer(b, CL_TRUE, 0, bytes, data), "clEnqueueWriteBuffer");
   return b;
 }
 

@@ -20,6 +20,8 @@ def test_chain_of_8bit_filters(ctx, rng, channels):
     want = from_filter_layout(want.reshape(as_filter_layout(img).shape), img)
     np.testing.assert_array_equal(np.asarray(smoothed), want)
     np.testing.assert_array_equal(smoothed.download(), want)
+    with pytest.raises(ValueError, match="copy=False"):
+        np.asarray(smoothed, copy=False)
 
 
 def test_out_is_written_in_full(ctx, rng):
