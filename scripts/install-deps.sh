@@ -5,15 +5,26 @@
 set -euo pipefail
 packages=(build-essential cmake git clang-format-14 ocl-icd-opencl-dev opencl-headers opencl-clhpp-headers pocl-opencl-icd clinfo
           libpng-dev libjpeg62-turbo-dev libcli11-dev nlohmann-json3-dev libfmt-dev libgtest-dev ffmpeg pkgconf
-          libopencv-dev)
+          libopencv-dev python3-dev python3-pip)
 [ "${1:-}" = fuzz ] && packages+=(clang-14 libclang-rt-14-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
-[ ${#missing[@]} -eq 0 ] && exit 0
+# The Python package's build and tests (python/): its Python modules, from PyPI, only those that are missing. A
+# Debian-managed Python (PEP 668) takes them with --break-system-packages.
+python_modules() {
+  local missing_py=()
+  for m in numpy pytest nanobind pyopencl; do python3 -c "import $m" 2>/dev/null || missing_py+=("$m"); done
+  [ ${#missing_py[@]} -eq 0 ] && return
+  echo "Installing from PyPI: ${missing_py[*]}"
+  python3 -m pip install -q "${missing_py[@]}" 2>/dev/null ||
+    python3 -m pip install -q --break-system-packages "${missing_py[@]}"
+}
+[ ${#missing[@]} -eq 0 ] && { python_modules; exit 0; }
 echo "Installing: ${missing[*]}"
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo="sudo"
 $sudo apt-get update -qq
 DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+python_modules

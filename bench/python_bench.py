@@ -1,0 +1,120 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""clfilters from Python: the binding's cost per call, and a box blur from NumPy against OpenCV's.
+
+1. Overhead at 64x64 (RGBA and grey, d = 3): a Python call against the same work timed in C++ with no Python
+   in between (clfilters._clfilters._time_cpp_box_blur), interleaved in blocks, medians. "array": box_blur(a)
+   from a NumPy array to a new one (the binding's in-place path: buffers over the arrays' memory on a CPU
+   device, else an upload and a download); its C++ twin allocates the output, makes the buffers, runs the call
+   and maps or reads the result. "device": box_blur(d, out=o) on DeviceImages, then Context.finish(); its C++
+   twin is clf::box_blur on the same device images and clFinish. The difference is what Python adds.
+2. Host to host: clf.box_blur(a) against cv2.blur(a) on NumPy (OpenCV's CPU code and threads) and through
+   cv2.UMat (OpenCV's OpenCL path: upload, blur, download), on the same arrays, replicate borders, d = 9,
+   medians after warm-ups. The largest difference from clfilters' output is shown (OpenCV rounds its own way).
+
+Usage: bench/python_bench.py [--device pocl] [--sizes 1920x1080,3840x2160] [--channels 3]
+(PYTHONPATH=build/release/python for the module built by the release preset). OpenCV's OpenCL device is
+$OPENCV_OPENCL_DEVICE, else the first GPU, else the first CPU.
+"""
+import argparse
+import os
+import statistics
+import time
+
+import numpy as np
+
+import clfilters as clf
+from clfilters import _clfilters
+
+
+def median_us(seconds):
+    return statistics.median(seconds) * 1e6
+
+
+def python_times(fn, runs):
+    out = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        fn()
+        out.append(time.perf_counter() - start)
+    return out
+
+
+def overhead(ctx, runs, blocks):
+    rng = np.random.default_rng()
+    print("| 64x64, d = 3 | Python call (us) | same work in C++ (us) | Python adds (us) |")
+    print("|---|---|---|---|")
+    for channels in (4, 1):
+        shape = (64, 64, 4) if channels == 4 else (64, 64)
+        a = rng.integers(0, 256, shape, dtype=np.uint8)
+        d = clf.DeviceImage.upload(ctx, a)
+        o = clf.DeviceImage.upload(ctx, a)
+
+        def device_call():
+            clf.box_blur(d, diameter=3, out=o)
+            ctx.finish()
+
+        cases = {
+            "array": (lambda: clf.box_blur(a, diameter=3, ctx=ctx), a),
+            "device": (device_call, d),
+        }
+        for name, (fn, img) in cases.items():
+            py, cpp = [], []
+            python_times(fn, 20)  # warm-up: programs built, caches filled
+            _clfilters._time_cpp_box_blur(img, 3, 20, ctx)
+            for _ in range(blocks):
+                py += python_times(fn, runs)
+                cpp += _clfilters._time_cpp_box_blur(img, 3, runs, ctx)
+            p, c = median_us(py), median_us(cpp)
+            print(f"| {name}, {channels} channel(s) | {p:.1f} | {c:.1f} | {p - c:.1f} |")
+
+
+def host_to_host(ctx, sizes, channels, runs):
+    import cv2
+
+    os.environ.setdefault("OPENCV_OPENCL_DEVICE", "")
+    cv2.ocl.setUseOpenCL(True)
+    ocl = cv2.ocl.Device.getDefault().name() if cv2.ocl.haveOpenCL() else ""
+    print(f"\nclfilters on {ctx.device.name}; OpenCV {cv2.__version__} CPU with {cv2.getNumThreads()} threads, "
+          f"UMat on {ocl or 'no OpenCL device'}\n")
+    print("| size | clf.box_blur (ms) | cv2.blur (ms) | cv2.blur UMat (ms) | largest difference (CPU, UMat) |")
+    print("|---|---|---|---|---|")
+    rng = np.random.default_rng()
+    for size in sizes:
+        w, h = map(int, size.split("x"))
+        a = rng.integers(0, 256, (h, w, channels) if channels > 1 else (h, w), dtype=np.uint8)
+        ours = lambda: clf.box_blur(a, diameter=9, ctx=ctx)  # noqa: E731
+        cpu = lambda: cv2.blur(a, (9, 9), borderType=cv2.BORDER_REPLICATE)  # noqa: E731
+        umat = lambda: cv2.blur(cv2.UMat(a), (9, 9), borderType=cv2.BORDER_REPLICATE).get()  # noqa: E731
+        row = []
+        for fn in (ours, cpu, umat) if ocl else (ours, cpu):
+            python_times(fn, 3)
+            row.append(f"{median_us(python_times(fn, runs)) / 1e3:.2f}")
+        if not ocl:
+            row.append("n/a")
+        ref = ours().astype(int)
+        diffs = [np.abs(cpu().astype(int) - ref).max()] + ([np.abs(umat().astype(int) - ref).max()] if ocl else [])
+        print(f"| {w}x{h}x{channels} | {' | '.join(row)} | {', '.join(map(str, diffs))} |")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--device", default=os.environ.get("CLFILTERS_DEVICE", ""))
+    ap.add_argument("--sizes", default="1920x1080,3840x2160")
+    ap.add_argument("--channels", type=int, default=3)
+    ap.add_argument("--runs", type=int, default=20, help="host-to-host calls per measurement")
+    ap.add_argument("--overhead-runs", type=int, default=100, help="calls per block of the overhead figure")
+    ap.add_argument("--blocks", type=int, default=5)
+    ap.add_argument("--skip-overhead", action="store_true")
+    ap.add_argument("--skip-opencv", action="store_true")
+    args = ap.parse_args()
+    ctx = clf.Context(args.device)
+    ctx.profiling = False
+    if not args.skip_overhead:
+        overhead(ctx, args.overhead_runs, args.blocks)
+    if not args.skip_opencv:
+        host_to_host(ctx, args.sizes.split(","), args.channels, args.runs)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: Apache-2.0
+// Shared pieces of the Python module: NumPy arrays as the filters take them, the device image Python sees, and
+// the context a call runs on.
+#pragma once
+
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "clfilters/device_image.hpp"
+#include "clfilters/image.hpp"
+#include "clfilters/jacobi.hpp"
+#include "clfilters/runtime.hpp"
+
+namespace clf::py {
+
+namespace nb = nanobind;
+
+// ---- host arrays -------------------------------------------------------------------------------
+
+// A C-contiguous host array of shape H x W or H x W x C, read in place.
+struct HostArray {
+  nb::ndarray<nb::ro> array;  // keeps the memory alive
+  const void* data = nullptr;
+  int width = 0;
+  int height = 0;
+  int channels = 1;
+  bool channel_axis = false;       // H x W x C rather than H x W
+  std::optional<SampleType> type;  // nullopt: a dtype clfilters has no images of
+  std::string dtype_name;          // NumPy's name: "uint8", "float64", ...
+  std::size_t byte_size() const;
+};
+
+// Reads `obj` (a NumPy array or anything with the buffer or DLPack protocol) as an image for `what`. Throws
+// TypeError for an object that is not an array, ValueError for a wrong number of dimensions, a non-contiguous
+// array (refused rather than copied: arrays are read in place) or an empty one.
+HostArray host_array(nb::handle obj, std::string_view what);
+
+// A copy of the array as an Image (for the calls that convert on the host anyway). Needs `type`.
+Image to_image(const HostArray& array);
+
+// A new NumPy array, H x W or H x W x C, of u8, i16 or f32 samples, aligned for CL_MEM_USE_HOST_PTR.
+struct NewArray {
+  nb::object array;
+  void* data = nullptr;
+};
+NewArray new_array(int height, int width, int channels, bool channel_axis, SampleType type);
+// The image as a NumPy array (moved, not copied); 1 channel becomes H x W unless `channel_axis`.
+nb::object to_numpy(Image&& image, bool channel_axis);
+
+// ---- contexts ----------------------------------------------------------------------------------
+
+// Whether buffers may use NumPy's memory in place (CL_MEM_USE_HOST_PTR): a CPU device, whose kernels read
+// and write host memory anyway.
+bool uses_host_memory(const Context& ctx);
+// The Context a call runs on: `ctx`, else the module's default context (created on first use).
+Context& call_context(nb::handle ctx, nb::object& owner);
+
+// ---- device images -----------------------------------------------------------------------------
+
+enum class DeviceDtype { u8, i16, f32 };
+
+// An image on the device as Python sees it: u8 with 1, 3 or 4 channels (3 held as RGBA with alpha 255, as the
+// host calls hold RGB, so filters run on it unchanged), or 1 channel of int16 (a Sobel gradient) or float32
+// (an edge map, a reconstruction). Keeps its Context alive.
+struct PyDeviceImage {
+  nb::object owner;  // the Python Context
+  Context* ctx = nullptr;
+  cl::Buffer buffer;
+  int width = 0;
+  int height = 0;
+  int channels = 1;  // as NumPy sees it
+  bool channel_axis = false;
+  DeviceDtype dtype = DeviceDtype::u8;
+  std::size_t offset = 0;     // bytes; views of the caller's buffers may have an offset and a pitch
+  std::size_t row_pitch = 0;  // 0: packed
+
+  int device_channels() const { return channels == 1 ? 1 : 4; }
+  DeviceImage u8() const { return {buffer, width, height, device_channels(), offset, row_pitch}; }
+  DeviceFloatImage f32() const { return {buffer, width, height, offset, row_pitch}; }
+  std::size_t packed_bytes() const;
+};
+
+// A packed device image of the given shape on `owner`'s context (not initialised).
+PyDeviceImage allocate_like(nb::object owner, Context& ctx, int width, int height, int channels, bool channel_axis,
+                            DeviceDtype dtype);
+// Blocking download into a new NumPy array.
+nb::object download(const PyDeviceImage& image);
+const char* dtype_name(DeviceDtype dtype);
+
+// ---- filters -----------------------------------------------------------------------------------
+
+void bind_arrays(nb::module_& m);
+void bind_filters(nb::module_& m);
+// The CPU references as clfilters._clfilters._reference, for the tests.
+void bind_references(nb::module_& m);
+
+}  // namespace clf::py

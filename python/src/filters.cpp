@@ -1,0 +1,548 @@
+// SPDX-License-Identifier: Apache-2.0
+// The filters as Python calls them: the command line's names, defaults and checks, on NumPy arrays (read and
+// written in place where the layout allows) or on DeviceImages (no host round trip). The GIL is released
+// around all OpenCL work and every host conversion.
+#include <fmt/format.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "binding.hpp"
+#include "clfilters/bilateral.hpp"
+#include "clfilters/box_blur.hpp"
+#include "clfilters/epsilon.hpp"
+#include "clfilters/jacobi.hpp"
+#include "clfilters/sobel.hpp"
+
+namespace clf::py {
+
+using namespace nb::literals;
+
+namespace {
+
+using DeviceCall = std::function<std::vector<cl::Event>(Context&, const DeviceImage&, DeviceImage&)>;
+
+// The command line's check of --variant, with its message.
+void check_variant_name(const std::string& variant, const std::vector<VariantInfo>& variants) {
+  if (variant == "auto" || find_variant(variants, variant)) return;
+  std::string names;
+  for (const auto& v : variants) names += (names.empty() ? "" : ", ") + v.name;
+  throw std::invalid_argument(fmt::format("unknown variant '{}' (expected auto, {})", variant, names));
+}
+
+// The checks of the library's host call (box_blur(ctx, Image, ...) and its kin), with their messages: the sample
+// type (TypeError), the channels and the size (ValueError).
+void check_u8_input(const HostArray& a, const char* what, bool size_in_message) {
+  if (a.type != SampleType::u8)
+    throw nb::type_error(fmt::format("{} needs 8-bit samples, got {}", what, a.dtype_name).c_str());
+  if (a.channels < 1 || a.channels > 4)
+    throw nb::value_error(fmt::format("{} takes 1 to 4 channels, got {}", what, a.channels).c_str());
+  if (a.width < 1 || a.height < 1)
+    throw nb::value_error((size_in_message
+                               ? fmt::format("{} needs an image of at least 1x1, got {}x{}", what, a.width, a.height)
+                               : fmt::format("{} needs an image of at least 1x1", what))
+                              .c_str());
+}
+
+PyDeviceImage& device_input(nb::handle img, nb::handle ctx, const char* what, DeviceDtype dtype) {
+  PyDeviceImage& in = nb::cast<PyDeviceImage&>(img);
+  if (!ctx.is_none() && !ctx.is(in.owner))
+    throw nb::value_error(fmt::format("{}: the DeviceImage lives on another Context than ctx", what).c_str());
+  if (in.dtype != dtype)
+    throw nb::type_error(
+        fmt::format("{} needs a DeviceImage of {}, got {}", what, dtype_name(dtype), dtype_name(in.dtype)).c_str());
+  return in;
+}
+
+// The output of a device call: `out` when given (checked against the shape the call writes), else a new image.
+nb::object device_output(nb::handle out, const PyDeviceImage& like, int channels, bool channel_axis, DeviceDtype dtype,
+                         const char* what) {
+  if (out.is_none())
+    return nb::cast(allocate_like(like.owner, *like.ctx, like.width, like.height, channels, channel_axis, dtype));
+  if (!nb::isinstance<PyDeviceImage>(out))
+    throw nb::type_error(fmt::format("{}: out must be a DeviceImage", what).c_str());
+  const PyDeviceImage& o = nb::cast<const PyDeviceImage&>(out);
+  if (!o.owner.is(like.owner))
+    throw nb::value_error(fmt::format("{}: out lives on another Context than the input", what).c_str());
+  if (o.width != like.width || o.height != like.height || o.device_channels() != (channels == 1 ? 1 : 4) ||
+      o.dtype != dtype)
+    throw nb::value_error(fmt::format("{}: out must be {}x{} with {} channel(s) of {}, got {}x{}x{} of {}", what,
+                                      like.width, like.height, channels, dtype_name(dtype), o.width, o.height,
+                                      o.channels, dtype_name(o.dtype))
+                              .c_str());
+  return nb::borrow(out);
+}
+
+// A device buffer over host memory: that memory itself on a CPU device (CL_MEM_USE_HOST_PTR), else a new
+// buffer, filled from it when `upload`.
+cl::Buffer host_buffer(Context& ctx, void* data, std::size_t bytes, bool upload) {
+  cl_int err = CL_SUCCESS;
+  if (uses_host_memory(ctx)) {
+    cl::Buffer b(ctx.context(), CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR, bytes, data, &err);
+    check_cl(err, "clCreateBuffer(CL_MEM_USE_HOST_PTR)");
+    return b;
+  }
+  cl::Buffer b = ctx.buffer(CL_MEM_READ_WRITE, bytes);
+  // Blocking: a call that fails later must not leave a copy from the caller's memory in flight.
+  if (upload) check_cl(ctx.queue().enqueueWriteBuffer(b, CL_TRUE, 0, bytes, data), "clEnqueueWriteBuffer");
+  return b;
+}
+
+// Makes the device's result visible in the host memory of `buffer` (made by host_buffer): a map and unmap of
+// the memory in place on a CPU device, else a blocking read.
+void to_host(Context& ctx, const cl::Buffer& buffer, void* data, std::size_t bytes) {
+  if (!uses_host_memory(ctx)) {
+    check_cl(ctx.queue().enqueueReadBuffer(buffer, CL_TRUE, 0, bytes, data), "clEnqueueReadBuffer");
+    return;
+  }
+  cl_int err = CL_SUCCESS;
+  void* mapped = ctx.queue().enqueueMapBuffer(buffer, CL_TRUE, CL_MAP_READ, 0, bytes, nullptr, nullptr, &err);
+  check_cl(err, "clEnqueueMapBuffer");
+  cl::Event unmapped;
+  check_cl(ctx.queue().enqueueUnmapMemObject(buffer, mapped, nullptr, &unmapped), "clEnqueueUnmapMemObject");
+  check_cl(unmapped.wait(), "clWaitForEvents");
+}
+
+// Runs a device call from a u8 host image with 1 or 4 channels (at `data`) into a new array of its shape.
+nb::object filter_in_place(Context& ctx, const void* data, int width, int height, int channels, bool channel_axis,
+                           const DeviceCall& call) {
+  NewArray out = new_array(height, width, channels, channel_axis, SampleType::u8);
+  {
+    nb::gil_scoped_release release;
+    const std::size_t bytes = std::size_t(width) * height * channels;
+    DeviceImage in{host_buffer(ctx, const_cast<void*>(data), bytes, true), width, height, channels};
+    DeviceImage result{host_buffer(ctx, out.data, bytes, false), width, height, channels};
+    call(ctx, in, result);
+    to_host(ctx, result.buffer, out.data, bytes);
+  }
+  return std::move(out.array);
+}
+
+// What box blur, epsilon and bilateral share: 8-bit images of their input's shape.
+struct U8Filter {
+  const char* what;  // as the library's messages name it
+  bool size_in_message;
+  const DeviceCall& device;
+  const std::function<Image(Context&, const Image&)>& host;  // the library's host call, for 2 and 3 channels
+};
+
+nb::object run_u8_filter(nb::handle img, nb::handle ctx_obj, nb::handle out, const U8Filter& f) {
+  if (nb::isinstance<PyDeviceImage>(img)) {
+    const PyDeviceImage& in = device_input(img, ctx_obj, f.what, DeviceDtype::u8);
+    nb::object result = device_output(out, in, in.channels, in.channel_axis, DeviceDtype::u8, f.what);
+    const PyDeviceImage& r = nb::cast<const PyDeviceImage&>(result);
+    {
+      nb::gil_scoped_release release;
+      DeviceImage target = r.u8();
+      f.device(*in.ctx, in.u8(), target);
+    }
+    return result;
+  }
+  if (!out.is_none()) throw nb::type_error("out= is for DeviceImage inputs; host calls return a new array");
+  const HostArray a = host_array(img, f.what);
+  check_u8_input(a, f.what, f.size_in_message);
+  nb::object owner;
+  Context& ctx = call_context(ctx_obj, owner);
+  if (a.channels == 1 || a.channels == 4)
+    return filter_in_place(ctx, a.data, a.width, a.height, a.channels, a.channel_axis, f.device);
+  Image result;
+  {
+    nb::gil_scoped_release release;
+    result = f.host(ctx, to_image(a));
+  }
+  return to_numpy(std::move(result), a.channel_axis);
+}
+
+nb::object box_blur_py(nb::handle img, int diameter, const std::string& border, const std::string& variant,
+                       nb::handle ctx, nb::handle out) {
+  const BoxBlurParams params{.diameter = diameter, .border = parse_border(border)};
+  box_blur_check_params(params);
+  check_variant_name(variant, box_blur_variants());
+  const DeviceCall device = [&](Context& c, const DeviceImage& in, DeviceImage& o) {
+    return box_blur(c, in, o, params, variant);
+  };
+  const std::function<Image(Context&, const Image&)> host = [&](Context& c, const Image& in) {
+    return box_blur(c, in, params, variant);
+  };
+  return run_u8_filter(img, ctx, out, {"box blur", false, device, host});
+}
+
+nb::object epsilon_py(nb::handle img, int radius, int threshold, const std::string& border, const std::string& variant,
+                      nb::handle ctx, nb::handle out) {
+  const EpsilonParams params{.radius = radius, .threshold = threshold, .border = parse_border(border)};
+  epsilon_check_params(params);
+  check_variant_name(variant, epsilon_variants());
+  const DeviceCall device = [&](Context& c, const DeviceImage& in, DeviceImage& o) {
+    return epsilon(c, in, o, params, variant);
+  };
+  const std::function<Image(Context&, const Image&)> host = [&](Context& c, const Image& in) {
+    return epsilon(c, in, params, variant);
+  };
+  return run_u8_filter(img, ctx, out, {"epsilon", true, device, host});
+}
+
+nb::object bilateral_py(nb::handle img, double sigma_spatial, double sigma_range, std::optional<int> radius,
+                        const std::string& border, const std::string& variant, nb::handle ctx, nb::handle out) {
+  const BilateralParams params{.sigma_spatial = sigma_spatial,
+                               .sigma_range = sigma_range,
+                               .radius = radius.value_or(-1),
+                               .border = parse_border(border)};
+  bilateral_check_params(params);
+  // BilateralParams' radius -1 stands for the default; here the default is radius=None (the command line's check).
+  if (radius && *radius < 0)
+    throw std::invalid_argument(fmt::format("radius must be 0..{}, got {}", kMaxBilateralRadius, *radius));
+  check_variant_name(variant, bilateral_variants());
+  const DeviceCall device = [&](Context& c, const DeviceImage& in, DeviceImage& o) {
+    return bilateral(c, in, o, params, variant);
+  };
+  const std::function<Image(Context&, const Image&)> host = [&](Context& c, const Image& in) {
+    return bilateral(c, in, params, variant);
+  };
+  return run_u8_filter(img, ctx, out, {"bilateral", false, device, host});
+}
+
+// ---- conversions on the device, for chains that start from colour or 8-bit images --------------------------
+
+const char* const kConversionSource = R"CLC(
+// SPEC's grey: (77 R + 150 G + 29 B + 128) >> 8, as sobel_grey and to_grey_float compute it on the host.
+__kernel void grey_from_rgba(__global const uchar4* in, __global uchar* out) {
+  const size_t i = get_global_id(0);
+  const uint4 p = convert_uint4(in[i]);
+  out[i] = (uchar)((77u * p.x + 150u * p.y + 29u * p.z + 128u) >> 8);
+}
+__kernel void float_from_grey(__global const uchar* in, __global float* out) {
+  const size_t i = get_global_id(0);
+  out[i] = (float)in[i];
+}
+)CLC";
+
+// Enqueues `kernel` of the conversion program over `pixels` work-items, from `in` to `out`.
+void convert(Context& ctx, const char* kernel, const cl::Buffer& in, const cl::Buffer& out, std::size_t pixels) {
+  cl::Kernel k(ctx.program_from_source("python_conversions.cl", kConversionSource, ""), kernel);
+  k.setArg(0, in);
+  k.setArg(1, out);
+  check_cl(ctx.queue().enqueueNDRangeKernel(k, cl::NullRange, cl::NDRange(pixels), cl::NullRange),
+           "clEnqueueNDRangeKernel");
+}
+
+// The grey plane of a u8 device image: itself when it has 1 channel, else a new packed one.
+DeviceImage grey_on_device(Context& ctx, const PyDeviceImage& in) {
+  if (in.channels == 1) return in.u8();
+  std::vector<cl::Event> events;
+  const DeviceImage packed = packed_input(ctx, in.u8(), events, "python grey input");
+  DeviceImage grey = DeviceImage::allocate(ctx, in.width, in.height, 1);
+  convert(ctx, "grey_from_rgba", packed.buffer, grey.buffer, std::size_t(in.width) * in.height);
+  return grey;
+}
+
+nb::object wrap(const PyDeviceImage& like, cl::Buffer buffer, DeviceDtype dtype) {
+  PyDeviceImage img;
+  img.owner = like.owner;
+  img.ctx = like.ctx;
+  img.buffer = std::move(buffer);
+  img.width = like.width;
+  img.height = like.height;
+  img.dtype = dtype;
+  return nb::cast(std::move(img));
+}
+
+nb::object sobel_py(nb::handle img, const std::string& output, const std::string& border, const std::string& variant,
+                    nb::handle ctx_obj) {
+  const SobelParams params{.output = parse_sobel_output(output), .border = parse_border(border)};
+  sobel_check_params(params);
+  check_variant_name(variant, sobel_variants());
+  const bool gradients = params.output == SobelOutput::gradients;
+  if (nb::isinstance<PyDeviceImage>(img)) {
+    const PyDeviceImage& in = device_input(img, ctx_obj, "Sobel", DeviceDtype::u8);
+    Context& ctx = *in.ctx;
+    DeviceGradients grads;
+    DeviceImage magnitude;
+    {
+      nb::gil_scoped_release release;
+      const DeviceImage grey = grey_on_device(ctx, in);
+      if (gradients) {
+        grads = DeviceGradients::allocate(ctx, in.width, in.height);
+        sobel(ctx, grey, grads, params, variant);
+      } else {
+        magnitude = DeviceImage::allocate(ctx, in.width, in.height, 1);
+        sobel(ctx, grey, magnitude, params, variant);
+      }
+    }
+    if (gradients) return nb::make_tuple(wrap(in, grads.gx, DeviceDtype::i16), wrap(in, grads.gy, DeviceDtype::i16));
+    return wrap(in, magnitude.buffer, DeviceDtype::u8);
+  }
+  const HostArray a = host_array(img, "Sobel");
+  if (a.type != SampleType::u8 || a.channels < 1 || a.channels > 4) {
+    const std::string message =
+        fmt::format("Sobel takes 8-bit images with 1 to 4 channels, got {} channel(s) of {}", a.channels, a.dtype_name);
+    if (a.type != SampleType::u8) throw nb::type_error(message.c_str());
+    throw nb::value_error(message.c_str());
+  }
+  if (a.width < 1 || a.height < 1) throw nb::value_error("Sobel needs an image of at least 1x1");
+  nb::object owner;
+  Context& ctx = call_context(ctx_obj, owner);
+  NewArray gx = new_array(a.height, a.width, 1, false, gradients ? SampleType::i16 : SampleType::u8);
+  NewArray gy = gradients ? new_array(a.height, a.width, 1, false, SampleType::i16) : NewArray{};
+  {
+    nb::gil_scoped_release release;
+    // Colour becomes grey on the host, as the library's host call converts it.
+    Image grey;
+    if (a.channels != 1) grey = sobel_grey(to_image(a));
+    const void* grey_data = a.channels == 1 ? a.data : grey.data.data();
+    const std::size_t pixels = std::size_t(a.width) * a.height;
+    DeviceImage in{host_buffer(ctx, const_cast<void*>(grey_data), pixels, true), a.width, a.height, 1};
+    if (gradients) {
+      DeviceGradients g{host_buffer(ctx, gx.data, pixels * 2, false), host_buffer(ctx, gy.data, pixels * 2, false),
+                        a.width, a.height};
+      sobel(ctx, in, g, params, variant);
+      to_host(ctx, g.gx, gx.data, pixels * 2);
+      to_host(ctx, g.gy, gy.data, pixels * 2);
+    } else {
+      DeviceImage result{host_buffer(ctx, gx.data, pixels, false), a.width, a.height, 1};
+      sobel(ctx, in, result, params, variant);
+      to_host(ctx, result.buffer, gx.data, pixels);
+    }
+  }
+  if (gradients) return nb::make_tuple(gx.array, gy.array);
+  return std::move(gx.array);
+}
+
+// ---- reverse edge detection ------------------------------------------------------------------------------
+
+nb::object edges_py(nb::handle img, nb::handle ctx_obj) {
+  if (nb::isinstance<PyDeviceImage>(img)) {
+    const PyDeviceImage& in = nb::cast<const PyDeviceImage&>(img);
+    if (in.dtype == DeviceDtype::i16) throw nb::type_error("edges needs a DeviceImage of uint8 or float32, got int16");
+    device_input(img, ctx_obj, "edges", in.dtype);
+    Context& ctx = *in.ctx;
+    nb::object result = nb::cast(allocate_like(in.owner, ctx, in.width, in.height, 1, false, DeviceDtype::f32));
+    const PyDeviceImage& r = nb::cast<const PyDeviceImage&>(result);
+    {
+      nb::gil_scoped_release release;
+      DeviceFloatImage target = r.f32();
+      if (in.dtype == DeviceDtype::f32) {
+        jacobi_edges(ctx, in.f32(), target);
+      } else {
+        const DeviceImage grey = grey_on_device(ctx, in);
+        std::vector<cl::Event> events;
+        const DeviceImage packed = packed_input(ctx, grey, events, "python edges input");
+        DeviceFloatImage u = DeviceFloatImage::allocate(ctx, in.width, in.height);
+        convert(ctx, "float_from_grey", packed.buffer, u.buffer, std::size_t(in.width) * in.height);
+        jacobi_edges(ctx, u, target);
+      }
+    }
+    return result;
+  }
+  const HostArray a = host_array(img, "edges");
+  if (!a.type)
+    throw nb::type_error(
+        fmt::format("edges takes arrays of uint8, uint16, int16 or float32, got {}", a.dtype_name).c_str());
+  nb::object owner;
+  Context& ctx = call_context(ctx_obj, owner);
+  Image result;
+  {
+    nb::gil_scoped_release release;
+    result = jacobi_edges(ctx, to_image(a));
+  }
+  return to_numpy(std::move(result), false);
+}
+
+nb::object reconstruct_py(nb::handle edges, std::optional<int> iterations, std::optional<double> tolerance,
+                          int check_every, nb::handle initial, const std::string& variant, nb::handle ctx_obj) {
+  JacobiParams params;
+  params.tolerance = tolerance;
+  params.iterations = iterations.value_or(tolerance ? 1000000 : 1000);
+  params.check_every = check_every;
+  jacobi_check_params(params);
+  check_variant_name(variant, jacobi_variants());
+  if (nb::isinstance<PyDeviceImage>(edges)) {
+    const PyDeviceImage& e = device_input(edges, ctx_obj, "reconstruct", DeviceDtype::f32);
+    Context& ctx = *e.ctx;
+    nb::object result = nb::cast(allocate_like(e.owner, ctx, e.width, e.height, 1, false, DeviceDtype::f32));
+    const PyDeviceImage& r = nb::cast<const PyDeviceImage&>(result);
+    const PyDeviceImage* start = nullptr;
+    if (!initial.is_none()) {
+      start = &device_input(initial, e.owner, "reconstruct (initial)", DeviceDtype::f32);
+      if (start->width != e.width || start->height != e.height)
+        throw nb::value_error(fmt::format("the initial image is {}x{} but the edge map is {}x{}", start->width,
+                                          start->height, e.width, e.height)
+                                  .c_str());
+    }
+    {
+      nb::gil_scoped_release release;
+      DeviceFloatImage u = r.f32();
+      if (start) {
+        std::vector<cl::Event> events;
+        const DeviceImage packed = packed_input(ctx, start->f32().bytes(), events, "python initial");
+        check_cl(ctx.queue().enqueueCopyBuffer(packed.buffer, u.buffer, 0, 0, u.byte_size()), "clEnqueueCopyBuffer");
+      } else {
+        check_cl(ctx.queue().enqueueFillBuffer(u.buffer, 0.0f, 0, u.byte_size()), "clEnqueueFillBuffer");
+      }
+      jacobi_reconstruct(ctx, e.f32(), u, params, variant);
+    }
+    return result;
+  }
+  const HostArray a = host_array(edges, "reconstruct");
+  if (a.type != SampleType::f32 || a.channels != 1) {
+    const std::string message =
+        fmt::format("the edge map must be 1 channel of float32, not {} channel(s) of {}", a.channels, a.dtype_name);
+    if (a.type != SampleType::f32) throw nb::type_error(message.c_str());
+    throw nb::value_error(message.c_str());
+  }
+  Image start;
+  std::optional<HostArray> initial_array;
+  if (!initial.is_none()) {
+    initial_array = host_array(initial, "reconstruct (initial)");
+    if (!initial_array->type)
+      throw nb::type_error(
+          fmt::format("the initial image must be uint8, uint16, int16 or float32, got {}", initial_array->dtype_name)
+              .c_str());
+  }
+  nb::object owner;
+  Context& ctx = call_context(ctx_obj, owner);
+  JacobiResult result;
+  {
+    nb::gil_scoped_release release;
+    // Any image as the command line's --initial takes it: colour becomes grey, any sample type float.
+    if (initial_array) start = to_grey_float(to_image(*initial_array));
+    result = jacobi_reconstruct(ctx, to_image(a), params, variant, start);
+  }
+  return to_numpy(std::move(result.image), false);
+}
+
+// The C++ side of bench/python_bench.py's overhead figure: `runs` calls of what box_blur(img) does from Python,
+// timed in C++ with no Python in between; the seconds of each. A DeviceImage: the device call and a clFinish. An
+// array: what filter_in_place does, the output's allocation included.
+std::vector<double> time_cpp_box_blur(nb::handle img, int diameter, int runs, nb::handle ctx_obj) {
+  const BoxBlurParams params{.diameter = diameter, .border = {}};
+  std::vector<double> seconds;
+  const auto timed = [&](const auto& call) {
+    for (int i = 0; i < runs; ++i) {
+      const auto start = std::chrono::steady_clock::now();
+      call();
+      seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    }
+  };
+  if (nb::isinstance<PyDeviceImage>(img)) {
+    const PyDeviceImage& in = device_input(img, ctx_obj, "box blur", DeviceDtype::u8);
+    const PyDeviceImage out =
+        allocate_like(in.owner, *in.ctx, in.width, in.height, in.channels, in.channel_axis, DeviceDtype::u8);
+    nb::gil_scoped_release release;
+    DeviceImage target = out.u8();
+    timed([&] {
+      box_blur(*in.ctx, in.u8(), target, params);
+      check_cl(in.ctx->queue().finish(), "clFinish");
+    });
+    return seconds;
+  }
+  const HostArray a = host_array(img, "box blur");
+  check_u8_input(a, "box blur", false);
+  if (a.channels != 1 && a.channels != 4) throw nb::value_error("timed calls take 1 or 4 channels");
+  nb::object owner;
+  Context& ctx = call_context(ctx_obj, owner);
+  nb::gil_scoped_release release;
+  const std::size_t bytes = a.byte_size();
+  timed([&] {
+    void* out = std::aligned_alloc(128, (bytes + 127) / 128 * 128);
+    DeviceImage in{host_buffer(ctx, const_cast<void*>(a.data), bytes, true), a.width, a.height, a.channels};
+    DeviceImage result{host_buffer(ctx, out, bytes, false), a.width, a.height, a.channels};
+    box_blur(ctx, in, result, params);
+    to_host(ctx, result.buffer, out, bytes);
+    std::free(out);
+  });
+  return seconds;
+}
+
+constexpr const char* kImageTypes = "numpy.ndarray | DeviceImage";
+
+}  // namespace
+
+void bind_filters(nb::module_& m) {
+  m.def("_time_cpp_box_blur", &time_cpp_box_blur, "img"_a, "diameter"_a, "runs"_a, "ctx"_a = nb::none());
+  const std::string img_doc =
+      "`img` is a NumPy array (uint8, H x W or H x W x C, C in 1 to 4; C-contiguous: other arrays are refused, "
+      "not copied) or a DeviceImage. An array gives a new array of its shape; a DeviceImage a DeviceImage on its "
+      "context (or `out`, a DeviceImage of the same shape), enqueued without waiting. `ctx` is the Context to "
+      "run on (default: clfilters.default_context()). `variant` picks a variant as --variant does.";
+  m.def("box_blur", &box_blur_py, "img"_a, "diameter"_a = 9, "border"_a = "replicate", "variant"_a = "auto",
+        "ctx"_a = nb::none(), "out"_a = nb::none(),
+        nb::sig(fmt::format("def box_blur(img: {0}, diameter: int = 9, border: str = 'replicate', variant: str = "
+                            "'auto', ctx: Context | None = None, out: DeviceImage | None = None) -> {0}",
+                            kImageTypes)
+                    .c_str()),
+        (fmt::format("Box blur: the rounded mean of the d x d window on every channel, exact in integers.\n\n"
+                     "diameter: 1..{} (default 9), odd or even.\nborder: 'replicate' (default), 'reflect101', "
+                     "'constant' or 'constant=V'.\n",
+                     kMaxBoxDiameter) +
+         img_doc)
+            .c_str());
+  m.def("epsilon", &epsilon_py, "img"_a, "radius"_a = 4, "threshold"_a = 20, "border"_a = "replicate",
+        "variant"_a = "auto", "ctx"_a = nb::none(), "out"_a = nb::none(),
+        nb::sig(fmt::format("def epsilon(img: {0}, radius: int = 4, threshold: int = 20, border: str = 'replicate', "
+                            "variant: str = 'auto', ctx: Context | None = None, out: DeviceImage | None = None) "
+                            "-> {0}",
+                            kImageTypes)
+                    .c_str()),
+        (fmt::format("Epsilon filter (mosquito-noise removal): the rounded mean of the window pixels within "
+                     "`threshold` of the centre. Grey is filtered; RGB and RGBA have R, G and B filtered and alpha "
+                     "copied.\n\nradius: {}..{} (default 4), a (2r+1) x (2r+1) window.\nthreshold: 0..255 (default "
+                     "20).\nborder: 'replicate' (default), 'reflect101', 'constant' or 'constant=V'.\n",
+                     kMinEpsilonRadius, kMaxEpsilonRadius) +
+         img_doc)
+            .c_str());
+  m.def("bilateral", &bilateral_py, "img"_a, "sigma_spatial"_a = 3.0, "sigma_range"_a = 30.0, "radius"_a = nb::none(),
+        "border"_a = "replicate", "variant"_a = "auto", "ctx"_a = nb::none(), "out"_a = nb::none(),
+        nb::sig(fmt::format("def bilateral(img: {0}, sigma_spatial: float = 3.0, sigma_range: float = 30.0, "
+                            "radius: int | None = None, border: str = 'replicate', variant: str = 'auto', ctx: "
+                            "Context | None = None, out: DeviceImage | None = None) -> {0}",
+                            kImageTypes)
+                    .c_str()),
+        (fmt::format("Bilateral filter: smooths while keeping edges; grey, or colour with the distance over R, G "
+                     "and B and alpha copied.\n\nsigma_spatial: in pixels, at least {} (default 3).\nsigma_range: "
+                     "in 8-bit units, at least {} (default 30).\nradius: 0..{}; None (default) means "
+                     "ceil(2 * sigma_spatial), at most {}.\nborder: 'replicate' (default), 'reflect101', "
+                     "'constant' or 'constant=V'.\n",
+                     kMinBilateralSigma, kMinBilateralSigma, kMaxBilateralRadius, kMaxBilateralRadius) +
+         img_doc)
+            .c_str());
+  m.def("sobel", &sobel_py, "img"_a, "output"_a = "magnitude", "border"_a = "replicate", "variant"_a = "auto",
+        "ctx"_a = nb::none(),
+        nb::sig(fmt::format("def sobel(img: {0}, output: str = 'magnitude', border: str = 'replicate', variant: "
+                            "str = 'auto', ctx: Context | None = None) -> {0} | tuple[{0}, {0}]",
+                            kImageTypes)
+                    .c_str()),
+        "Sobel edge detection on the grey image (colour becomes (77 R + 150 G + 29 B + 128) >> 8).\n\n"
+        "output: 'magnitude' (default; round(sqrt(gx^2 + gy^2)) clamped to 255, uint8 H x W), 'l1' "
+        "(min(255, |gx| + |gy|), uint8 H x W) or 'gradients' (a tuple (gx, gy) of int16 H x W).\n"
+        "border: 'replicate' (default), 'reflect101', 'constant' or 'constant=V'.\n"
+        "`img`: a uint8 array (H x W or H x W x C, C in 1 to 4; C-contiguous) or a uint8 DeviceImage (colour is "
+        "made grey on the device). `ctx` is the Context to run on (default: clfilters.default_context()); "
+        "`variant` picks a variant as --variant does.");
+  m.def("edges", &edges_py, "img"_a, "ctx"_a = nb::none(),
+        nb::sig(fmt::format("def edges(img: {0}, ctx: Context | None = None) -> {0}", kImageTypes).c_str()),
+        "The edge map u(x-1,y) + u(x+1,y) + u(x,y-1) + u(x,y+1) - 4 u(x,y) (zero outside), float32 H x W.\n\n"
+        "`img`: 1 channel of uint8, uint16, int16 or float32, or 8-bit colour (made grey), as an array or a "
+        "DeviceImage (uint8 or float32). `ctx` as for the other filters.");
+  m.def("reconstruct", &reconstruct_py, "edges"_a, "iterations"_a = nb::none(), "tolerance"_a = nb::none(),
+        "check_every"_a = 48, "initial"_a = nb::none(), "variant"_a = "auto", "ctx"_a = nb::none(),
+        nb::sig(fmt::format("def reconstruct(edges: {0}, iterations: int | None = None, tolerance: float | None = "
+                            "None, check_every: int = 48, initial: {0} | None = None, variant: str = 'auto', ctx: "
+                            "Context | None = None) -> {0}",
+                            kImageTypes)
+                    .c_str()),
+        "Rebuilds an image from its edge map by Jacobi iteration (reverse edge detection); float32 H x W.\n\n"
+        "edges: float32 H x W (an array or a DeviceImage).\niterations: the most iterations; None (default) "
+        "means 1000, or 1000000 with a tolerance.\ntolerance: stop once the largest change of one iteration is "
+        "<= tolerance (default None: run every iteration).\ncheck_every: with a tolerance, read the device's "
+        "per-iteration maxima back every this many iterations (default 48).\ninitial: the first iterate, of the "
+        "edge map's size (default None: zeros); an array of any sample type (colour becomes grey) or a float32 "
+        "DeviceImage.\n`variant` picks a variant as --variant does; `ctx` as for the other filters.");
+}
+
+}  // namespace clf::py
