@@ -46,7 +46,7 @@ template <class P>
 using ImageTable = VariantTable<ImageCall<P>, ImageTarget>;
 
 // Kernels index with 32-bit ints: throws std::invalid_argument for an image of 2^29 pixels or more.
-void check_image_size(int width, int height);
+CLF_API void check_image_size(int width, int height);  // exported: the command line checks files with it
 
 // Whether the device refused a variant's program build or kernel launch (build failure, out of resources, a
 // work-group it cannot run), which another variant may not meet.
