@@ -2,6 +2,7 @@
 // Whole-file reads and writes, for tests that check what a command or a save left on disk.
 #pragma once
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -17,6 +18,11 @@ inline std::string read_file(const std::filesystem::path& path) {
 
 inline void write_file(const std::filesystem::path& path, const std::string& bytes) {
   std::ofstream(path, std::ios::binary) << bytes;
+}
+
+// How many lines a command printed: "one clear line" checks count its newlines.
+inline int line_count(const std::string& text) {
+  return int(std::count(text.begin(), text.end(), '\n'));
 }
 
 }  // namespace clf::testing

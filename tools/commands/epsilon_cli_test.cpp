@@ -25,13 +25,10 @@ namespace clf {
 namespace {
 namespace fs = std::filesystem;
 
+using testing::line_count;
 using testing::read_file;
 using testing::run_shell;
 using testing::write_file;
-
-int line_count(const std::string& text) {
-  return int(std::count(text.begin(), text.end(), '\n'));
-}
 
 // Bytes after the Y plane of one frame, computed here from the Y4M specification.
 std::size_t rest_bytes(const std::string& colorspace, int w, int h) {

@@ -18,12 +18,9 @@ namespace clf {
 namespace {
 namespace fs = std::filesystem;
 
+using testing::line_count;
 using testing::read_file;
 using testing::run_shell;
-
-int line_count(const std::string& text) {
-  return int(std::count(text.begin(), text.end(), '\n'));
-}
 
 class InjectedFault : public testing::CliTest {
  protected:

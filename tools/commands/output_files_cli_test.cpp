@@ -28,13 +28,10 @@ namespace clf {
 namespace {
 namespace fs = std::filesystem;
 
+using testing::line_count;
 using testing::read_file;
 using testing::run_shell;
 using testing::write_file;
-
-int line_count(const std::string& text) {
-  return int(std::count(text.begin(), text.end(), '\n'));
-}
 
 bool has_temp_file(const fs::path& dir) {
   for (const auto& e : fs::directory_iterator(dir))
