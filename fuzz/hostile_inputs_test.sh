@@ -6,8 +6,9 @@
 set -uo pipefail
 cli=$1
 work=$2
-seeds=$(cd "$(dirname "$0")" && pwd)/corpus
-rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 2
+archive=$(cd "$(dirname "$0")" && pwd)/corpus.tar.gz
+rm -rf "$work" && mkdir -p "$work/seeds" && cd "$work" && tar -xzf "$archive" -C seeds || exit 2
+seeds=$work/seeds/corpus
 export CLFILTERS_TUNING_DB=$work/tuning.json XDG_CACHE_HOME=$work/cache
 failures=0
 

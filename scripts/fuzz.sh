@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # Builds the libFuzzer harnesses (the `fuzz` preset) and runs each for SECONDS (default 60) from its seed corpus
-# in fuzz/corpus/<name>, one after another. Inputs are at most 16 KB, and any single allocation over 1 GiB is a
-# failure (-malloc_limit_mb): no input that small may make a reader allocate that much. A crash, a timeout
+# (corpus/<name>/ in fuzz/corpus.tar.gz), one after another. Inputs are at most 16 KB, and any single allocation
+# over 1 GiB is a failure (-malloc_limit_mb): no input that small may make a reader allocate that much. A crash, a timeout
 # (10 s on one input) or an out-of-memory stop fails the script; the input is kept in build/fuzz/artifacts/.
 # Usage: scripts/fuzz.sh [SECONDS] [HARNESS...]
 set -euo pipefail
@@ -14,6 +14,8 @@ harnesses=("$@")
 scripts/install-deps.sh fuzz
 cmake --preset fuzz >/dev/null
 cmake --build --preset fuzz -j "$(nproc)"
+seeds=build/fuzz/seeds
+rm -rf "$seeds" && mkdir -p "$seeds" && tar -xzf fuzz/corpus.tar.gz -C "$seeds"
 status=0
 for name in "${harnesses[@]}"; do
   work=build/fuzz/corpus/$name  # new inputs go here, never into the seeds under version control
@@ -23,7 +25,7 @@ for name in "${harnesses[@]}"; do
   mkdir -p "$work" "$artifacts" "$tmp"
   if TMPDIR=$tmp build/fuzz/fuzz/fuzz_"$name" -max_total_time="$seconds" -max_len=16384 \
     -malloc_limit_mb=1024 -rss_limit_mb=2560 -timeout=10 -print_final_stats=1 -close_fd_mask=3 \
-    -artifact_prefix="$artifacts" "$work" "fuzz/corpus/$name" >"$log" 2>&1; then
+    -artifact_prefix="$artifacts" "$work" "$seeds/corpus/$name" >"$log" 2>&1; then
     result=ok
   else
     result=FAILED
