@@ -168,6 +168,12 @@ void write_output(const Image& image, const ImageCommandOptions& options) {
               {.jpeg_quality = options.jpeg_quality, .png_compression = options.png_compression});
 }
 
+std::string variant_that_ran(const Context& ctx, const VariantChoice& choice) {
+  const std::vector<VariantFallback> fallbacks = ctx.fallbacks();
+  if (fallbacks.empty()) return fmt::format("{} ({})", describe(choice), choice.reason);
+  return fmt::format("{} (fallback: {} was refused)", fallbacks.back().ran, fallbacks.back().refused);
+}
+
 void print_result(const std::string& description, const Context& ctx, const Image& input,
                   const ImageCommandOptions& options, const Timing& timing) {
   fmt::print("{} on {} ({}): {}x{}x{} -> {}\n", description, ctx.info().name, ctx.info().platform_name, input.width,
@@ -204,8 +210,8 @@ int run_image_filter(const ImageCommandOptions& options, const ImageFilterSteps&
   const Image out = run_on_device(ctx, input, options.input, [&] { return steps.run(ctx, input, &timing); });
   write_output(out, options);
   if (!steps.quiet)
-    print_result(fmt::format("{} variant={} ({})", steps.describe(), describe(choice), choice.reason), ctx, input,
-                 options, timing);
+    print_result(fmt::format("{} variant={}", steps.describe(), variant_that_ran(ctx, choice)), ctx, input, options,
+                 timing);
   return 0;
 }
 

@@ -103,6 +103,10 @@ auto run_on_device(const Context& ctx, const Image& input, const std::string& pa
 // Writes OUT atomically with the JPEG quality and PNG compression options.
 void write_output(const Image& image, const ImageCommandOptions& options);
 // "box-blur d=9 ... on DEVICE (PLATFORM): WxHxC -> OUT" and, with --time, the timings.
+// The variant that ran, for the result line: the choice and its reason ("fused_prefix[rows=8] (tuned)"), or the
+// variant "auto" fell back to when the device refused the choice ("naive (fallback: fused_prefix was refused)").
+std::string variant_that_ran(const Context& ctx, const VariantChoice& choice);
+
 void print_result(const std::string& description, const Context& ctx, const Image& input,
                   const ImageCommandOptions& options, const Timing& timing);
 

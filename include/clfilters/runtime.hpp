@@ -100,6 +100,14 @@ int opencl_c_version(const DeviceInfo& device);
 // The OpenCL C version the kernels need (1.2).
 inline constexpr int kMinOpenClC = 12;
 
+// A variant the device refused (its build or its launch) and the one that ran instead, when "auto" fell back.
+struct VariantFallback {
+  std::string filter;
+  std::string refused;
+  std::string ran;
+  std::string reason;  // the refusal, e.g. "CL_OUT_OF_RESOURCES in clEnqueueNDRangeKernel"
+};
+
 // A device with its context, an in-order profiling queue, and cached programs and kernels.
 // Both constructors refuse (std::invalid_argument) a device whose OpenCL C version is below 1.2.
 //
@@ -158,6 +166,11 @@ class Context {
   // for intermediates so repeated calls allocate nothing. Each thread has its own; valid until the thread's next
   // call with that name.
   cl::Buffer& scratch_buffer(std::string_view name, std::size_t bytes);
+
+  // The fallbacks of this thread's calls on this Context, oldest first: a caller that reports which variant ran
+  // reads the last one. The filters record them (and print a warning) when "auto" falls back.
+  void record_fallback(VariantFallback fallback);
+  std::vector<VariantFallback> fallbacks() const;
 
  private:
   struct Cached;

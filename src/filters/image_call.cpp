@@ -28,9 +28,13 @@ std::vector<std::string> fallback_variants(const std::string& rule, const std::v
   return out;
 }
 
-void warn_fallback(std::string_view filter, const std::string& failed, const ClError& why, const std::string& ran) {
-  fmt::print(stderr, "clfilters: warning: {} variant {} was refused ({} in {}); ran {} instead\n", filter, failed,
-             cl_error_name(why.code()), why.call().substr(0, why.call().find('(')), ran);
+void warn_fallback(Context& ctx, std::string_view filter, const std::string& failed, const ClError& why,
+                   const std::string& ran) {
+  const std::string reason =
+      fmt::format("{} in {}", cl_error_name(why.code()), why.call().substr(0, why.call().find('(')));
+  fmt::print(stderr, "clfilters: warning: {} variant {} was refused ({}); ran {} instead\n", filter, failed, reason,
+             ran);
+  ctx.record_fallback({std::string(filter), failed, ran, reason});
 }
 
 cl_uint constant_bits(const Border& border, int channels) {

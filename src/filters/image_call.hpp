@@ -55,8 +55,10 @@ bool is_variant_refusal(const ClError& e);
 // variant, without `failed` or repeats.
 std::vector<std::string> fallback_variants(const std::string& rule, const std::vector<VariantInfo>& variants,
                                            const std::string& failed);
-// One line on stderr: "clfilters: warning: box_blur variant X was refused (CL_...); ran Y instead".
-void warn_fallback(std::string_view filter, const std::string& failed, const ClError& why, const std::string& ran);
+// One line on stderr, "clfilters: warning: box_blur variant X was refused (CL_...); ran Y instead", and the
+// fallback recorded on `ctx` (Context::fallbacks).
+void warn_fallback(Context& ctx, std::string_view filter, const std::string& failed, const ClError& why,
+                   const std::string& ran);
 
 // The border's constant as the kernels take it: the value in each byte of an RGBA pixel, or the grey value; 0 for
 // the other modes.
@@ -186,7 +188,7 @@ std::vector<cl::Event> enqueue_image_call(Context& ctx, const ImageFilterApi<P>&
       if (api.unsupported(ctx.info(), next, params, in.width, in.height, in.channels, {})) continue;
       try {
         auto events = run(plan_call(ctx, api.table(), call, {next, {}, "fallback"}, std::nullopt));
-        warn_fallback(api.name, r.entry->info.name, e, next);
+        warn_fallback(ctx, api.name, r.entry->info.name, e, next);
         return events;
       } catch (const ClError& again) {
         if (!is_variant_refusal(again)) throw;

@@ -117,6 +117,7 @@ struct Context::Cached {
   std::map<std::string, bool, std::less<>> features;
   std::map<std::string, std::uint64_t, std::less<>> source_hashes;
   std::map<std::string, ClError, std::less<>> failed_builds;
+  std::map<std::string, std::vector<VariantFallback>, std::less<>> fallbacks;  // by thread
 };
 
 Context::Context(std::string_view device_selector) : Context(select_device(device_selector)) {}
@@ -309,6 +310,17 @@ cl::Buffer& Context::scratch_buffer(std::string_view name, std::size_t bytes) {
     it->second = {buffer(CL_MEM_READ_WRITE, bytes), bytes};
   }
   return it->second.first;
+}
+
+void Context::record_fallback(VariantFallback fallback) {
+  const std::lock_guard lock(cached_->mutex);
+  cached_->fallbacks[thread_key()].push_back(std::move(fallback));
+}
+
+std::vector<VariantFallback> Context::fallbacks() const {
+  const std::lock_guard lock(cached_->mutex);
+  const auto it = cached_->fallbacks.find(thread_key());
+  return it == cached_->fallbacks.end() ? std::vector<VariantFallback>{} : it->second;
 }
 
 }  // namespace clf

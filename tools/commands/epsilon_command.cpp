@@ -70,11 +70,11 @@ class EpsilonCommand : public Command {
  private:
   // What "auto" (or the named variant) resolves to here, checked before any output exists. The calls
   // themselves still take options_.variant, so a tuned choice brings its tunables along.
-  std::string resolve_variant(Context& ctx, int width, int height, int channels) const {
-    const VariantChoice choice = epsilon_choose(ctx, params_, options_.variant, width, height, channels);
+  VariantChoice resolve_variant(Context& ctx, int width, int height, int channels) const {
+    VariantChoice choice = epsilon_choose(ctx, params_, options_.variant, width, height, channels);
     if (auto why = epsilon_unsupported(ctx.info(), choice.variant, params_, width, height, channels, choice.config))
       throw UsageError(*why);
-    return describe(choice) + " (" + choice.reason + ")";
+    return choice;
   }
 
   // "epsilon r=4 T=20 border=replicate", the start of the result line.
@@ -134,7 +134,7 @@ class EpsilonCommand : public Command {
     Context ctx(options_.device);
     video::check_pipeline_memory(ctx, info, reader.name());
     // Parameters and variant are checked, and the programs built, before any output exists.
-    const std::string chosen = resolve_variant(ctx, info.width, info.height, 1);
+    const VariantChoice chosen = resolve_variant(ctx, info.width, info.height, 1);
     const std::string& variant = options_.variant;
     epsilon_prepare(ctx, params_, variant, info.width, info.height, 1);
 
@@ -159,8 +159,8 @@ class EpsilonCommand : public Command {
     if (quiet_) return 0;
     // With the video on stdout, the summary goes to stderr.
     std::FILE* out = options_.output == "-" ? stderr : stdout;
-    fmt::print(out, "{} on {} ({}): {}x{} C{}, {} frames -> {}\n", description(chosen), ctx.info().name,
-               ctx.info().platform_name, info.width, info.height, info.colorspace, stats.frames,
+    fmt::print(out, "{} on {} ({}): {}x{} C{}, {} frames -> {}\n", description(variant_that_ran(ctx, chosen)),
+               ctx.info().name, ctx.info().platform_name, info.width, info.height, info.colorspace, stats.frames,
                options_.output == "-" ? "<stdout>" : options_.output);
     if (options_.time)
       fmt::print(out, "kernel {:.3f} ms ({:.3f} ms per frame), total {:.3f} s, {:.1f} fps\n", stats.kernel_ms,

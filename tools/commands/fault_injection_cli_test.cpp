@@ -10,6 +10,7 @@
 #include "clfilters/box_blur.hpp"
 #include "clfilters/epsilon.hpp"
 #include "clfilters/image_io.hpp"
+#include "clfilters/jacobi.hpp"
 #include "testing/cli_fixture.hpp"
 #include "testing/test_files.hpp"
 #include "testing/test_images.hpp"
@@ -53,7 +54,29 @@ TEST_F(InjectedFault, RefusedBuildOrLaunchFallsBackToAnotherVariant) {
     ASSERT_EQ(r.code, 0) << r.output;
     EXPECT_NE(r.output.find("was refused"), std::string::npos) << r.output;
     EXPECT_NE(r.output.find("instead"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("(fallback: "), std::string::npos) << r.output;
     EXPECT_TRUE(testing::images_equal(expected, read_image(path("out.png"))));
+  }
+}
+
+// The reconstruction falls back too: the refusal comes before its first launch, so the iterate is untouched.
+TEST_F(InjectedFault, RefusedReconstructionFallsBackBeforeItsFirstLaunch) {
+  SCOPED_TRACE(fmt::format("seed={}", seed_));
+  const Image edges = testing::random_image(29, 23, 1, SampleType::f32, seed_);
+  write_image(edges, path("edges.npy"));
+  JacobiParams params;
+  params.iterations = 7;
+  const JacobiReference expected = jacobi_reference(edges, params);
+  for (const char* fault : {"build:1", "enqueue:1"}) {
+    SCOPED_TRACE(fault);
+    fs::remove(path("out.npy"));
+    const CliResult r =
+        run_with_fault(fault, fmt::format("reconstruct {} {} --iterations 7", path("edges.npy"), path("out.npy")));
+    ASSERT_EQ(r.code, 0) << r.output;
+    EXPECT_NE(r.output.find("was refused"), std::string::npos) << r.output;
+    // The result line names the variant that ran, not the refused choice.
+    EXPECT_NE(r.output.find("(fallback: "), std::string::npos) << r.output;
+    EXPECT_LE(jacobi_relative_l2(expected, read_image(path("out.npy"))), 1e-5);
   }
 }
 

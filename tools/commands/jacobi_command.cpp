@@ -139,7 +139,6 @@ class ReconstructCommand : public Command {
     const VariantChoice choice = jacobi_choose(ctx, options_.variant, edges.width, edges.height);
     if (auto why = jacobi_unsupported(ctx.info(), choice.variant, edges.width, edges.height, choice.config))
       throw UsageError(*why);
-    const std::string variant = describe(choice) + " (" + choice.reason + ")";
     Timing timing;
     const JacobiResult result = run_on_device(ctx, edges, options_.input, [&] {
       return jacobi_reconstruct(ctx, edges, params_, options_.variant, initial, &timing);
@@ -149,8 +148,8 @@ class ReconstructCommand : public Command {
     else
       write_output(to_u8(result.image), options_);
 
-    fmt::print("reconstruct variant={} on {} ({}): {}x{} -> {}\n", variant, ctx.info().name, ctx.info().platform_name,
-               edges.width, edges.height, options_.output);
+    fmt::print("reconstruct variant={} on {} ({}): {}x{} -> {}\n", variant_that_ran(ctx, choice), ctx.info().name,
+               ctx.info().platform_name, edges.width, edges.height, options_.output);
     const std::string change = result.last_change ? fmt::format("{:.6g}", *result.last_change) : "n/a";
     std::string why;
     if (params_.tolerance && result.last_change && *result.last_change <= *params_.tolerance)

@@ -9,6 +9,7 @@
 
 #include "common/parallel.hpp"
 #include "filters/guide_samples/guide_samples_internal.hpp"
+#include "filters/image_call.hpp"
 #include "runtime/launch.hpp"
 
 namespace clf {
@@ -130,7 +131,16 @@ std::vector<cl::Event> matrix_add(Context& ctx, const cl::Buffer& a, const cl::B
   if (auto why = table.unsupported(name, ctx.info(), call, config)) throw std::invalid_argument(*why);
   const MatrixAddTable::Entry& entry = table.at(name);
   MatrixAddTarget target{a, b, sum};
-  return entry.enqueue(ctx, entry.plan(ctx, call, config), call, config, target);
+  try {
+    return entry.enqueue(ctx, entry.plan(ctx, call, config), call, config, target);
+  } catch (const ClError& e) {
+    // "auto" falls back to the scalar kernel when the device refuses float4's build or launch.
+    if (variant != "auto" || !is_variant_refusal(e)) throw;
+    const MatrixAddTable::Entry& scalar = table.at("scalar");
+    auto events = scalar.enqueue(ctx, scalar.plan(ctx, call, {}), call, {}, target);
+    warn_fallback(ctx, "matrix_add", entry.info.name, e, scalar.info.name);
+    return events;
+  }
 }
 
 std::vector<cl::Event> dot_product(Context& ctx, const cl::Buffer& a, const cl::Buffer& b, cl::Buffer& result,

@@ -12,6 +12,7 @@
 #include <limits>
 #include <stdexcept>
 
+#include "filters/image_call.hpp"
 #include "filters/jacobi/jacobi_internal.hpp"
 #include "runtime/launch.hpp"
 
@@ -110,7 +111,13 @@ struct Launch {
 class Runner {
  public:
   Runner(Context& ctx, const KernelPlan& plan, const JacobiCall& call, const JacobiLoop& loop, JacobiTarget& target)
-      : ctx_(ctx), plan_(plan), loop_(loop), edges_(target.edges), u_(target.u), params_(call.params) {
+      : ctx_(ctx),
+        plan_(plan),
+        loop_(loop),
+        edges_(target.edges),
+        u_(target.u),
+        launches_(target.launches),
+        params_(call.params) {
     kernel_ = &ctx.kernel(kKernelFile, plan.options, pass().kernel);
     other_ = ctx.scratch_buffer("jacobi.other", u_.byte_size());
     window_ = params_.tolerance ? params_.check_every : 0;
@@ -224,6 +231,7 @@ class Runner {
     cl::Kernel& k = slot >= 0 ? measuring_kernel() : *kernel_;
     loop_.set_args(k, {edges_.buffer, l.src, l.dst, l.count, changes_, prev_from, prev_to, slot, tol_bits_});
     events.push_back(launch(ctx_, k, pass().global, pass().local));
+    ++launches_;
   }
 
   // The kernel for launches that measure the change: the same one where the measuring options are the
@@ -238,6 +246,7 @@ class Runner {
   const JacobiLoop& loop_;
   const DeviceFloatImage& edges_;
   DeviceFloatImage& u_;
+  int& launches_;
   const JacobiParams& params_;
   cl::Kernel* kernel_ = nullptr;
   cl::Kernel* measuring_ = nullptr;
@@ -274,7 +283,12 @@ std::optional<std::string> jacobi_unsupported(const DeviceInfo& device, std::str
 
 void jacobi_prepare(Context& ctx, std::string_view variant, int width, int height, const TuningConfig& config) {
   const KernelPlan plan = resolve(ctx, {{}, width, height}, variant, config).plan;
-  for (const auto& pass : plan.passes) ctx.kernel(kKernelFile, plan.options, pass.kernel);
+  try {
+    for (const auto& pass : plan.passes) ctx.kernel(kKernelFile, plan.options, pass.kernel);
+  } catch (const ClError& e) {
+    // "auto" meets the refusal again at the call, which falls back.
+    if (variant != "auto" || !is_variant_refusal(e)) throw;
+  }
 }
 
 JacobiDeviceRun jacobi_reconstruct(Context& ctx, const DeviceFloatImage& edges, DeviceFloatImage& u,
@@ -293,7 +307,29 @@ JacobiDeviceRun jacobi_reconstruct(Context& ctx, const DeviceFloatImage& edges, 
   const DeviceImage packed_u = packed_input(ctx, u.bytes(), run.events, "view iterate");
   DeviceFloatImage u_packed = as_float(packed_u);
   JacobiTarget target{packed_edges, u_packed};
-  for (auto& e : r.enqueue(ctx, call, target)) run.events.push_back(std::move(e));
+  try {
+    for (auto& e : r.enqueue(ctx, call, target)) run.events.push_back(std::move(e));
+  } catch (const ClError& e) {
+    // "auto" falls back when the device refuses its choice's build or first launch, before u is written.
+    if (variant != "auto" || !is_variant_refusal(e) || target.launches > 0) throw;
+    bool ran = false;
+    for (const std::string& next : fallback_variants(jacobi_auto_variant(ctx.info(), call.width, call.height),
+                                                     jacobi_variants(), r.entry->info.name)) {
+      if (jacobi_unsupported(ctx.info(), next, call.width, call.height)) continue;
+      JacobiTarget attempt{packed_edges, u_packed};
+      try {
+        const auto fallback = plan_call(ctx, jacobi_table(), call, {next, {}, "fallback"}, std::nullopt);
+        for (auto& event : fallback.enqueue(ctx, call, attempt)) run.events.push_back(std::move(event));
+        warn_fallback(ctx, "reconstruct", r.entry->info.name, e, next);
+        target.outcome = attempt.outcome;
+        ran = true;
+        break;
+      } catch (const ClError& again) {
+        if (!is_variant_refusal(again) || attempt.launches > 0) throw;
+      }
+    }
+    if (!ran) throw;
+  }
   unpack_output(ctx, packed_u, u.bytes(), run.events);
   static_cast<JacobiOutcome&>(run) = target.outcome;
   return run;

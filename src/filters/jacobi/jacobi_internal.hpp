@@ -24,11 +24,12 @@ struct JacobiCall {
 };
 
 // `u` holds the initial iterate and receives the result; the entry's enqueue records what the run did in
-// `outcome`.
+// `outcome`, and counts its launches (before the first, u is untouched, so "auto" may still fall back).
 struct JacobiTarget {
   const DeviceFloatImage& edges;
   DeviceFloatImage& u;
   JacobiOutcome outcome = {};
+  int launches = 0;
 };
 
 using JacobiTable = VariantTable<JacobiCall, JacobiTarget>;
