@@ -100,25 +100,28 @@ TEST_F(ImageIoTest, PngWithAHugeAncillaryChunkIsRefusedWithoutAllocatingIt) {
                     "PNG (libpng: ");
 }
 
-TEST_F(ImageIoTest, JpegDeclaringTwoGigapixelsIsRefusedBeforeAllocating) {
-  write_image(random_image(16, 8, 1, SampleType::u8, fresh_seed()), file("small.jpg"));
-  Bytes bytes = read_bytes(file("small.jpg"));
+// The bytes of a small grey JPEG written to `scratch`, its frame header (SOF0) changed to declare width x height.
+void jpeg_declaring(const std::string& scratch, int width, int height, Bytes* bytes) {
+  write_image(random_image(16, 8, 1, SampleType::u8, fresh_seed()), scratch);
+  *bytes = read_bytes(scratch);
   const std::uint8_t sof0[] = {0xFF, 0xC0};
-  const auto sof = std::search(bytes.begin(), bytes.end(), std::begin(sof0), std::end(sof0));
-  ASSERT_NE(sof, bytes.end());
-  // FF C0, length (2), precision (1), height (2), width (2): 65500 x 32785.
-  sof[5] = 32785 >> 8, sof[6] = 32785 & 0xFF, sof[7] = 65500 >> 8, sof[8] = 65500 & 0xFF;
+  const auto sof = std::search(bytes->begin(), bytes->end(), std::begin(sof0), std::end(sof0));
+  ASSERT_NE(sof, bytes->end());
+  // FF C0, length (2), precision (1), height (2), width (2).
+  sof[5] = std::uint8_t(height >> 8), sof[6] = std::uint8_t(height & 0xFF);
+  sof[7] = std::uint8_t(width >> 8), sof[8] = std::uint8_t(width & 0xFF);
+}
+
+TEST_F(ImageIoTest, JpegDeclaringTwoGigapixelsIsRefusedBeforeAllocating) {
+  Bytes bytes;
+  ASSERT_NO_FATAL_FAILURE(jpeg_declaring(file("small.jpg"), 65500, 32785, &bytes));
   expect_unreadable(file("huge.jpg"), bytes, "image too large (65500 x 32785 pixels");
 }
 
 TEST_F(ImageIoTest, JpegTooShortForItsDeclaredSizeIsRefusedBeforeAllocating) {
-  write_image(random_image(16, 8, 1, SampleType::u8, fresh_seed()), file("small.jpg"));
-  Bytes bytes = read_bytes(file("small.jpg"));
-  const std::uint8_t sof0[] = {0xFF, 0xC0};
-  const auto sof = std::search(bytes.begin(), bytes.end(), std::begin(sof0), std::end(sof0));
-  ASSERT_NE(sof, bytes.end());
   // 32768 x 32768 grey: within the pixel limit, but a few hundred bytes cannot code 2^24 blocks of 8x8 (1 GiB).
-  sof[5] = 0x80, sof[6] = 0, sof[7] = 0x80, sof[8] = 0;
+  Bytes bytes;
+  ASSERT_NO_FATAL_FAILURE(jpeg_declaring(file("small.jpg"), 32768, 32768, &bytes));
   expect_unreadable(file("gigapixel.jpg"), bytes, "truncated JPEG (");
   expect_read_error(file("gigapixel.jpg"), "bytes cannot hold a 32768 x 32768 image");
 }
@@ -246,11 +249,16 @@ TEST_F(ImageIoTest, PnmBadHeader) {
   expect_unreadable(file("empty.pgm"), to_bytes("P5\n0 5\n255\n"), "empty image");
 }
 
+// A version 1.0 .npy file: a header of the usual three keys, then `data`.
+Bytes npy_file(const std::string& descr, const std::string& shape, bool fortran_order, const Bytes& data) {
+  return make_npy(fmt::format("{{'descr': '{}', 'fortran_order': {}, 'shape': {}, }}", descr,
+                              fortran_order ? "True" : "False", shape),
+                  data);
+}
+
 TEST_F(ImageIoTest, NpyUnsupportedDtype) {
   for (const std::string descr : {"<f8", "<c8", "|i1", "<i4", "|b1"}) {
-    write_bytes(
-        file("bad.npy"),
-        make_npy(fmt::format("{{'descr': '{}', 'fortran_order': False, 'shape': (1, 1), }}", descr), Bytes(16, 0)));
+    write_bytes(file("bad.npy"), npy_file(descr, "(1, 1)", false, Bytes(16, 0)));
     expect_read_error(file("bad.npy"), fmt::format("unsupported .npy dtype '{}'", descr));
   }
   write_bytes(
@@ -260,29 +268,22 @@ TEST_F(ImageIoTest, NpyUnsupportedDtype) {
 }
 
 TEST_F(ImageIoTest, NpyFortranOrder) {
-  expect_unreadable(file("f.npy"), make_npy("{'descr': '<f4', 'fortran_order': True, 'shape': (2, 2), }", Bytes(16, 0)),
-                    "Fortran-order");
+  expect_unreadable(file("f.npy"), npy_file("<f4", "(2, 2)", true, Bytes(16, 0)), "Fortran-order");
 }
 
 TEST_F(ImageIoTest, NpyHeaderClaimsMoreDataThanPresent) {
-  expect_unreadable(file("short.npy"),
-                    make_npy("{'descr': '<i2', 'fortran_order': False, 'shape': (4, 5, 3), }", Bytes(100, 1)),
+  expect_unreadable(file("short.npy"), npy_file("<i2", "(4, 5, 3)", false, Bytes(100, 1)),
                     "truncated .npy (100 bytes of data, expected 120 for shape (4, 5, 3))");
-  expect_unreadable(file("huge.npy"),
-                    make_npy("{'descr': '<f4', 'fortran_order': False, 'shape': (100000, 100000, 3), }", Bytes(4, 1)),
-                    "image too large");
-  Bytes cut = make_npy("{'descr': '<f4', 'fortran_order': False, 'shape': (1, 1), }", Bytes(4, 1));
+  expect_unreadable(file("huge.npy"), npy_file("<f4", "(100000, 100000, 3)", false, Bytes(4, 1)), "image too large");
+  Bytes cut = npy_file("<f4", "(1, 1)", false, Bytes(4, 1));
   cut.resize(40);
   expect_unreadable(file("cut_header.npy"), cut, "truncated .npy header");
 }
 
 TEST_F(ImageIoTest, NpyBadHeader) {
-  write_bytes(file("shape.npy"),
-              make_npy("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 2, 2, 2), }", Bytes(64, 0)));
+  write_bytes(file("shape.npy"), npy_file("<f4", "(2, 2, 2, 2)", false, Bytes(64, 0)));
   expect_read_error(file("shape.npy"), "unsupported .npy shape (2, 2, 2, 2)");
-  expect_unreadable(file("vector.npy"),
-                    make_npy("{'descr': '<f4', 'fortran_order': False, 'shape': (4,), }", Bytes(16, 0)),
-                    "unsupported .npy shape (4)");
+  expect_unreadable(file("vector.npy"), npy_file("<f4", "(4,)", false, Bytes(16, 0)), "unsupported .npy shape (4)");
   expect_unreadable(file("junk.npy"),
                     make_npy("{'descr': '<f4', 'fortran_order': maybe, 'shape': (1, 1)}", Bytes(4, 0)),
                     "malformed .npy header");

@@ -11,6 +11,7 @@
 #include <random>
 
 #include "clfilters/runtime.hpp"
+#include "runtime/add_one_test_kernel.hpp"
 #include "testing/scoped_env.hpp"
 #include "testing/test_files.hpp"
 #include "testing/test_images.hpp"
@@ -58,19 +59,6 @@ TEST(ProgramCacheFile, CutOrChangedFileIsRejected) {
   EXPECT_FALSE(binary_from_program_cache_file(binary));
 }
 
-// The kernel of `p` adds one to each of a few ints; the result is checked against that.
-void expect_adds_one(Context& ctx, cl::Program& p) {
-  cl_int err = CL_SUCCESS;
-  cl::Kernel k(p, "add_one", &err);
-  ASSERT_EQ(err, CL_SUCCESS);
-  std::vector<int> host = {5, -7, 1000};
-  cl::Buffer buf(ctx.context(), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, host.size() * sizeof(int), host.data());
-  k.setArg(0, buf);
-  ctx.queue().enqueueNDRangeKernel(k, cl::NullRange, cl::NDRange(host.size()));
-  ctx.queue().enqueueReadBuffer(buf, CL_TRUE, 0, host.size() * sizeof(int), host.data());
-  EXPECT_EQ(host, (std::vector<int>{6, -6, 1001}));
-}
-
 TEST(ProgramCacheFile, ContextRebuildsACutOrChangedCacheFile) {
   // OpenCL first, under the outer XDG_CACHE_HOME: PoCL takes its own cache directory from it once (runtime_test).
   ASSERT_FALSE(list_devices().empty());
@@ -78,7 +66,7 @@ TEST(ProgramCacheFile, ContextRebuildsACutOrChangedCacheFile) {
   fs::remove_all(dir);
   ScopedEnv xdg("XDG_CACHE_HOME", dir.c_str());
   ScopedEnv on("CLFILTERS_NO_DISK_CACHE", "0");
-  const std::string source = "__kernel void add_one(__global int* p) { p[get_global_id(0)] += 1; }";
+  const std::string source = testing::kAddOneSource;
   fs::path bin;
   {
     Context ctx;
@@ -100,7 +88,7 @@ TEST(ProgramCacheFile, ContextRebuildsACutOrChangedCacheFile) {
   for (const std::string& bad : {whole.substr(0, whole.size() / 2), changed}) {
     testing::write_file(bin, bad);
     Context ctx;
-    expect_adds_one(ctx, ctx.program_from_source("cache_file_test.cl", source, ""));
+    testing::expect_adds_one(ctx, ctx.program_from_source("cache_file_test.cl", source, ""));
     const std::string after = testing::read_file(bin);
     EXPECT_TRUE(binary_from_program_cache_file({after.begin(), after.end()})) << "the cache file was not rewritten";
   }

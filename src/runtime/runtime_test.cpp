@@ -13,6 +13,7 @@
 
 #include "clfilters/border.hpp"
 #include "clfilters/device_image.hpp"
+#include "runtime/add_one_test_kernel.hpp"
 #include "runtime/kernel_sources.hpp"
 #include "testing/scoped_env.hpp"
 
@@ -88,7 +89,7 @@ TEST(ProgramCache, BuildsOnceAndWritesTheDiskCache) {
   ScopedEnv xdg("XDG_CACHE_HOME", dir.c_str());
   ScopedEnv on("CLFILTERS_NO_DISK_CACHE", "0");  // on, also on PoCL
   Context ctx;
-  const std::string source = "__kernel void add_one(__global int* p) { p[get_global_id(0)] += 1; }";
+  const std::string source = testing::kAddOneSource;
   cl::Program& a = ctx.program_from_source("test.cl", source, "");
   cl::Program& b = ctx.program_from_source("test.cl", source, "");
   EXPECT_EQ(a(), b());  // the in-memory cache returns the same program
@@ -107,16 +108,7 @@ TEST(ProgramCache, BuildsOnceAndWritesTheDiskCache) {
 
   // A second context loads the binary from disk, and the kernel from it works.
   Context again;
-  cl::Program& p = again.program_from_source("test.cl", source, "");
-  cl_int err = CL_SUCCESS;
-  cl::Kernel k(p, "add_one", &err);
-  ASSERT_EQ(err, CL_SUCCESS);
-  std::vector<int> host = {5, -7, 1000};
-  cl::Buffer buf(again.context(), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, host.size() * sizeof(int), host.data());
-  k.setArg(0, buf);
-  again.queue().enqueueNDRangeKernel(k, cl::NullRange, cl::NDRange(host.size()));
-  again.queue().enqueueReadBuffer(buf, CL_TRUE, 0, host.size() * sizeof(int), host.data());
-  EXPECT_EQ(host, (std::vector<int>{6, -6, 1001}));
+  testing::expect_adds_one(again, again.program_from_source("test.cl", source, ""));
 
   // A corrupt cached binary is rebuilt from source, not an error.
   for (const auto& f : fs::directory_iterator(dir / "clfilters" / "programs")) {

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "clfilters/image_io.hpp"
 #include "testing/run_command.hpp"
 #include "testing/test_images.hpp"
 
@@ -56,6 +57,12 @@ class CliTest : public ::testing::Test {
     for (const auto& e : std::filesystem::directory_iterator(dir_)) names.push_back(e.path().filename().string());
     std::sort(names.begin(), names.end());
     return names;
+  }
+  // A random 8-bit image of width x height x channels from the test's seed, written to `name` in its folder.
+  Image write_random_image(int width, int height, int channels, const std::string& name = "in.png") const {
+    Image image = random_image(width, height, channels, SampleType::u8, seed_);
+    write_image(image, path(name));
+    return image;
   }
   std::uint64_t seed_ = 0;  // a fresh seed per test, for its inputs
   std::filesystem::path dir_;

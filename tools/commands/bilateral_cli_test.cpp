@@ -47,10 +47,8 @@ TEST_F(BilateralCli, BadParametersExitWithTwo) {
 }
 
 TEST_F(BilateralCli, EveryVariantWritesTheReferenceWithinOne) {
-  const auto seed = testing::fresh_seed();
-  SCOPED_TRACE(fmt::format("seed={}", seed));
-  const Image input = testing::random_image(37, 29, 4, SampleType::u8, seed);
-  write_image(input, path("in.png"));
+  SCOPED_TRACE(fmt::format("seed={}", seed_));
+  const Image input = write_random_image(37, 29, 4);
   BilateralParams params;
   params.sigma_spatial = 2;
   params.sigma_range = 40;

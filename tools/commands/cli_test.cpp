@@ -36,20 +36,17 @@ TEST_F(Cli, UsageErrorsExitWithTwo) {
   const std::string in = path("in.png");
   write_image(testing::random_image(16, 9, 3, SampleType::u8, testing::fresh_seed()), in);
   const std::string out = path("out.png");
-  expect_usage_errors(
-      {"", "no-such-command", "box-blur " + in, "box-blur " + in + " " + out + " --diameter 0",
-       "box-blur " + in + " " + out + " --diameter abc", "box-blur " + in + " " + out + " --border wrap",
-       "box-blur " + in + " " + out + " --border constant=300", "box-blur " + in + " " + out + " --variant fastest",
-       "box-blur " + in + " " + out + " --diameter 3 --variant two_pass", "box-blur " + in + " " + path("out.tiff"),
-       "box-blur " + in + " " + out + " --device no-such-device"});
+  const std::string blur = "box-blur " + in + " " + out;  // then one bad option
+  expect_usage_errors({"", "no-such-command", "box-blur " + in, blur + " --diameter 0", blur + " --diameter abc",
+                       blur + " --border wrap", blur + " --border constant=300", blur + " --variant fastest",
+                       blur + " --diameter 3 --variant two_pass", "box-blur " + in + " " + path("out.tiff"),
+                       blur + " --device no-such-device"});
   EXPECT_FALSE(fs::exists(out));
 }
 
 TEST_F(Cli, BlursCorrectlyWithEveryVariant) {
-  const auto seed = testing::fresh_seed();
-  SCOPED_TRACE(fmt::format("seed={}", seed));
-  const Image input = testing::random_image(37, 29, 4, SampleType::u8, seed);
-  write_image(input, path("in.png"));
+  SCOPED_TRACE(fmt::format("seed={}", seed_));
+  const Image input = write_random_image(37, 29, 4);
   const BoxBlurParams params{4, {BorderMode::constant, 17}};
   const Image expected = box_blur_reference(input, params);
   for (const auto& v : box_blur_variants()) {

@@ -19,21 +19,16 @@ namespace clf {
 namespace {
 namespace fs = std::filesystem;
 
-using testing::line_count;
-using testing::read_file;
-using testing::run_shell;
-
 class InjectedFault : public testing::CliTest {
  protected:
   void SetUp() override {
     CliTest::SetUp();
-    input_ = testing::random_image(33, 19, 4, SampleType::u8, seed_);
-    write_image(input_, path("in.png"));
+    input_ = write_random_image(33, 19, 4);
   }
   // `clfilters ARGS` with CLFILTERS_FAULT=fault, and with leak detection where the command is built with ASan (the
   // ASan preset turns it off for the suite as a whole).
   CliResult run_with_fault(const std::string& fault, const std::string& args) const {
-    return run_shell(fmt::format("CLFILTERS_FAULT={} ASAN_OPTIONS=detect_leaks=1 {} {}", fault, cli(), args));
+    return testing::run_shell(fmt::format("CLFILTERS_FAULT={} ASAN_OPTIONS=detect_leaks=1 {} {}", fault, cli(), args));
   }
   // Nothing was written: no output, no temporary file.
   void expect_no_output(const std::string& name) const {
@@ -97,7 +92,7 @@ TEST_F(InjectedFault, EveryOtherRefusalIsOneLineAndNoOutput) {
     SCOPED_TRACE(c.fault + ": " + c.args);
     const CliResult r = run_with_fault(c.fault, c.args);
     EXPECT_EQ(r.code, 1) << r.output;
-    EXPECT_EQ(line_count(r.output), 1) << r.output;
+    EXPECT_EQ(testing::line_count(r.output), 1) << r.output;
     EXPECT_NE(r.output.find(c.says), std::string::npos) << r.output;
     expect_no_output("out.png");
   }
@@ -112,7 +107,7 @@ TEST_F(InjectedFault, RefusedMapOrAllocationOfTheVideoPipelineWritesNoVideo) {
     SCOPED_TRACE(fault);
     const CliResult r = run_with_fault(fault, fmt::format("epsilon --quiet {} {}", path("in.y4m"), path("out.y4m")));
     EXPECT_EQ(r.code, 1) << r.output;
-    EXPECT_EQ(line_count(r.output), 1) << r.output;
+    EXPECT_EQ(testing::line_count(r.output), 1) << r.output;
     EXPECT_NE(r.output.find(std::string(fault).starts_with("map") ? "CL_MAP_FAILURE" : "CL_MEM_OBJECT_ALLOCATION"),
               std::string::npos)
         << r.output;

@@ -28,11 +28,6 @@ namespace clf {
 namespace {
 namespace fs = std::filesystem;
 
-using testing::line_count;
-using testing::read_file;
-using testing::run_shell;
-using testing::write_file;
-
 bool has_temp_file(const fs::path& dir) {
   for (const auto& e : fs::directory_iterator(dir))
     if (e.path().filename().string().find(".tmp-") != std::string::npos) return true;
@@ -43,8 +38,7 @@ class OutputFiles : public testing::CliTest {
  protected:
   void SetUp() override {
     CliTest::SetUp();
-    input_ = testing::random_image(29, 17, 4, SampleType::u8, seed_);
-    write_image(input_, path("in.png"));
+    input_ = write_random_image(29, 17, 4);
   }
   Image input_;
 };
@@ -59,7 +53,7 @@ TEST_F(OutputFiles, NonRegularOutputsAreRefusedAndLeftAsTheyWere) {
     SCOPED_TRACE(name);
     const CliResult r = run_cli(fmt::format("box-blur {} {} --diameter 3", path("in.png"), path(name)));
     EXPECT_EQ(r.code, 1) << r.output;
-    EXPECT_EQ(line_count(r.output), 1) << r.output;
+    EXPECT_EQ(testing::line_count(r.output), 1) << r.output;
     EXPECT_NE(r.output.find(path(name)), std::string::npos) << r.output;
     EXPECT_NE(r.output.find(why), std::string::npos) << r.output;
   }
@@ -70,7 +64,8 @@ TEST_F(OutputFiles, NonRegularOutputsAreRefusedAndLeftAsTheyWere) {
   EXPECT_FALSE(has_temp_file(dir_));
   // Video may be written into a character device (or a FIFO), as into a pipe; a directory is refused there too.
   const int w = 8, h = 4;
-  write_file(path("in.y4m"), fmt::format("YUV4MPEG2 W{} H{}\nFRAME\n", w, h) + std::string(w * h * 3 / 2, '\x55'));
+  testing::write_file(path("in.y4m"),
+                      fmt::format("YUV4MPEG2 W{} H{}\nFRAME\n", w, h) + std::string(w * h * 3 / 2, '\x55'));
   fs::create_directory(path("dir.y4m"));
   CliResult r = run_cli(fmt::format("epsilon --quiet {} {}", path("in.y4m"), path("dir.y4m")));
   EXPECT_EQ(r.code, 1) << r.output;
@@ -82,7 +77,7 @@ TEST_F(OutputFiles, NonRegularOutputsAreRefusedAndLeftAsTheyWere) {
 
 TEST_F(OutputFiles, SymbolicLinkIsWrittenThroughToItsTarget) {
   fs::create_directory(path("real"));
-  write_file(path("real/target.png"), "not yet an image");
+  testing::write_file(path("real/target.png"), "not yet an image");
   fs::create_symlink("real/target.png", path("link.png"));
   const CliResult r = run_cli(fmt::format("box-blur {} {} --diameter 3", path("in.png"), path("link.png")));
   ASSERT_EQ(r.code, 0) << r.output;
@@ -95,21 +90,21 @@ TEST_F(OutputFiles, SymbolicLinkIsWrittenThroughToItsTarget) {
 }
 
 TEST_F(OutputFiles, FileTheUserMayNotWriteIsRefusedNotReplaced) {
-  write_file(path("locked.png"), "kept as it is");
+  testing::write_file(path("locked.png"), "kept as it is");
   ASSERT_EQ(::chmod(path("locked.png").c_str(), 0444), 0);
   std::string command = fmt::format("{} box-blur {} {} --diameter 3", cli(), path("in.png"), path("locked.png"));
   if (::geteuid() == 0) {
     // root may write any file: run as nobody, in a folder nobody may write, on a file root owns.
-    if (run_shell("command -v setpriv").code != 0) GTEST_SKIP() << "setpriv (util-linux) is not installed";
+    if (testing::run_shell("command -v setpriv").code != 0) GTEST_SKIP() << "setpriv (util-linux) is not installed";
     ASSERT_EQ(::chmod(dir_.c_str(), 0777), 0);
     ASSERT_EQ(::chmod(path("in.png").c_str(), 0644), 0);
     command = "setpriv --reuid=65534 --regid=65534 --clear-groups " + command;
   }
-  const CliResult r = run_shell(command);
+  const CliResult r = testing::run_shell(command);
   EXPECT_EQ(r.code, 1) << r.output;
-  EXPECT_EQ(line_count(r.output), 1) << r.output;
+  EXPECT_EQ(testing::line_count(r.output), 1) << r.output;
   EXPECT_NE(r.output.find("locked.png: cannot write: Permission denied"), std::string::npos) << r.output;
-  EXPECT_EQ(read_file(path("locked.png")), "kept as it is");
+  EXPECT_EQ(testing::read_file(path("locked.png")), "kept as it is");
   EXPECT_FALSE(has_temp_file(dir_));
 }
 

@@ -202,8 +202,19 @@ Image filled(int w, int h, int c, const std::vector<std::uint8_t>& pixel) {
   return img;
 }
 
-TEST(BilateralDegenerate, AConstantImageStaysConstant) {
+// `image` is a fixed point of `params`: the reference and every variant that runs it return it unchanged.
+void expect_unchanged(const Image& image, const BilateralParams& params) {
   Context& ctx = test_context();
+  DeviceImage d_image = DeviceImage::upload(ctx, image);
+  EXPECT_TRUE(testing::images_equal(image, bilateral_reference(image, params)));
+  for (const auto& v : bilateral_variants()) {
+    if (bilateral_unsupported(ctx.info(), v.name, params, image.width, image.height, image.channels)) continue;
+    SCOPED_TRACE(v.name);
+    EXPECT_TRUE(testing::images_equal(image, run_device(v.name, d_image, params)));
+  }
+}
+
+TEST(BilateralDegenerate, AConstantImageStaysConstant) {
   const auto seed = testing::fresh_seed();
   std::mt19937 rng(static_cast<std::uint32_t>(seed));
   auto random_value = [&] { return static_cast<std::uint8_t>(rng() % 256); };
@@ -218,16 +229,10 @@ TEST(BilateralDegenerate, AConstantImageStaysConstant) {
         {BorderMode::replicate, 0}, {BorderMode::reflect101, 0}, {BorderMode::constant, int(pixel[0])}};
     for (const Border& border : borders) {
       const Image image = filled(23, 14, c, border.mode == BorderMode::constant ? grey_pixel : pixel);
-      DeviceImage d_image = DeviceImage::upload(ctx, image);
       for (int radius : {1, 6, 16}) {
         const BilateralParams params = make_params({3, 30}, radius, border);
         SCOPED_TRACE(fmt::format("channels={} {} seed={}", c, describe(params), seed));
-        EXPECT_TRUE(testing::images_equal(image, bilateral_reference(image, params)));
-        for (const auto& v : bilateral_variants()) {
-          if (bilateral_unsupported(ctx.info(), v.name, params, image.width, image.height, c)) continue;
-          SCOPED_TRACE(v.name);
-          EXPECT_TRUE(testing::images_equal(image, run_device(v.name, d_image, params)));
-        }
+        expect_unchanged(image, params);
       }
     }
   }
@@ -235,19 +240,11 @@ TEST(BilateralDegenerate, AConstantImageStaysConstant) {
 
 // Radius 0: the window is the centre alone, so every variant returns its input.
 TEST(BilateralDegenerate, RadiusZeroIsTheIdentity) {
-  Context& ctx = test_context();
   for (int c : {1, 4}) {
     const auto seed = testing::fresh_seed();
-    const Image in = testing::random_image(21, 10, c, SampleType::u8, seed);
-    DeviceImage d_in = DeviceImage::upload(ctx, in);
-    const BilateralParams params = make_params({3, 30}, 0, {BorderMode::constant, 99});
     SCOPED_TRACE(fmt::format("channels={} seed={}", c, seed));
-    EXPECT_TRUE(testing::images_equal(in, bilateral_reference(in, params)));
-    for (const auto& v : bilateral_variants()) {
-      if (bilateral_unsupported(ctx.info(), v.name, params, in.width, in.height, c)) continue;
-      SCOPED_TRACE(v.name);
-      EXPECT_TRUE(testing::images_equal(in, run_device(v.name, d_in, params)));
-    }
+    expect_unchanged(testing::random_image(21, 10, c, SampleType::u8, seed),
+                     make_params({3, 30}, 0, {BorderMode::constant, 99}));
   }
 }
 
@@ -271,12 +268,7 @@ TEST(BilateralDegenerate, ATinySigmaRangeKeepsAStepEdge) {
     for (double sigma_range : {0.5, 5.0, 15.0}) {
       const BilateralParams params = make_params({4, sigma_range}, 8, {BorderMode::reflect101, 0});
       SCOPED_TRACE(fmt::format("channels={} {}", c, describe(params)));
-      EXPECT_TRUE(testing::images_equal(step, bilateral_reference(step, params)));
-      for (const auto& v : bilateral_variants()) {
-        if (bilateral_unsupported(ctx.info(), v.name, params, step.width, step.height, c)) continue;
-        SCOPED_TRACE(v.name);
-        EXPECT_TRUE(testing::images_equal(step, run_device(v.name, d_in, params)));
-      }
+      expect_unchanged(step, params);
     }
     const BilateralParams wide = make_params({4, 1e5}, 8, {BorderMode::reflect101, 0});
     EXPECT_FALSE(testing::images_equal(step, bilateral_reference(step, wide)));

@@ -56,6 +56,22 @@ cl::Kernel& kernel(Context& ctx, const KernelPlan& plan) {
   return ctx.kernel(kKernelFile, plan.options, plan.passes[0].kernel);
 }
 
+// Sets the arguments every variant but unrolled starts with (input, output, size, radius, border), then `rest`.
+template <class Input, class... Rest>
+void set_common_args(Context& ctx, const KernelPlan& plan, const BilateralCall& call, const Input& input,
+                     ImageTarget& t, const Rest&... rest) {
+  const CommonArgs a(call);
+  set_kernel_args(kernel(ctx, plan), input, t.out.buffer, a.w, a.h, a.r, a.mode, a.cval, rest...);
+}
+
+// The same from the target's input buffer, then the plan's launch.
+template <class... Rest>
+std::vector<cl::Event> launch_with_common_args(Context& ctx, const KernelPlan& plan, const BilateralCall& call,
+                                               ImageTarget& t, const Rest&... rest) {
+  set_common_args(ctx, plan, call, t.in.buffer, t, rest...);
+  return launch_passes(ctx, plan, kKernelFile);
+}
+
 // Uploads a weight table into the context's scratch buffer `name`. The write is blocking and the
 // queue in order, so a previous call's kernels have finished with the buffer before it changes.
 cl::Buffer& upload_table(Context& ctx, std::string_view name, const std::vector<float>& table) {
@@ -102,11 +118,8 @@ Entry naive() {
            local_size_tunables()}};
   e.plan = pixel_plan(e.info, 1);
   e.enqueue = [](Context& ctx, const KernelPlan& plan, const BilateralCall& call, const TuningConfig&, ImageTarget& t) {
-    const CommonArgs a(call);
     const auto spatial_coef = static_cast<cl_float>(gaussian_coefficient(call.params.sigma_spatial));
-    set_kernel_args(kernel(ctx, plan), t.in.buffer, t.out.buffer, a.w, a.h, a.r, a.mode, a.cval, spatial_coef,
-                    range_coefficient(call));
-    return launch_passes(ctx, plan, kKernelFile);
+    return launch_with_common_args(ctx, plan, call, t, spatial_coef, range_coefficient(call));
   };
   return e;
 }
@@ -116,11 +129,8 @@ Entry gauss_table() {
            local_size_tunables()}};
   e.plan = pixel_plan(e.info, 1);
   e.enqueue = [](Context& ctx, const KernelPlan& plan, const BilateralCall& call, const TuningConfig&, ImageTarget& t) {
-    const CommonArgs a(call);
     cl::Buffer& spatial = upload_spatial_table(ctx, call);
-    set_kernel_args(kernel(ctx, plan), t.in.buffer, t.out.buffer, a.w, a.h, a.r, a.mode, a.cval, spatial,
-                    range_coefficient(call));
-    return launch_passes(ctx, plan, kKernelFile);
+    return launch_with_common_args(ctx, plan, call, t, spatial, range_coefficient(call));
   };
   return e;
 }
@@ -169,11 +179,9 @@ Entry local() {
       {"local", "tile plus halo loaded once into local memory per work-group (seed 001, phase 3)", tile_tunables()});
   e.enqueue = [info = e.info](Context& ctx, const KernelPlan& plan, const BilateralCall& call,
                               const TuningConfig& config, ImageTarget& t) {
-    const CommonArgs a(call);
     cl::Buffer& spatial = upload_spatial_table(ctx, call);
-    set_kernel_args(kernel(ctx, plan), t.in.buffer, t.out.buffer, a.w, a.h, a.r, a.mode, a.cval, spatial,
-                    range_coefficient(call), tile_bytes(ctx, info, call, config));
-    return launch_passes(ctx, plan, kKernelFile);
+    return launch_with_common_args(ctx, plan, call, t, spatial, range_coefficient(call),
+                                   tile_bytes(ctx, info, call, config));
   };
   return e;
 }
@@ -200,7 +208,6 @@ Entry local_image() {
   // when this returns; OpenCL keeps it until the commands using it finish.
   e.enqueue = [info = e.info](Context& ctx, const KernelPlan& plan, const BilateralCall& call,
                               const TuningConfig& config, ImageTarget& t) {
-    const CommonArgs a(call);
     cl::Buffer& spatial = upload_spatial_table(ctx, call);
     const auto W = std::size_t(call.width), H = std::size_t(call.height);
     cl_int err = CL_SUCCESS;
@@ -210,8 +217,7 @@ Entry local_image() {
     cl::Event copied;
     check_cl(ctx.queue().enqueueCopyBufferToImage(t.in.buffer, image, 0, {0, 0, 0}, {W, H, 1}, nullptr, &copied),
              "clEnqueueCopyBufferToImage");
-    set_kernel_args(kernel(ctx, plan), image, t.out.buffer, a.w, a.h, a.r, a.mode, a.cval, spatial,
-                    range_coefficient(call), tile_bytes(ctx, info, call, config));
+    set_common_args(ctx, plan, call, image, t, spatial, range_coefficient(call), tile_bytes(ctx, info, call, config));
     std::vector<cl::Event> events = {copied};
     for (cl::Event& launched : launch_passes(ctx, plan, kKernelFile)) events.push_back(std::move(launched));
     return events;
@@ -228,12 +234,10 @@ Entry range_table() {
                    tile_tunables()});
   e.enqueue = [info = e.info](Context& ctx, const KernelPlan& plan, const BilateralCall& call,
                               const TuningConfig& config, ImageTarget& t) {
-    const CommonArgs a(call);
     cl::Buffer& spatial = upload_spatial_table(ctx, call);
     const RangeTable range = upload_range_table(ctx, call);
-    set_kernel_args(kernel(ctx, plan), t.in.buffer, t.out.buffer, a.w, a.h, a.r, a.mode, a.cval, spatial, *range.buffer,
-                    range.scale, tile_bytes(ctx, info, call, config));
-    return launch_passes(ctx, plan, kKernelFile);
+    return launch_with_common_args(ctx, plan, call, t, spatial, *range.buffer, range.scale,
+                                   tile_bytes(ctx, info, call, config));
   };
   return e;
 }
@@ -245,12 +249,9 @@ Entry pixels4() {
            local_size_tunables()}};
   e.plan = pixel_plan(e.info, 4);
   e.enqueue = [](Context& ctx, const KernelPlan& plan, const BilateralCall& call, const TuningConfig&, ImageTarget& t) {
-    const CommonArgs a(call);
     cl::Buffer& spatial = upload_spatial_table(ctx, call);
     const RangeTable range = upload_range_table(ctx, call);
-    set_kernel_args(kernel(ctx, plan), t.in.buffer, t.out.buffer, a.w, a.h, a.r, a.mode, a.cval, spatial, *range.buffer,
-                    range.scale);
-    return launch_passes(ctx, plan, kKernelFile);
+    return launch_with_common_args(ctx, plan, call, t, spatial, *range.buffer, range.scale);
   };
   return e;
 }

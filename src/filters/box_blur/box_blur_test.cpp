@@ -360,25 +360,35 @@ TEST(BoxBlurFusedPair, EveryDiameterAndShapeMatchesTheReference) {
   EXPECT_TRUE(box_blur_unsupported(ctx.info(), "fused_packed", {9, {}}, 300, 70, 4, {{"pair", 1}, {"ring", 1}}));
 }
 
-// direct: strips whose rows are all inside the image load them with no border test. The band tests' 37 rows hold
-// such strips only for d <= 33; here 150 rows hold them at d = 45 and 63 too (and for pair's shared start), on a
-// width that also takes the border path at its edges.
-TEST(BoxBlurFusedDirect, InteriorStripsOfWideWindowsMatchTheReference) {
+// fused_wide on a fresh random RGBA image of width x height, for each of `diameters` (border kBorders[d % 4]), with
+// config(v, pair) for each v of `values` and pair 0 and 1, equals the reference exactly.
+void expect_wide_configs_match(int width, int height, std::initializer_list<int> diameters,
+                               std::initializer_list<int> values,
+                               const std::function<TuningConfig(int value, int pair)>& config_of) {
   Context& ctx = test_context();
   const auto seed = testing::fresh_seed();
-  const Image in = testing::random_image(520, 150, 4, SampleType::u8, seed);
+  const Image in = testing::random_image(width, height, 4, SampleType::u8, seed);
   DeviceImage d_in = DeviceImage::upload(ctx, in);
-  for (int d : {45, 63}) {
+  for (int d : diameters) {
     const BoxBlurParams params{d, kBorders[d % 4]};
     const Image expected = box_blur_reference(in, params);
-    for (int items : {4, 8})
+    for (int value : values)
       for (int pair : {0, 1}) {
-        const TuningConfig config = {{"items", items}, {"local_x", 32}, {"strip", 16},  {"prefetch", 2},
-                                     {"ring", 0},      {"mirror", 1},   {"pair", pair}, {"direct", 1}};
+        const TuningConfig config = config_of(value, pair);
         SCOPED_TRACE(fmt::format("d={} config={} seed={}", d, to_string(config), seed));
         ASSERT_NO_FATAL_FAILURE(expect_exact(ctx, d_in, expected, params, "fused_wide", config));
       }
   }
+}
+
+// direct: strips whose rows are all inside the image load them with no border test. The band tests' 37 rows hold
+// such strips only for d <= 33; here 150 rows hold them at d = 45 and 63 too (and for pair's shared start), on a
+// width that also takes the border path at its edges.
+TEST(BoxBlurFusedDirect, InteriorStripsOfWideWindowsMatchTheReference) {
+  expect_wide_configs_match(520, 150, {45, 63}, {4, 8}, [](int items, int pair) {
+    return TuningConfig{{"items", items}, {"local_x", 32}, {"strip", 16},  {"prefetch", 2},
+                        {"ring", 0},      {"mirror", 1},   {"pair", pair}, {"direct", 1}};
+  });
 }
 
 // All 255: every window sum at its largest, where the low channel's whole-word sum X wraps modulo 2^32 most
@@ -403,21 +413,10 @@ TEST(BoxBlurFusedWide, SaturatedImageStaysSaturated) {
 // blocks, so on PoCL, whose local loads tolerate misalignment, this checks those sums; a wrong parity fails it on
 // devices whose misaligned 16-byte local loads fault, as NVIDIA's do.
 TEST(BoxBlurFusedWide, OddWorkGroupWidthsMatchTheReference) {
-  Context& ctx = test_context();
-  const auto seed = testing::fresh_seed();
-  const Image in = testing::random_image(300, 37, 4, SampleType::u8, seed);
-  DeviceImage d_in = DeviceImage::upload(ctx, in);
-  for (int d : {31, 63}) {
-    const BoxBlurParams params{d, kBorders[d % 4]};
-    const Image expected = box_blur_reference(in, params);
-    for (int local_x : {33, 45})
-      for (int pair : {0, 1}) {
-        const TuningConfig config = {{"items", 4}, {"local_x", local_x}, {"strip", 8},   {"prefetch", 1 + pair},
-                                     {"ring", 0},  {"mirror", 1},        {"pair", pair}, {"direct", 0}};
-        SCOPED_TRACE(fmt::format("d={} config={} seed={}", d, to_string(config), seed));
-        ASSERT_NO_FATAL_FAILURE(expect_exact(ctx, d_in, expected, params, "fused_wide", config));
-      }
-  }
+  expect_wide_configs_match(300, 37, {31, 63}, {33, 45}, [](int local_x, int pair) {
+    return TuningConfig{{"items", 4}, {"local_x", local_x}, {"strip", 8},   {"prefetch", 1 + pair},
+                        {"ring", 0},  {"mirror", 1},        {"pair", pair}, {"direct", 0}};
+  });
 }
 
 // Rows alternately near 255 and near 0: at odd d the entering and leaving rows of every step lie an odd distance

@@ -122,6 +122,14 @@ void set_args(cl::Kernel& k, const BoxBlurCall& call, ImageTarget& t, const Rest
                   int(call.params.border.mode), constant_bits(call.params.border, call.channels), rest...);
 }
 
+// set_args on the plan's first kernel, then the plan's launch.
+template <class... Rest>
+std::vector<cl::Event> launch_with_args(Context& ctx, const KernelPlan& plan, const BoxBlurCall& call, ImageTarget& t,
+                                        const Rest&... rest) {
+  set_args(kernel(ctx, plan, 0), call, t, rest...);
+  return launch_passes(ctx, plan, kKernelFile);
+}
+
 // Sets the ring's local memory, where there is one (RING_ARG in box_blur_bands.cl), and on views the layout
 // (PITCH_ARGS, last).
 void set_ring_and_views(cl::Kernel& k, const BlocksShape& shape, const BoxBlurCall& call) {
@@ -168,8 +176,7 @@ Entry naive() {
     return KernelPlan{base_options(call), {{"box_naive", global, local}}};
   };
   e.enqueue = [](Context& ctx, const KernelPlan& plan, const BoxBlurCall& call, const TuningConfig&, ImageTarget& t) {
-    set_args(kernel(ctx, plan, 0), call, t);
-    return launch_passes(ctx, plan, kKernelFile);
+    return launch_with_args(ctx, plan, call, t);
   };
   return e;
 }
@@ -297,8 +304,7 @@ Entry local_tile() {
     const auto tile = tile_shape(ctx.info(), info, config);
     const int d = call.params.diameter;
     const std::size_t tile_bytes = std::size_t(tile.width + d - 1) * std::size_t(tile.height + d - 1) * call.channels;
-    set_args(kernel(ctx, plan, 0), call, t, cl::Local(tile_bytes));
-    return launch_passes(ctx, plan, kKernelFile);
+    return launch_with_args(ctx, plan, call, t, cl::Local(tile_bytes));
   };
   return e;
 }
@@ -343,9 +349,8 @@ Entry fused_sliding() {
     const int d = call.params.diameter;
     const FusedShape shape = box_fused_shape(ctx.info(), info, config, d, call.channels);
     const Rounding r(d);
-    set_args(kernel(ctx, plan, 0), call, t, shape.items, shape.strip, r.twice_half, r.magic, r.shift,
-             cl::Local(shape.column_sum_bytes), cl::Local(shape.row_out_bytes));
-    return launch_passes(ctx, plan, kKernelFile);
+    return launch_with_args(ctx, plan, call, t, shape.items, shape.strip, r.twice_half, r.magic, r.shift,
+                            cl::Local(shape.column_sum_bytes), cl::Local(shape.row_out_bytes));
   };
   return e;
 }

@@ -43,6 +43,14 @@ void set_args(cl::Kernel& k, const Input& input, const EpsilonCall& call, ImageT
                   constant_bits(call.params.border, call.channels), rest...);
 }
 
+// set_args on the plan's kernel from the target's input buffer, then the plan's launch.
+template <class... Rest>
+std::vector<cl::Event> launch_with_args(Context& ctx, const KernelPlan& plan, const EpsilonCall& call, ImageTarget& t,
+                                        const Rest&... rest) {
+  set_args(kernel(ctx, plan), t.in.buffer, call, t, rest...);
+  return launch_passes(ctx, plan, kKernelFile);
+}
+
 // Whether a feature the device lists really builds here, probed once per context: a driver may list
 // images or cl_khr_fp16 and still fail to compile kernels that use them. Then the variant falls back to
 // its plain-buffer, integer form (eps_naive_buffer for naive; packed and vec4 for the half forms).
@@ -96,11 +104,8 @@ Entry naive() {
   };
   e.enqueue = [](Context& ctx, const KernelPlan& plan, const EpsilonCall& call, const TuningConfig&,
                  ImageTarget& t) -> std::vector<cl::Event> {
+    if (plan.passes[0].kernel != kNaiveImageKernel) return launch_with_args(ctx, plan, call, t);
     cl::Kernel& k = kernel(ctx, plan);
-    if (plan.passes[0].kernel != kNaiveImageKernel) {
-      set_args(k, t.in.buffer, call, t);
-      return launch_passes(ctx, plan, kKernelFile);
-    }
     // The input lives in a buffer (DeviceImage); the image object is a copy of it, whose time counts.
     const auto W = std::size_t(call.width), H = std::size_t(call.height);
     cl_int err = CL_SUCCESS;
@@ -125,8 +130,7 @@ Entry row_entry(VariantInfo info) {
     return work_group_problem(device, shared, config);
   };
   e.enqueue = [](Context& ctx, const KernelPlan& plan, const EpsilonCall& call, const TuningConfig&, ImageTarget& t) {
-    set_args(kernel(ctx, plan), t.in.buffer, call, t);
-    return launch_passes(ctx, plan, kKernelFile);
+    return launch_with_args(ctx, plan, call, t);
   };
   return e;
 }
@@ -190,8 +194,7 @@ Entry local() {
     const int r = call.params.radius;
     const std::size_t tile_bytes =
         std::size_t(4 * group.width + 2 * r) * std::size_t(group.height + 2 * r) * std::size_t(call.channels);
-    set_args(kernel(ctx, plan), t.in.buffer, call, t, cl::Local(tile_bytes));
-    return launch_passes(ctx, plan, kKernelFile);
+    return launch_with_args(ctx, plan, call, t, cl::Local(tile_bytes));
   };
   return e;
 }
