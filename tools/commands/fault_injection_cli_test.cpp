@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <functional>
 
 #include "clfilters/box_blur.hpp"
 #include "clfilters/epsilon.hpp"
@@ -35,23 +36,29 @@ class InjectedFault : public testing::CliTest {
     EXPECT_FALSE(fs::exists(path(name)));
     for (const auto& f : files()) EXPECT_EQ(f.find(".tmp-"), std::string::npos) << f;
   }
+  // Runs `clfilters ARGS` under a refused build and under a refused launch: each time "auto" warns, falls back, says
+  // in the result line which variant ran, and writes OUT, which `check` then reads.
+  void expect_fallback(const std::string& args, const std::string& out,
+                       const std::function<void(const Image&)>& check) const {
+    for (const char* fault : {"build:1", "enqueue:1"}) {
+      SCOPED_TRACE(fault);
+      fs::remove(path(out));
+      const CliResult r = run_with_fault(fault, args);
+      ASSERT_EQ(r.code, 0) << r.output;
+      EXPECT_NE(r.output.find("was refused"), std::string::npos) << r.output;
+      EXPECT_NE(r.output.find("instead"), std::string::npos) << r.output;
+      EXPECT_NE(r.output.find("(fallback: "), std::string::npos) << r.output;
+      check(read_image(path(out)));
+    }
+  }
   Image input_;
 };
 
 TEST_F(InjectedFault, RefusedBuildOrLaunchFallsBackToAnotherVariant) {
   SCOPED_TRACE(fmt::format("seed={}", seed_));
   const Image expected = box_blur_reference(input_, BoxBlurParams{.diameter = 3, .border = {}});
-  for (const char* fault : {"build:1", "enqueue:1"}) {
-    SCOPED_TRACE(fault);
-    fs::remove(path("out.png"));
-    const CliResult r =
-        run_with_fault(fault, fmt::format("box-blur {} {} --diameter 3", path("in.png"), path("out.png")));
-    ASSERT_EQ(r.code, 0) << r.output;
-    EXPECT_NE(r.output.find("was refused"), std::string::npos) << r.output;
-    EXPECT_NE(r.output.find("instead"), std::string::npos) << r.output;
-    EXPECT_NE(r.output.find("(fallback: "), std::string::npos) << r.output;
-    EXPECT_TRUE(testing::images_equal(expected, read_image(path("out.png"))));
-  }
+  expect_fallback(fmt::format("box-blur {} {} --diameter 3", path("in.png"), path("out.png")), "out.png",
+                  [&](const Image& got) { EXPECT_TRUE(testing::images_equal(expected, got)); });
 }
 
 // The reconstruction falls back too: the refusal comes before its first launch, so the iterate is untouched.
@@ -62,17 +69,8 @@ TEST_F(InjectedFault, RefusedReconstructionFallsBackBeforeItsFirstLaunch) {
   JacobiParams params;
   params.iterations = 7;
   const JacobiReference expected = jacobi_reference(edges, params);
-  for (const char* fault : {"build:1", "enqueue:1"}) {
-    SCOPED_TRACE(fault);
-    fs::remove(path("out.npy"));
-    const CliResult r =
-        run_with_fault(fault, fmt::format("reconstruct {} {} --iterations 7", path("edges.npy"), path("out.npy")));
-    ASSERT_EQ(r.code, 0) << r.output;
-    EXPECT_NE(r.output.find("was refused"), std::string::npos) << r.output;
-    // The result line names the variant that ran, not the refused choice.
-    EXPECT_NE(r.output.find("(fallback: "), std::string::npos) << r.output;
-    EXPECT_LE(jacobi_relative_l2(expected, read_image(path("out.npy"))), 1e-5);
-  }
+  expect_fallback(fmt::format("reconstruct {} {} --iterations 7", path("edges.npy"), path("out.npy")), "out.npy",
+                  [&](const Image& got) { EXPECT_LE(jacobi_relative_l2(expected, got), 1e-5); });
 }
 
 TEST_F(InjectedFault, EveryOtherRefusalIsOneLineAndNoOutput) {

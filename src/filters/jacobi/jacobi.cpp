@@ -66,9 +66,7 @@ const std::string kNoOptions;  // jacobi_edges has no build options
 
 void check_size(int width, int height) {
   if (width < 1 || height < 1) throw std::invalid_argument(fmt::format("image {}x{} is empty", width, height));
-  // Kernels index with 32-bit ints.
-  if (std::int64_t(width) * height * 4 >= (std::int64_t(1) << 31))
-    throw std::invalid_argument(fmt::format("image {}x{} is too large (at most 2^29 pixels)", width, height));
+  check_image_size(width, height);  // 4-byte samples indexed with 32-bit ints, as the 8-bit filters' RGBA
 }
 
 bool same_buffer(const cl::Buffer& a, const cl::Buffer& b) {
