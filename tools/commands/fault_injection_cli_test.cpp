@@ -12,6 +12,7 @@
 #include "clfilters/epsilon.hpp"
 #include "clfilters/image_io.hpp"
 #include "clfilters/jacobi.hpp"
+#include "clfilters/sobel.hpp"
 #include "testing/cli_fixture.hpp"
 #include "testing/test_files.hpp"
 #include "testing/test_images.hpp"
@@ -71,6 +72,19 @@ TEST_F(InjectedFault, RefusedReconstructionFallsBackBeforeItsFirstLaunch) {
   const JacobiReference expected = jacobi_reference(edges, params);
   expect_fallback(fmt::format("reconstruct {} {} --iterations 7", path("edges.npy"), path("out.npy")), "out.npy",
                   [&](const Image& got) { EXPECT_LE(jacobi_relative_l2(expected, got), 1e-5); });
+}
+
+// Sobel's device call falls back as the image filters' does, for the 8-bit output and for the gradient planes.
+TEST_F(InjectedFault, RefusedSobelFallsBackToAnotherVariant) {
+  SCOPED_TRACE(fmt::format("seed={}", seed_));
+  const Image grey = sobel_grey(input_);
+  for (const char* output : {"magnitude", "gradients"}) {
+    SCOPED_TRACE(output);
+    const std::string out = std::string(output) == "gradients" ? "out.npy" : "out.png";
+    const Image expected = sobel_reference(grey, SobelParams{.output = parse_sobel_output(output), .border = {}});
+    expect_fallback(fmt::format("sobel {} {} --output {}", path("in.png"), path(out), output), out,
+                    [&](const Image& got) { EXPECT_TRUE(testing::images_equal(expected, got)); });
+  }
 }
 
 TEST_F(InjectedFault, EveryOtherRefusalIsOneLineAndNoOutput) {

@@ -21,6 +21,31 @@ typedef short out_t;
 typedef uchar out_t;
 #endif
 
+// -D PITCHED=1 (not from a seed): the caller's buffers as they are (DeviceImage::view), rows in_stride and
+// out_stride pixels apart from pixel in_off and out_off on, where a packed build needs a copy in and out (on
+// PoCL at 1080p those copies cost about 6% of the call). The strides and offsets are the kernels' last
+// arguments; helpers that find a row take the input stride through STRIDE_PARAM. The host takes this build for
+// row_tile and strip only where the layout keeps their aligned vector accesses aligned. Without it the code is
+// the packed build's token for token after preprocessing, so tuned programs keep their meaning.
+#if PITCHED
+#define PITCH_ARGS , int in_stride, int out_stride, int in_off, int out_off
+#define PITCH_START \
+  src += in_off;    \
+  out_a += out_off; \
+  out_b += out_off;
+#define IN_STRIDE in_stride
+#define OUT_STRIDE out_stride
+#define STRIDE_PARAM , int in_stride
+#define STRIDE_ARG , in_stride
+#else
+#define PITCH_ARGS
+#define PITCH_START
+#define IN_STRIDE w
+#define OUT_STRIDE w
+#define STRIDE_PARAM
+#define STRIDE_ARG
+#endif
+
 // Beyond this gx^2 + gy^2 the rounded root is at least 256 (255^2 + 255 = 65280), so the magnitude
 // clamps to 255; clamping s to it first keeps the root's range small.
 #define MAGNITUDE_SATURATES 65281
@@ -116,20 +141,21 @@ __constant int kMaskX[9] = {-1, 0, 1, -2, 0, 2, -1, 0, 1};
 __constant int kMaskY[9] = {-1, -2, -1, 0, 0, 0, 1, 2, 1};
 
 __kernel void sobel_naive(__global const uchar* src, __global out_t* out_a, __global out_t* out_b, int w, int h,
-                          int mode, uint cval_bits) {
+                          int mode, uint cval_bits PITCH_ARGS) {
+  PITCH_START
   const int x = get_global_id(0), y = get_global_id(1);
   if (x >= w || y >= h) return;
   const uchar cval = (uchar)cval_bits;
   int gx = 0, gy = 0;
   for (int j = 0; j < 3; ++j) {
-    __global const uchar* row = border_row(src, y - 1 + j, w, h, mode);
+    __global const uchar* row = border_row(src, y - 1 + j, IN_STRIDE, h, mode);
     for (int i = 0; i < 3; ++i) {
       const int p = row_pixel(row, x - 1 + i, w, mode, cval);
       gx += kMaskX[j * 3 + i] * p;
       gy += kMaskY[j * 3 + i] * p;
     }
   }
-  store_pixel(out_a, out_b, y * w + x, gx, gy);
+  store_pixel(out_a, out_b, y * OUT_STRIDE + x, gx, gy);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -137,13 +163,14 @@ __kernel void sobel_naive(__global const uchar* src, __global out_t* out_a, __gl
 // Per column of the window: a vertical smoothing (top + 2 mid + bottom) and a vertical difference
 // (bottom - top); then gx = smooth(right) - smooth(left), gy = diff(left) + 2 diff(mid) + diff(right).
 __kernel void sobel_separable(__global const uchar* src, __global out_t* out_a, __global out_t* out_b, int w, int h,
-                              int mode, uint cval_bits) {
+                              int mode, uint cval_bits PITCH_ARGS) {
+  PITCH_START
   const int x = get_global_id(0), y = get_global_id(1);
   if (x >= w || y >= h) return;
   const uchar cval = (uchar)cval_bits;
-  __global const uchar* top = border_row(src, y - 1, w, h, mode);
-  __global const uchar* mid = src + y * w;
-  __global const uchar* bottom = border_row(src, y + 1, w, h, mode);
+  __global const uchar* top = border_row(src, y - 1, IN_STRIDE, h, mode);
+  __global const uchar* mid = src + y * IN_STRIDE;
+  __global const uchar* bottom = border_row(src, y + 1, IN_STRIDE, h, mode);
   int smooth[3], diff[3];
   for (int i = 0; i < 3; ++i) {
     const int xx = border_index(x - 1 + i, w, mode);
@@ -153,7 +180,7 @@ __kernel void sobel_separable(__global const uchar* src, __global out_t* out_a, 
     smooth[i] = t + 2 * m + b;
     diff[i] = b - t;
   }
-  store_pixel(out_a, out_b, y * w + x, smooth[2] - smooth[0], diff[0] + 2 * diff[1] + diff[2]);
+  store_pixel(out_a, out_b, y * OUT_STRIDE + x, smooth[2] - smooth[0], diff[0] + 2 * diff[1] + diff[2]);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -200,38 +227,40 @@ inline void gradients_16(short16 top_a, short2 top_b, short16 mid_a, short2 mid_
 
 // row16: 16x1 output pixels per work-item from 18x3 input pixels (seed 003 Figure 9-10).
 __kernel void sobel_row16(__global const uchar* src, __global out_t* out_a, __global out_t* out_b, int w, int h,
-                          int mode, uint cval_bits) {
+                          int mode, uint cval_bits PITCH_ARGS) {
+  PITCH_START
   const int x0 = get_global_id(0) * 16, y = get_global_id(1);
   if (x0 >= w || y >= h) return;
   const uchar cval = (uchar)cval_bits;
   short16 ta, ma, ba, gx, gy;
   short2 tb, mb, bb;
-  load_18(border_row(src, y - 1, w, h, mode), x0, w, mode, cval, &ta, &tb);
-  load_18(src + y * w, x0, w, mode, cval, &ma, &mb);
-  load_18(border_row(src, y + 1, w, h, mode), x0, w, mode, cval, &ba, &bb);
+  load_18(border_row(src, y - 1, IN_STRIDE, h, mode), x0, w, mode, cval, &ta, &tb);
+  load_18(src + y * IN_STRIDE, x0, w, mode, cval, &ma, &mb);
+  load_18(border_row(src, y + 1, IN_STRIDE, h, mode), x0, w, mode, cval, &ba, &bb);
   gradients_16(ta, tb, ma, mb, ba, bb, &gx, &gy);
-  store_16(out_a, out_b, y * w + x0, min(16, w - x0), gx, gy);
+  store_16(out_a, out_b, y * OUT_STRIDE + x0, min(16, w - x0), gx, gy);
 }
 
 // block16x2: 16x2 output pixels per work-item from 18x4 input pixels (seed 003 Figure 9-11): the two
 // middle rows serve both output rows.
 __kernel void sobel_block16x2(__global const uchar* src, __global out_t* out_a, __global out_t* out_b, int w, int h,
-                              int mode, uint cval_bits) {
+                              int mode, uint cval_bits PITCH_ARGS) {
+  PITCH_START
   const int x0 = get_global_id(0) * 16, y0 = get_global_id(1) * 2;
   if (x0 >= w || y0 >= h) return;
   const uchar cval = (uchar)cval_bits;
   short16 r0a, r1a, r2a, r3a, gx, gy;
   short2 r0b, r1b, r2b, r3b;
-  load_18(border_row(src, y0 - 1, w, h, mode), x0, w, mode, cval, &r0a, &r0b);
-  load_18(src + y0 * w, x0, w, mode, cval, &r1a, &r1b);
-  load_18(border_row(src, y0 + 1, w, h, mode), x0, w, mode, cval, &r2a, &r2b);
-  load_18(border_row(src, y0 + 2, w, h, mode), x0, w, mode, cval, &r3a, &r3b);
+  load_18(border_row(src, y0 - 1, IN_STRIDE, h, mode), x0, w, mode, cval, &r0a, &r0b);
+  load_18(src + y0 * IN_STRIDE, x0, w, mode, cval, &r1a, &r1b);
+  load_18(border_row(src, y0 + 1, IN_STRIDE, h, mode), x0, w, mode, cval, &r2a, &r2b);
+  load_18(border_row(src, y0 + 2, IN_STRIDE, h, mode), x0, w, mode, cval, &r3a, &r3b);
   const int count = min(16, w - x0);
   gradients_16(r0a, r0b, r1a, r1b, r2a, r2b, &gx, &gy);
-  store_16(out_a, out_b, y0 * w + x0, count, gx, gy);
+  store_16(out_a, out_b, y0 * OUT_STRIDE + x0, count, gx, gy);
   if (y0 + 1 < h) {
     gradients_16(r1a, r1b, r2a, r2b, r3a, r3b, &gx, &gy);
-    store_16(out_a, out_b, (y0 + 1) * w + x0, count, gx, gy);
+    store_16(out_a, out_b, (y0 + 1) * OUT_STRIDE + x0, count, gx, gy);
   }
 }
 
@@ -319,9 +348,9 @@ typedef union {
 
 // `interior`: columns x0-1 .. x0+VEC are all inside the row, so no column needs the border.
 inline StripRow load_strip_row(__global const uchar* restrict src, int yy, int x0, int w, int h, int mode, uchar cval,
-                               bool interior) {
+                               bool interior STRIDE_PARAM) {
   StripRow r;
-  __global const uchar* row = border_row(src, yy, w, h, mode);
+  __global const uchar* row = border_row(src, yy, IN_STRIDE, h, mode);
   if (!row) {
     r.mid = (in_words_t)(cval * 0x01010101u);
     r.left = r.right = cval;
@@ -428,7 +457,9 @@ inline void store_strip(__global out_t* restrict out_a, __global out_t* restrict
 // where clang would otherwise leave its helpers out of line.
 #ifndef ROWS
 __kernel void sobel_row_tile(__global const uchar* restrict src, __global out_t* restrict out_a,
-                             __global out_t* restrict out_b, int w, int h, int mode, uint cval_bits, int rows) {
+                             __global out_t* restrict out_b, int w, int h, int mode, uint cval_bits,
+                             int rows PITCH_ARGS) {
+  PITCH_START
   const int x0 = get_global_id(0) * VEC, y0 = get_global_id(1) * rows;
   if (x0 >= w || y0 >= h) return;
   const uchar cval = (uchar)cval_bits;
@@ -436,13 +467,13 @@ __kernel void sobel_row_tile(__global const uchar* restrict src, __global out_t*
   const bool interior = x0 >= 1 && x0 + VEC < w;
   // Rows y-1 and y of the window as horizontal sums; `next` is row y+1 as loaded.
   int hs0[VEC], hd0[VEC], hs1[VEC], hd1[VEC], hs2[VEC], hd2[VEC], gx[VEC], gy[VEC];
-  strip_row_sums(load_strip_row(src, y0 - 1, x0, w, h, mode, cval, interior), hs0, hd0);
-  strip_row_sums(load_strip_row(src, y0, x0, w, h, mode, cval, interior), hs1, hd1);
-  StripRow next = load_strip_row(src, y0 + 1, x0, w, h, mode, cval, interior);
+  strip_row_sums(load_strip_row(src, y0 - 1, x0, w, h, mode, cval, interior STRIDE_ARG), hs0, hd0);
+  strip_row_sums(load_strip_row(src, y0, x0, w, h, mode, cval, interior STRIDE_ARG), hs1, hd1);
+  StripRow next = load_strip_row(src, y0 + 1, x0, w, h, mode, cval, interior STRIDE_ARG);
   for (int y = y0; y < y_end; ++y) {
     // Issue row y+2's load (when this strip needs it) before computing and storing row y.
     StripRow after = next;
-    if (y + 1 < y_end) after = load_strip_row(src, y + 2, x0, w, h, mode, cval, interior);
+    if (y + 1 < y_end) after = load_strip_row(src, y + 2, x0, w, h, mode, cval, interior STRIDE_ARG);
     strip_row_sums(next, hs2, hd2);
 #pragma unroll
     for (int k = 0; k < VEC; ++k) {
@@ -453,7 +484,7 @@ __kernel void sobel_row_tile(__global const uchar* restrict src, __global out_t*
       hs1[k] = hs2[k];
       hd1[k] = hd2[k];
     }
-    store_strip(out_a, out_b, y * w + x0, count, gx, gy);
+    store_strip(out_a, out_b, y * OUT_STRIDE + x0, count, gx, gy);
     next = after;
   }
 }

@@ -5,11 +5,15 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <limits>
+#include <optional>
 #include <stdexcept>
 #include <variant>
 
+#include "filters/image_call.hpp"
 #include "filters/sobel/sobel_internal.hpp"
 
 namespace clf {
@@ -32,14 +36,96 @@ ResolvedCall<SobelCall, SobelTarget> resolve(Context& ctx, const SobelCall& call
   return plan_call(ctx, sobel_table(), call, std::move(choice), why);
 }
 
-// The enqueue shared by both output kinds: `out_a`/`out_b` are gx/gy, or the 8-bit output twice.
-std::vector<cl::Event> enqueue(Context& ctx, const DeviceImage& in, const cl::Buffer& out_a, const cl::Buffer& out_b,
-                               const SobelParams& params, std::string_view variant, const TuningConfig& config) {
+// A call's output: the 8-bit image (a view of the caller's buffer too), or the packed gx and gy planes.
+struct SobelOutputs {
+  DeviceImage* image;             // nullptr for gradients
+  const DeviceGradients* planes;  // nullptr for the 8-bit outputs
+  const cl::Buffer& out_a() const { return image ? image->buffer : planes->gx; }
+  const cl::Buffer& out_b() const { return image ? image->buffer : planes->gy; }
+  bool shares_buffer_with(const DeviceImage& in) const { return in.buffer() == out_a()() || in.buffer() == out_b()(); }
+};
+
+// `call` with the layout of `in` and the 8-bit output view where either is pitched or offset and no output shares
+// the input's buffer (an overlap needs the packed copies); else nullopt. Pixels are bytes (grey).
+std::optional<SobelCall> views_call(const SobelCall& call, const DeviceImage& in, const SobelOutputs& out) {
+  const bool out_packed = !out.image || out.image->packed();
+  if ((in.packed() && out_packed) || out.shares_buffer_with(in)) return std::nullopt;
+  const std::size_t out_pitch = out.image ? out.image->pitch() : std::size_t(call.width);
+  const std::size_t out_offset = out.image ? out.image->offset : 0;
+  for (std::size_t bytes : {in.pitch(), out_pitch, in.offset, out_offset})
+    if (bytes > std::size_t(std::numeric_limits<int>::max())) return std::nullopt;
+  SobelCall c = call;
+  c.in_stride = int(in.pitch()), c.out_stride = int(out_pitch);
+  c.in_offset = int(in.offset), c.out_offset = int(out_offset);
+  return c;
+}
+
+using Resolved = ResolvedCall<SobelCall, SobelTarget>;
+
+// Enqueues a resolved call after `wait`: in place on pitched or offset views the variant takes as they are, else
+// on packed copies of them.
+std::vector<cl::Event> run(Context& ctx, Resolved resolved, const SobelCall& call, const DeviceImage& in,
+                           const SobelOutputs& out, const std::vector<cl::Event>& wait) {
+  std::vector<cl::Event> events;
+  if (const auto on_views = views_call(call, in, out);
+      on_views && resolved.entry->takes_views && resolved.entry->takes_views(*on_views)) {
+    resolved.plan = resolved.entry->plan(ctx, *on_views, resolved.config);
+    enqueue_wait(ctx, wait, events);
+    SobelTarget target{in, out.out_a(), out.out_b()};
+    for (cl::Event& e : resolved.enqueue(ctx, *on_views, target)) events.push_back(std::move(e));
+    return events;
+  }
+  if (out.image)
+    return on_packed_images(ctx, in, *out.image, wait, [&](const DeviceImage& packed_in, DeviceImage& packed_out) {
+      SobelTarget target{packed_in, packed_out.buffer, packed_out.buffer};
+      return resolved.enqueue(ctx, call, target);
+    });
+  enqueue_wait(ctx, wait, events);
+  const DeviceImage packed_in = packed_input(ctx, in, events);
+  SobelTarget target{packed_in, out.out_a(), out.out_b()};
+  for (cl::Event& e : resolved.enqueue(ctx, call, target)) events.push_back(std::move(e));
+  return events;
+}
+
+// Where "auto" goes when `failed` is refused: fallback_variants (the rule's choice, then naive), then the other
+// variants in the table's order. The plain variants (naive to block16x2, and image) build one program, so a build
+// they are refused is refused to all of them; row_tile and strip build their own.
+std::vector<std::string> fallback_order(Context& ctx, const SobelParams& params, const DeviceImage& in,
+                                        const std::string& failed) {
+  const auto& infos = sobel_table().infos();
+  std::vector<std::string> order =
+      fallback_variants(sobel_auto_variant(ctx.info(), params, in.width, in.height), infos, failed);
+  for (const VariantInfo& v : infos)
+    if (v.name != failed && std::find(order.begin(), order.end(), v.name) == order.end()) order.push_back(v.name);
+  return order;
+}
+
+// The enqueue shared by both output kinds. "auto" falls back, as enqueue_image_call does, when the device refuses
+// its choice's build or launch; a call whose output shares the input's buffer may have been half written, so it
+// does not.
+std::vector<cl::Event> enqueue(Context& ctx, const DeviceImage& in, const SobelOutputs& out, const SobelParams& params,
+                               std::string_view variant, const TuningConfig& config,
+                               const std::vector<cl::Event>& wait) {
   if (in.channels != 1) throw std::invalid_argument("sobel: the device input must have 1 channel (grey)");
   const SobelCall call{params, in.width, in.height};
   const auto r = resolve(ctx, call, variant, config);
-  SobelTarget target{in, out_a, out_b};
-  return r.enqueue(ctx, call, target);
+  try {
+    return run(ctx, r, call, in, out, wait);
+  } catch (const ClError& e) {
+    if (variant != "auto" || !is_variant_refusal(e) || out.shares_buffer_with(in)) throw;
+    for (const std::string& next : fallback_order(ctx, params, in, r.entry->info.name)) {
+      if (sobel_table().unsupported(next, ctx.info(), call, {})) continue;
+      try {
+        auto events =
+            run(ctx, plan_call(ctx, sobel_table(), call, {next, {}, "fallback"}, std::nullopt), call, in, out, wait);
+        warn_fallback(ctx, "sobel", r.entry->info.name, e, next);
+        return events;
+      } catch (const ClError& again) {
+        if (!is_variant_refusal(again)) throw;
+      }
+    }
+    throw;
+  }
 }
 
 }  // namespace
@@ -113,7 +199,12 @@ Image SobelDeviceOutput::download(Context& ctx) const {
 void sobel_prepare(Context& ctx, const SobelParams& params, std::string_view variant, int width, int height,
                    const TuningConfig& config) {
   const KernelPlan plan = resolve(ctx, {params, width, height}, variant, config).plan;
-  for (const auto& pass : plan.passes) ctx.kernel("sobel.cl", plan.options, pass.kernel);
+  try {
+    for (const auto& pass : plan.passes) ctx.kernel("sobel.cl", plan.options, pass.kernel);
+  } catch (const ClError& e) {
+    // "auto" meets the refusal again at the call, which falls back (enqueue above).
+    if (variant != "auto" || !is_variant_refusal(e)) throw;
+  }
 }
 
 std::vector<cl::Event> sobel(Context& ctx, const DeviceImage& in, DeviceImage& out, const SobelParams& params,
@@ -122,9 +213,7 @@ std::vector<cl::Event> sobel(Context& ctx, const DeviceImage& in, DeviceImage& o
     throw std::invalid_argument("sobel: gradients go to a DeviceGradients, not an 8-bit image");
   if (out.width != in.width || out.height != in.height || out.channels != 1)
     throw std::invalid_argument("sobel: the output must be a 1-channel image of the input's size");
-  return on_packed_images(ctx, in, out, wait, [&](const DeviceImage& packed_in, DeviceImage& packed_out) {
-    return enqueue(ctx, packed_in, packed_out.buffer, packed_out.buffer, params, variant, config);
-  });
+  return enqueue(ctx, in, SobelOutputs{&out, nullptr}, params, variant, config, wait);
 }
 
 std::vector<cl::Event> sobel(Context& ctx, const DeviceImage& in, DeviceGradients& out, const SobelParams& params,
@@ -134,11 +223,7 @@ std::vector<cl::Event> sobel(Context& ctx, const DeviceImage& in, DeviceGradient
         fmt::format("sobel: a DeviceGradients output needs output=gradients, not {}", to_string(params.output)));
   if (out.width != in.width || out.height != in.height)
     throw std::invalid_argument("sobel: the gradient planes must have the input's size");
-  std::vector<cl::Event> events;
-  enqueue_wait(ctx, wait, events);
-  const DeviceImage packed_in = packed_input(ctx, in, events);
-  for (auto& e : enqueue(ctx, packed_in, out.gx, out.gy, params, variant, config)) events.push_back(std::move(e));
-  return events;
+  return enqueue(ctx, in, SobelOutputs{nullptr, &out}, params, variant, config, wait);
 }
 
 std::vector<cl::Event> sobel(Context& ctx, const DeviceImage& in, SobelDeviceOutput& out, const SobelParams& params,

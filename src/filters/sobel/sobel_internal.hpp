@@ -11,11 +11,16 @@
 
 namespace clf {
 
-// One call: its parameters and the (grey) image's size.
+// One call: its parameters and the (grey) image's size. A variant that reads and writes the caller's views in
+// place (Variant::takes_views) also gets their layout, in pixels (gradient planes are always packed); zero strides
+// mean packed images.
 struct SobelCall {
   SobelParams params;
   int width = 0;
   int height = 0;
+  int in_stride = 0, out_stride = 0;  // pixels from one row's start to the next
+  int in_offset = 0, out_offset = 0;  // pixels from the buffer's start to pixel (0, 0)
+  bool on_views() const { return in_stride != 0; }
 };
 
 // What a call reads and writes: the grey input, and gx and gy (gradients) or the 8-bit output twice.

@@ -49,9 +49,9 @@
 // branches. The VEC columns are one vector when they are all inside the row (every strip but a row's
 // last), else pixel by pixel through the border.
 __attribute__((noinline)) StripRow strip_load_border(__global const uchar* restrict src, int yy, int x0, int xl, int xr,
-                                                     int w, int h, int mode, uchar cval) {
+                                                     int w, int h, int mode, uchar cval STRIDE_PARAM) {
   const int ry = border_index(yy, h, mode);
-  __global const uchar* row = src + max(ry, 0) * w;
+  __global const uchar* row = src + max(ry, 0) * IN_STRIDE;
   InWords m;
   if (x0 + VEC <= w) {
 #if ALIGNED
@@ -293,7 +293,8 @@ STRIP_INLINE void strip_store8(__global uchar* restrict out, int i, bool whole, 
 // Launched over (ceil(w / VEC), ceil(h / ROWS)) work-items. Instruction counts: see the comment at the
 // top of this section.
 __kernel void sobel_strip(__global const uchar* restrict src, __global out_t* restrict out_a,
-                          __global out_t* restrict out_b, int w, int h, int mode, uint cval_bits) {
+                          __global out_t* restrict out_b, int w, int h, int mode, uint cval_bits PITCH_ARGS) {
+  PITCH_START
   const int x0 = get_global_id(0) * VEC, y0 = get_global_id(1) * ROWS;
   if (x0 >= w || y0 >= h) return;
   const uchar cval = (uchar)cval_bits;
@@ -307,7 +308,7 @@ __kernel void sobel_strip(__global const uchar* restrict src, __global out_t* re
     // steps, and past them loses restrict (so no non-coherent loads) and splits the 16-byte loads.
 #pragma unroll
     for (int r = 0; r < ROWS + 2; ++r) {
-      const int i = (y0 - 1 + r) * w + x0;
+      const int i = (y0 - 1 + r) * IN_STRIDE + x0;
 #if ALIGNED
       strip_words(*(__global const in_words_t*)(src + i), a[r]);
 #else
@@ -320,7 +321,7 @@ __kernel void sobel_strip(__global const uchar* restrict src, __global out_t* re
     const int xl = border_index(x0 - 1, w, mode), xr = border_index(x0 + VEC, w, mode);
 #pragma unroll
     for (int r = 0; r < ROWS + 2; ++r) {
-      const StripRow q = strip_load_border(src, y0 - 1 + r, x0, xl, xr, w, h, mode, cval);
+      const StripRow q = strip_load_border(src, y0 - 1 + r, x0, xl, xr, w, h, mode, cval STRIDE_ARG);
       strip_words(q.mid, a[r]);
       left[r] = q.left;
       right[r] = q.right;
@@ -348,7 +349,7 @@ __kernel void sobel_strip(__global const uchar* restrict src, __global out_t* re
     InWords o;
 #pragma unroll
     for (int j = 0; j < NW; ++j) o.a[j] = strip_pack_bytes(q[4 * j], q[4 * j + 1], q[4 * j + 2], q[4 * j + 3]);
-    strip_store8(out_a, (y0 + r) * w + x0, interior || count == VEC, count, o);
+    strip_store8(out_a, (y0 + r) * OUT_STRIDE + x0, interior || count == VEC, count, o);
   }
 #elif OUTPUT == OUTPUT_MAGNITUDE && MAG_FLOAT
   // Each input row becomes floats and hd in the iteration that first needs it, so that only about
@@ -381,7 +382,7 @@ __kernel void sobel_strip(__global const uchar* restrict src, __global out_t* re
     InWords o;
 #pragma unroll
     for (int j = 0; j < NW; ++j) o.a[j] = strip_pack_bytes(q[4 * j], q[4 * j + 1], q[4 * j + 2], q[4 * j + 3]);
-    strip_store8(out_a, (y0 + r) * w + x0, interior || count == VEC, count, o);
+    strip_store8(out_a, (y0 + r) * OUT_STRIDE + x0, interior || count == VEC, count, o);
   }
 #else
   // hs/hd of input rows r, r+1, r+2 rotate through three sets by constant indices (the loop unrolls,
@@ -394,7 +395,7 @@ __kernel void sobel_strip(__global const uchar* restrict src, __global out_t* re
     const int t = r % 3, m = (r + 1) % 3, b = (r + 2) % 3;
     strip_hsums(a[r + 2], left[r + 2], right[r + 2], hs_e[b], hd_e[b], hs_o[b], hd_o[b]);
     if (!interior && y0 + r >= h) break;
-    const int i = (y0 + r) * w + x0;
+    const int i = (y0 + r) * OUT_STRIDE + x0;
 #if OUTPUT == OUTPUT_GRADIENTS
     union {
       grad_words_t v;

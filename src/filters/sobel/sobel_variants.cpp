@@ -48,8 +48,37 @@ KernelPlan::Pass pass(const VariantInfo& info, const TuningConfig& config, std::
   return {"sobel_" + info.name, global, local};
 }
 
+// On views, -D PITCHED=1 (sobel.cl) adds their layout as the kernels' last arguments.
 std::string base_options(const SobelCall& call) {
-  return fmt::format("-D OUTPUT={}", static_cast<int>(call.params.output));
+  return fmt::format("-D OUTPUT={}{}", static_cast<int>(call.params.output), call.on_views() ? " -D PITCHED=1" : "");
+}
+
+// Sets PITCHED's arguments, the last four, on views.
+void set_view_args(cl::Kernel& k, const SobelCall& call) {
+  if (!call.on_views()) return;
+  cl_uint i = k.getInfo<CL_KERNEL_NUM_ARGS>() - 4;
+  for (int v : {call.in_stride, call.out_stride, call.in_offset, call.out_offset})
+    check_cl(k.setArg(i++, v), "clSetKernelArg");
+}
+
+// Any layout: the kernels' accesses need only element alignment (scalars, vloadn/vstoren).
+bool any_views(const SobelCall&) {
+  return true;
+}
+
+// Whether a build with VEC `columns` takes its aligned path: whole strips on VEC-pixel boundaries of the buffer,
+// which views keep only where their strides and offsets are whole strips too.
+bool strips_aligned(const SobelCall& call, int columns) {
+  return call.width % columns == 0 && call.in_stride % columns == 0 && call.out_stride % columns == 0 &&
+         call.in_offset % columns == 0 && call.out_offset % columns == 0;
+}
+
+// Views row_tile and strip take in place, whichever of their 4, 8 or 16 columns the tuning chose (takes_views does
+// not see it): where no width of strip is aligned on the packed image either (w % 4 != 0), any layout; else one of
+// whole 16-pixel strips, which keeps every aligned build's vector accesses aligned. Other views keep the copies,
+// so the aligned build stays aligned.
+bool strip_takes_views(const SobelCall& call) {
+  return call.width % 4 != 0 || strips_aligned(call, 16);
 }
 
 cl_uint constant_value(const Border& border) {
@@ -63,8 +92,10 @@ cl::Kernel& kernel(Context& ctx, const KernelPlan& plan) {
 // The enqueue of the buffer variants: input, gx/gy (or the 8-bit output twice), size and border.
 std::vector<cl::Event> enqueue_buffers(Context& ctx, const KernelPlan& plan, const SobelCall& call, const TuningConfig&,
                                        SobelTarget& t) {
-  set_kernel_args(kernel(ctx, plan), t.in.buffer, t.out_a, t.out_b, call.width, call.height,
-                  int(call.params.border.mode), constant_value(call.params.border));
+  cl::Kernel& k = kernel(ctx, plan);
+  set_kernel_args(k, t.in.buffer, t.out_a, t.out_b, call.width, call.height, int(call.params.border.mode),
+                  constant_value(call.params.border));
+  set_view_args(k, call);
   return launch_passes(ctx, plan, kKernelFile);
 }
 
@@ -83,6 +114,7 @@ Entry per_item_block(VariantInfo info, std::size_t columns, std::size_t rows) {
     return KernelPlan{base_options(call), {pass(i, config, (W + columns - 1) / columns, (H + rows - 1) / rows)}};
   };
   e.enqueue = enqueue_buffers;
+  e.takes_views = any_views;
   return e;
 }
 
@@ -136,7 +168,7 @@ std::optional<std::string> columns_problem(const char* variant, int columns) {
 
 // Vector width and alignment are build options so the strip's loads and stores are whole vectors.
 std::string vector_options(const SobelCall& call, int columns) {
-  return fmt::format(" -D VEC={} -D ALIGNED={}", columns, call.width % columns == 0 ? 1 : 0);
+  return fmt::format(" -D VEC={} -D ALIGNED={}", columns, strips_aligned(call, columns) ? 1 : 0);
 }
 
 // row_tile's output rows per work-item: the `rows` tunable, or for 0 enough to give the device about
@@ -176,11 +208,14 @@ Entry row_tile() {
   };
   e.enqueue = [info](Context& ctx, const KernelPlan& plan, const SobelCall& call, const TuningConfig& config,
                      SobelTarget& t) {
-    set_kernel_args(kernel(ctx, plan), t.in.buffer, t.out_a, t.out_b, call.width, call.height,
-                    int(call.params.border.mode), constant_value(call.params.border),
+    cl::Kernel& k = kernel(ctx, plan);
+    set_kernel_args(k, t.in.buffer, t.out_a, t.out_b, call.width, call.height, int(call.params.border.mode),
+                    constant_value(call.params.border),
                     row_tile_rows(ctx.info(), info, config, call.width, call.height));
+    set_view_args(k, call);
     return launch_passes(ctx, plan, kKernelFile);
   };
+  e.takes_views = strip_takes_views;
   return e;
 }
 
@@ -223,13 +258,14 @@ Entry strip() {
     const int mag_float = tunable_value(config, info, "mag_float");
     const std::string options =
         base_options(call) + fmt::format(" -D VEC={} -D ROWS={} -D ALIGNED={} -D MAG_FLOAT={} -cl-denorms-are-zero{}",
-                                         columns, rows, call.width % columns == 0 ? 1 : 0, mag_float,
+                                         columns, rows, strips_aligned(call, columns) ? 1 : 0, mag_float,
                                          ctx.info().fast_math_options());
     const auto W = std::size_t(call.width), H = std::size_t(call.height);
     const auto c = std::size_t(columns), r = std::size_t(rows);
     return KernelPlan{options, {pass(info, config, (W + c - 1) / c, (H + r - 1) / r)}};
   };
   e.enqueue = enqueue_buffers;
+  e.takes_views = strip_takes_views;
   return e;
 }
 
