@@ -30,7 +30,12 @@ class InjectedFault : public testing::CliTest {
   // `clfilters ARGS` with CLFILTERS_FAULT=fault, and with leak detection where the command is built with ASan (the
   // ASan preset turns it off for the suite as a whole).
   CliResult run_with_fault(const std::string& fault, const std::string& args) const {
-    return testing::run_shell(fmt::format("CLFILTERS_FAULT={} ASAN_OPTIONS=detect_leaks=1 {} {}", fault, cli(), args));
+    // An empty program cache each time: a program read back from the disk cache (on GPUs) is not built, so a build
+    // fault would miss. PoCL keeps its own cache where it was.
+    return testing::run_shell(
+        fmt::format("rm -rf {0} && POCL_CACHE_DIR=${{POCL_CACHE_DIR:-${{XDG_CACHE_HOME:-$HOME/.cache}}/pocl}} "
+                    "CLFILTERS_FAULT={1} ASAN_OPTIONS=detect_leaks=1 XDG_CACHE_HOME={0} {2} {3}",
+                    path("cache"), fault, cli(), args));
   }
   // Nothing was written: no output, no temporary file.
   void expect_no_output(const std::string& name) const {
