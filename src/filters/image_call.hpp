@@ -60,6 +60,26 @@ std::vector<std::string> fallback_variants(const std::string& rule, const std::v
 void warn_fallback(Context& ctx, std::string_view filter, const std::string& failed, const ClError& why,
                    const std::string& ran);
 
+// After "auto"'s choice `failed` was refused (`why`): runs `attempt(name)` for each of `candidates` that `runs_here`
+// accepts, and returns the first result, with the warning. An attempt's error that `retry` accepts (by default a
+// refusal) moves on to the next candidate; any other propagates, and so does `why` when none is left.
+template <class Attempt, class RunsHere, class Retry = bool (*)(const ClError&)>
+auto run_fallbacks(Context& ctx, std::string_view filter, const std::string& failed, const ClError& why,
+                   const std::vector<std::string>& candidates, RunsHere runs_here, Attempt attempt,
+                   Retry retry = is_variant_refusal) -> decltype(attempt(std::string())) {
+  for (const std::string& next : candidates) {
+    if (!runs_here(next)) continue;
+    try {
+      auto result = attempt(next);
+      warn_fallback(ctx, filter, failed, why, next);
+      return result;
+    } catch (const ClError& again) {
+      if (!retry(again)) throw;
+    }
+  }
+  throw why;
+}
+
 // The border's constant as the kernels take it: the value in each byte of an RGBA pixel, or the grey value; 0 for
 // the other modes.
 cl_uint constant_bits(const Border& border, int channels);
@@ -182,19 +202,16 @@ std::vector<cl::Event> enqueue_image_call(Context& ctx, const ImageFilterApi<P>&
     // "auto" falls back when the device refuses its choice's build or launch; an in-place call may have been
     // half written, so it does not.
     if (variant != "auto" || !is_variant_refusal(e) || in.buffer() == out.buffer()) throw;
-    for (const std::string& next :
-         fallback_variants(api.auto_variant(ctx.info(), params, in.width, in.height, in.channels), api.table().infos(),
-                           r.entry->info.name)) {
-      if (api.unsupported(ctx.info(), next, params, in.width, in.height, in.channels, {})) continue;
-      try {
-        auto events = run(plan_call(ctx, api.table(), call, {next, {}, "fallback"}, std::nullopt));
-        warn_fallback(ctx, api.name, r.entry->info.name, e, next);
-        return events;
-      } catch (const ClError& again) {
-        if (!is_variant_refusal(again)) throw;
-      }
-    }
-    throw;
+    return run_fallbacks(
+        ctx, api.name, r.entry->info.name, e,
+        fallback_variants(api.auto_variant(ctx.info(), params, in.width, in.height, in.channels), api.table().infos(),
+                          r.entry->info.name),
+        [&](const std::string& next) {
+          return !api.unsupported(ctx.info(), next, params, in.width, in.height, in.channels, {});
+        },
+        [&](const std::string& next) {
+          return run(plan_call(ctx, api.table(), call, {next, {}, "fallback"}, std::nullopt));
+        });
   }
 }
 

@@ -143,6 +143,16 @@ TEST_F(EpsilonCli, HelpNamesVideoOptionsAndVariants) {
 // ---------------------------------------------------------------------------------------------------
 // Y4M
 
+// A cold build prints nothing of the compiler's: PoCL's clang would print "5 warnings generated." (its -Wpsabi note on
+// the uint16 kernels) on stderr without -w. The command's output is its result line alone.
+TEST_F(EpsilonCli, AColdBuildPrintsOnlyTheResultLine) {
+  write_random_image(37, 11, 1);
+  const CliResult r = run_shell(fmt::format("POCL_CACHE_DIR={0} XDG_CACHE_HOME={0} {1} epsilon {2} {3} --variant vec16",
+                                            path("cache"), cli(), path("in.png"), path("out.png")));
+  EXPECT_EQ(r.code, 0) << r.output;
+  EXPECT_EQ(line_count(r.output), 1) << r.output;
+}
+
 TEST_F(EpsilonCli, EveryY4mColourSpaceFiltersYAndKeepsTheRest) {
   SCOPED_TRACE(fmt::format("seed={}", seed_));
   const std::vector<std::string> colour_spaces = {"",    "420jpeg", "420paldv", "420mpeg2", "420",

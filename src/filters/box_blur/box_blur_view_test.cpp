@@ -11,30 +11,14 @@
 #include <vector>
 
 #include "clfilters/box_blur.hpp"
+#include "testing/callers_buffer.hpp"
 #include "testing/test_images.hpp"
 
 namespace clf {
 namespace {
 
+using testing::CallersBuffer;
 using testing::test_context;
-
-// A caller's buffer: `image` at `offset` pixels with rows `stride` pixels apart, every other byte `fill`.
-struct CallersBuffer {
-  std::vector<std::uint8_t> bytes;
-  cl::Buffer buffer;
-  CallersBuffer(Context& ctx, const Image& image, int offset, int stride, std::uint8_t fill) {
-    const std::size_t px = std::size_t(image.channels);
-    bytes.assign((std::size_t(offset) + std::size_t(stride) * image.height + 5) * px, fill);
-    for (int y = 0; y < image.height; ++y)
-      std::memcpy(bytes.data() + (offset + std::size_t(stride) * y) * px, image.row(y), image.row_bytes());
-    buffer = cl::Buffer(ctx.context(), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes.size(), bytes.data());
-  }
-  std::vector<std::uint8_t> read(Context& ctx) const {
-    std::vector<std::uint8_t> out(bytes.size());
-    check_cl(ctx.queue().enqueueReadBuffer(buffer, CL_TRUE, 0, out.size(), out.data()), "clEnqueueReadBuffer");
-    return out;
-  }
-};
 
 struct ViewCase {
   std::string variant;
@@ -66,9 +50,7 @@ TEST_P(BoxBlurViews, MatchTheReferenceAndLeaveTheRestOfTheBuffer) {
   auto out_view = DeviceImage::view(ctx, dst.buffer(), width, height, c.channels, c.out_offset * px, c.out_stride * px);
   const auto events = box_blur(ctx, in_view, out_view, params, c.variant);
   cl::Event::waitForEvents(events);
-  int copies = 0;
-  for (const cl::Event& e : events) copies += e.getInfo<CL_EVENT_COMMAND_TYPE>() == CL_COMMAND_COPY_BUFFER_RECT;
-  EXPECT_EQ(copies, c.copies);
+  EXPECT_EQ(testing::rect_copies(events), c.copies);
   // Expected: the poisoned buffer with the reference written into the view's rows, nothing else.
   const Image ref = box_blur_reference(in, params);
   std::vector<std::uint8_t> want = dst.bytes;

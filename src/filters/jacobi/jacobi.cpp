@@ -310,23 +310,25 @@ JacobiDeviceRun jacobi_reconstruct(Context& ctx, const DeviceFloatImage& edges, 
   } catch (const ClError& e) {
     // "auto" falls back when the device refuses its choice's build or first launch, before u is written.
     if (variant != "auto" || !is_variant_refusal(e) || target.launches > 0) throw;
-    bool ran = false;
-    for (const std::string& next : fallback_variants(jacobi_auto_variant(ctx.info(), call.width, call.height),
-                                                     jacobi_variants(), r.entry->info.name)) {
-      if (jacobi_unsupported(ctx.info(), next, call.width, call.height)) continue;
-      JacobiTarget attempt{packed_edges, u_packed};
-      try {
-        const auto fallback = plan_call(ctx, jacobi_table(), call, {next, {}, "fallback"}, std::nullopt);
-        for (auto& event : fallback.enqueue(ctx, call, attempt)) run.events.push_back(std::move(event));
-        warn_fallback(ctx, "reconstruct", r.entry->info.name, e, next);
-        target.outcome = attempt.outcome;
-        ran = true;
-        break;
-      } catch (const ClError& again) {
-        if (!is_variant_refusal(again) || attempt.launches > 0) throw;
-      }
-    }
-    if (!ran) throw;
+    int launches = 0;  // the current attempt's
+    target.outcome = run_fallbacks(
+        ctx, "reconstruct", r.entry->info.name, e,
+        fallback_variants(jacobi_auto_variant(ctx.info(), call.width, call.height), jacobi_variants(),
+                          r.entry->info.name),
+        [&](const std::string& next) { return !jacobi_unsupported(ctx.info(), next, call.width, call.height); },
+        [&](const std::string& next) {
+          JacobiTarget attempt{packed_edges, u_packed};
+          launches = 0;
+          const auto fallback = plan_call(ctx, jacobi_table(), call, {next, {}, "fallback"}, std::nullopt);
+          try {
+            for (auto& event : fallback.enqueue(ctx, call, attempt)) run.events.push_back(std::move(event));
+          } catch (const ClError&) {
+            launches = attempt.launches;
+            throw;
+          }
+          return attempt.outcome;
+        },
+        [&](const ClError& again) { return is_variant_refusal(again) && launches == 0; });
   }
   unpack_output(ctx, packed_u, u.bytes(), run.events);
   static_cast<JacobiOutcome&>(run) = target.outcome;

@@ -113,18 +113,13 @@ std::vector<cl::Event> enqueue(Context& ctx, const DeviceImage& in, const SobelO
     return run(ctx, r, call, in, out, wait);
   } catch (const ClError& e) {
     if (variant != "auto" || !is_variant_refusal(e) || out.shares_buffer_with(in)) throw;
-    for (const std::string& next : fallback_order(ctx, params, in, r.entry->info.name)) {
-      if (sobel_table().unsupported(next, ctx.info(), call, {})) continue;
-      try {
-        auto events =
-            run(ctx, plan_call(ctx, sobel_table(), call, {next, {}, "fallback"}, std::nullopt), call, in, out, wait);
-        warn_fallback(ctx, "sobel", r.entry->info.name, e, next);
-        return events;
-      } catch (const ClError& again) {
-        if (!is_variant_refusal(again)) throw;
-      }
-    }
-    throw;
+    return run_fallbacks(
+        ctx, "sobel", r.entry->info.name, e, fallback_order(ctx, params, in, r.entry->info.name),
+        [&](const std::string& next) { return !sobel_table().unsupported(next, ctx.info(), call, {}); },
+        [&](const std::string& next) {
+          return run(ctx, plan_call(ctx, sobel_table(), call, {next, {}, "fallback"}, std::nullopt), call, in, out,
+                     wait);
+        });
   }
 }
 

@@ -12,29 +12,15 @@
 #include <vector>
 
 #include "clfilters/sobel.hpp"
+#include "testing/callers_buffer.hpp"
 #include "testing/test_images.hpp"
 
 namespace clf {
 namespace {
 
+using testing::CallersBuffer;
+using testing::rect_copies;
 using testing::test_context;
-
-// A caller's grey buffer: `image` at byte `offset` with rows `stride` bytes apart, every other byte `fill`.
-struct CallersBuffer {
-  std::vector<std::uint8_t> bytes;
-  cl::Buffer buffer;
-  CallersBuffer(Context& ctx, const Image& image, int offset, int stride, std::uint8_t fill) {
-    bytes.assign(std::size_t(offset) + std::size_t(stride) * image.height + 5, fill);
-    for (int y = 0; y < image.height; ++y)
-      std::memcpy(bytes.data() + offset + std::size_t(stride) * y, image.row(y), image.row_bytes());
-    buffer = cl::Buffer(ctx.context(), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes.size(), bytes.data());
-  }
-  std::vector<std::uint8_t> read(Context& ctx) const {
-    std::vector<std::uint8_t> out(bytes.size());
-    check_cl(ctx.queue().enqueueReadBuffer(buffer, CL_TRUE, 0, out.size(), out.data()), "clEnqueueReadBuffer");
-    return out;
-  }
-};
 
 struct ViewCase {
   std::string variant;
@@ -58,12 +44,6 @@ std::size_t first_difference(const std::vector<std::uint8_t>& got, const std::ve
   for (std::size_t i = 0; i < got.size(); ++i)
     if (got[i] != want[i]) return i;
   return got.size();
-}
-
-int rect_copies(const std::vector<cl::Event>& events) {
-  int copies = 0;
-  for (const cl::Event& e : events) copies += e.getInfo<CL_EVENT_COMMAND_TYPE>() == CL_COMMAND_COPY_BUFFER_RECT;
-  return copies;
 }
 
 class SobelViews : public ::testing::TestWithParam<ViewCase> {};
