@@ -156,6 +156,9 @@ struct PipelineStats {
 // naming the stream (`name`), the frame size and the limit. filter_video checks this first.
 void check_pipeline_memory(const Context& ctx, const StreamInfo& info, const std::string& name,
                            const PipelineOptions& options = {});
+// The part of that check that needs no device, the host staging buffers: a caller runs it before opening one, whose
+// driver may itself need more address space than is left (PoCL's threads on a 16-core machine under `ulimit -v`).
+void check_pipeline_host_memory(const StreamInfo& info, const std::string& name, const PipelineOptions& options = {});
 
 // Reads every frame of `reader`, filters its Y plane with `filter` and writes the frame to `writer`
 // with everything else copied bit for bit. Upload, compute and download of successive frames overlap:

@@ -125,7 +125,21 @@ std::size_t frames_in_flight(const PipelineOptions& options) {
   return std::size_t(std::max(1, options.frames_in_flight));
 }
 
+// Refuses `needed` bytes of `what` for the stream's frames in flight, over `limit`.
+[[noreturn]] void refuse_frames_in_flight(const StreamInfo& info, const std::string& name, std::uint64_t slots,
+                                          std::uint64_t needed, const std::string& what, std::uint64_t limit) {
+  throw VideoError(fmt::format(
+      "{}: frames of {}x{} C{} need {} of {} for {} frames in flight, more than the {} available", name, info.width,
+      info.height, info.colorspace, io_detail::readable_bytes(needed), what, slots, io_detail::readable_bytes(limit)));
+}
+
 }  // namespace
+
+void check_pipeline_host_memory(const StreamInfo& info, const std::string& name, const PipelineOptions& options) {
+  const std::uint64_t slots = frames_in_flight(options), staging = slots * (info.frame_bytes + info.luma_bytes());
+  if (const std::uint64_t available = io_detail::allocatable_bytes(); staging > available)
+    refuse_frames_in_flight(info, name, slots, staging, "host memory", available);
+}
 
 void check_pipeline_memory(const Context& ctx, const StreamInfo& info, const std::string& name,
                            const PipelineOptions& options) {
@@ -134,10 +148,7 @@ void check_pipeline_memory(const Context& ctx, const StreamInfo& info, const std
   // Per slot: the frame's staging buffer, the filtered plane's, and two device images of the plane.
   const std::uint64_t staging = slots * (frame + luma), images = slots * 2 * luma;
   auto refuse = [&](std::uint64_t needed, const std::string& what, std::uint64_t limit) {
-    throw VideoError(
-        fmt::format("{}: frames of {}x{} C{} need {} of {} for {} frames in flight, more than the {} available", name,
-                    info.width, info.height, info.colorspace, io_detail::readable_bytes(needed), what, slots,
-                    io_detail::readable_bytes(limit)));
+    refuse_frames_in_flight(info, name, slots, needed, what, limit);
   };
   if (device.max_alloc_bytes != 0 && frame > device.max_alloc_bytes)
     throw VideoError(fmt::format("{}: a frame of {}x{} C{} takes {}, more than {} can allocate at once ({})", name,

@@ -131,6 +131,7 @@ class EpsilonCommand : public Command {
                                     ? video::VideoReader::open_y4m(options_.input)
                                     : video::VideoReader::open_raw(options_.input, raw, raw_width, raw_height);
     const video::StreamInfo& info = reader.info();
+    video::check_pipeline_host_memory(info, reader.name());  // before the device's driver takes its share
     Context ctx(options_.device);
     video::check_pipeline_memory(ctx, info, reader.name());
     // Parameters and variant are checked, and the programs built, before any output exists.
