@@ -169,9 +169,9 @@ void write_output(const Image& image, const ImageCommandOptions& options) {
 }
 
 std::string variant_that_ran(const Context& ctx, const VariantChoice& choice) {
-  const std::vector<VariantFallback> fallbacks = ctx.fallbacks();
-  if (fallbacks.empty()) return fmt::format("{} ({})", describe(choice), choice.reason);
-  return fmt::format("{} (fallback: {} was refused)", fallbacks.back().ran, fallbacks.back().refused);
+  const std::optional<VariantFallback> fallback = ctx.last_fallback();
+  if (!fallback) return fmt::format("{} ({})", describe(choice), choice.reason);
+  return fmt::format("{} (fallback: {} was refused)", fallback->ran, fallback->refused);
 }
 
 void print_result(const std::string& description, const Context& ctx, const Image& input,

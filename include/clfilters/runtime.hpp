@@ -167,10 +167,11 @@ class Context {
   // call with that name.
   cl::Buffer& scratch_buffer(std::string_view name, std::size_t bytes);
 
-  // The fallbacks of this thread's calls on this Context, oldest first: a caller that reports which variant ran
-  // reads the last one. The filters record them (and print a warning) when "auto" falls back.
-  void record_fallback(VariantFallback fallback);
-  std::vector<VariantFallback> fallbacks() const;
+  // The last fallback of this thread's calls on this Context, for a caller that reports which variant ran. The
+  // filters record each one when "auto" falls back; record_fallback says whether this Context has not met it before
+  // (the filters warn once, not at every frame of a video).
+  bool record_fallback(VariantFallback fallback);
+  std::optional<VariantFallback> last_fallback() const;
 
  private:
   struct Cached;

@@ -32,9 +32,9 @@ void warn_fallback(Context& ctx, std::string_view filter, const std::string& fai
                    const std::string& ran) {
   const std::string reason =
       fmt::format("{} in {}", cl_error_name(why.code()), why.call().substr(0, why.call().find('(')));
-  fmt::print(stderr, "clfilters: warning: {} variant {} was refused ({}); ran {} instead\n", filter, failed, reason,
-             ran);
-  ctx.record_fallback({std::string(filter), failed, ran, reason});
+  if (ctx.record_fallback({std::string(filter), failed, ran, reason}))
+    fmt::print(stderr, "clfilters: warning: {} variant {} was refused ({}); ran {} instead\n", filter, failed, reason,
+               ran);
 }
 
 cl_uint constant_bits(const Border& border, int channels) {

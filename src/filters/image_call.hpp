@@ -55,8 +55,8 @@ bool is_variant_refusal(const ClError& e);
 // variant, without `failed` or repeats.
 std::vector<std::string> fallback_variants(const std::string& rule, const std::vector<VariantInfo>& variants,
                                            const std::string& failed);
-// One line on stderr, "clfilters: warning: box_blur variant X was refused (CL_...); ran Y instead", and the
-// fallback recorded on `ctx` (Context::fallbacks).
+// Records the fallback on `ctx` (Context::last_fallback) and, the first time this Context meets it, says so in one
+// line on stderr: "clfilters: warning: box_blur variant X was refused (CL_...); ran Y instead".
 void warn_fallback(Context& ctx, std::string_view filter, const std::string& failed, const ClError& why,
                    const std::string& ran);
 

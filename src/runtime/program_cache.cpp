@@ -8,6 +8,7 @@
 #include <fstream>
 #include <iterator>
 #include <mutex>
+#include <set>
 #include <thread>
 
 #include "clfilters/image_io.hpp"
@@ -26,14 +27,14 @@ std::string thread_key() {
   return fmt::format("{:x}", std::hash<std::thread::id>{}(std::this_thread::get_id()));
 }
 
-// CLFILTERS_NO_DISK_CACHE=1 turns the disk cache off, =0 on; unset, it is on except on PoCL. PoCL compiles
-// every kernel of a program when its binary is written or read back (the same cost pyopencl met), which made a
-// cold run of the box blur take 9.8 s against 2.7 s without it on the 2-core machine; PoCL's own kernel cache
-// (~/.cache/pocl) already keeps what it built, so a warm run takes 0.2 s either way.
 bool is_pocl(const DeviceInfo& info) {
   return info.platform_name.find("Portable Computing Language") != std::string::npos;
 }
 
+// CLFILTERS_NO_DISK_CACHE=1 turns the disk cache off, =0 on; unset, it is on except on PoCL. PoCL compiles
+// every kernel of a program when its binary is written or read back (the same cost pyopencl met), which made a
+// cold run of the box blur take 9.8 s against 2.7 s without it on the 2-core machine; PoCL's own kernel cache
+// (~/.cache/pocl) already keeps what it built, so a warm run takes 0.2 s either way.
 bool disk_cache_enabled(const DeviceInfo& info) {
   const char* off = std::getenv("CLFILTERS_NO_DISK_CACHE");
   if (off && *off) return std::string_view(off) == "0";
@@ -128,7 +129,8 @@ struct Context::Cached {
   std::map<std::string, bool, std::less<>> features;
   std::map<std::string, std::uint64_t, std::less<>> source_hashes;
   std::map<std::string, ClError, std::less<>> failed_builds;
-  std::map<std::string, std::vector<VariantFallback>, std::less<>> fallbacks;  // by thread
+  std::map<std::string, VariantFallback, std::less<>> last_fallbacks;  // by thread
+  std::set<std::string, std::less<>> fallbacks_met;                    // filter, refused and ran
 };
 
 Context::Context(std::string_view device_selector) : Context(select_device(device_selector)) {}
@@ -323,15 +325,19 @@ cl::Buffer& Context::scratch_buffer(std::string_view name, std::size_t bytes) {
   return it->second.first;
 }
 
-void Context::record_fallback(VariantFallback fallback) {
+bool Context::record_fallback(VariantFallback fallback) {
   const std::lock_guard lock(cached_->mutex);
-  cached_->fallbacks[thread_key()].push_back(std::move(fallback));
+  const bool first =
+      cached_->fallbacks_met.insert(fmt::format("{}\n{}\n{}", fallback.filter, fallback.refused, fallback.ran)).second;
+  cached_->last_fallbacks[thread_key()] = std::move(fallback);
+  return first;
 }
 
-std::vector<VariantFallback> Context::fallbacks() const {
+std::optional<VariantFallback> Context::last_fallback() const {
   const std::lock_guard lock(cached_->mutex);
-  const auto it = cached_->fallbacks.find(thread_key());
-  return it == cached_->fallbacks.end() ? std::vector<VariantFallback>{} : it->second;
+  const auto it = cached_->last_fallbacks.find(thread_key());
+  if (it == cached_->last_fallbacks.end()) return std::nullopt;
+  return it->second;
 }
 
 }  // namespace clf
