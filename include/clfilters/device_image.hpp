@@ -39,8 +39,28 @@ struct DeviceImage {
   // (clEnqueueCopyBufferRect), in and out.
   static DeviceImage view(Context& ctx, cl_mem buffer, int width, int height, int channels, std::size_t offset = 0,
                           std::size_t row_pitch = 0);
+  // A packed image over host memory at `data` (buffer_over_host). The memory must outlive the image.
+  static DeviceImage over_host(Context& ctx, void* data, int width, int height, int channels, bool upload);
   Image download(Context& ctx) const;
+  // Blocking copy of the image's pixels, packed, to `data` (byte_size() bytes); where the image is that memory
+  // (over_host on a CPU device), only makes the device's writes visible there (read_to_host).
+  void download_to(Context& ctx, void* data) const;
+
+ private:
+  void read_into(Context& ctx, void* data) const;  // blocking read of the view's pixels, packed, into `data`
 };
+
+// Host memory the kernels may use in place must be aligned to 16 bytes: the widest type they access through a
+// pointer is uint4. NumPy and malloc give 16; Image memory is aligned to 128.
+inline constexpr std::size_t kHostBufferAlignment = 16;
+// A device buffer over `bytes` of host memory at `data`: that memory itself (CL_MEM_USE_HOST_PTR) where the
+// device computes in host memory (Context::works_in_host_memory) and `data` is aligned to kHostBufferAlignment;
+// else a new device buffer, filled from `data` when `upload` (blocking, so that a call failing later leaves no
+// copy from the caller's memory in flight). The memory must outlive the buffer.
+cl::Buffer buffer_over_host(Context& ctx, void* data, std::size_t bytes, bool upload);
+// Makes the device's writes to `buffer` visible at `data`: a map and unmap where the buffer is that memory
+// (buffer_over_host in place), else a blocking read of its first `bytes`.
+void read_to_host(Context& ctx, const cl::Buffer& buffer, void* data, std::size_t bytes);
 
 // How a device-resident call works with the caller's buffers and queue: it first waits for the caller's
 // events (enqueue_wait), then runs on packed images; a packed view is used as it is, a pitched or offset one

@@ -5,9 +5,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <new>
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "clfilters/export.hpp"
@@ -28,16 +30,54 @@ constexpr std::size_t sample_size(SampleType t) {
 
 const char* sample_type_name(SampleType t);
 
+// Image memory is aligned to 128 bytes, the base address alignment CPU OpenCL devices ask for, so a CPU device
+// reads and writes it in place (CL_MEM_USE_HOST_PTR). Elements are default-initialised: resize() and the
+// size constructor leave bytes unset, which Image's constructor does not rely on (it fills with zeros).
+template <class T>
+struct HostAlignedAllocator {
+  using value_type = T;
+  static constexpr std::size_t alignment = 128;
+  HostAlignedAllocator() = default;
+  template <class U>
+  HostAlignedAllocator(const HostAlignedAllocator<U>&) noexcept {}
+  T* allocate(std::size_t n) { return static_cast<T*>(::operator new (n * sizeof(T), std::align_val_t{alignment})); }
+  void deallocate(T* p, std::size_t) noexcept { ::operator delete (p, std::align_val_t{alignment}); }
+  template <class U>
+  void construct(U* p) noexcept {
+    ::new (static_cast<void*>(p)) U;
+  }
+  template <class U, class... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
+  template <class U>
+  bool operator==(const HostAlignedAllocator<U>&) const noexcept {
+    return true;
+  }
+};
+using ImageBytes = std::vector<std::uint8_t, HostAlignedAllocator<std::uint8_t>>;
+
 struct Image {
   int width = 0;
   int height = 0;
   int channels = 1;  // 1 (grey), 2 (grey+alpha), 3 (RGB) or 4 (RGBA); .npy may carry others
   SampleType type = SampleType::u8;
-  std::vector<std::uint8_t> data;  // width * height * channels samples, native byte order
+  ImageBytes data;  // width * height * channels samples, native byte order
 
   Image() = default;
+  // Zero-filled.
   Image(int w, int h, int c, SampleType t = SampleType::u8)
-      : width(w), height(h), channels(c), type(t), data(byte_size_for(w, h, c, t)) {}
+      : width(w), height(h), channels(c), type(t), data(byte_size_for(w, h, c, t), 0) {}
+  // Samples left unset, for a result every byte of which is about to be written.
+  static Image uninitialized(int w, int h, int c, SampleType t = SampleType::u8) {
+    Image image;
+    image.width = w;
+    image.height = h;
+    image.channels = c;
+    image.type = t;
+    image.data = ImageBytes(byte_size_for(w, h, c, t));
+    return image;
+  }
 
   static std::size_t byte_size_for(int w, int h, int c, SampleType t) {
     if (w < 0 || h < 0 || c < 1) throw std::invalid_argument("negative image size");
@@ -64,6 +104,12 @@ struct Image {
 // The layouts the 8-bit filters run on: 1 channel stays as is, 2 (grey+alpha) and 3 (RGB) become
 // RGBA with the missing channels set to 255 (docs/SPEC.md: RGB gets alpha 255 on the way in).
 Image to_filter_layout(const Image& image);
+// `image` itself when it is already in that layout, else its converted copy, kept in `converted`.
+const Image& in_filter_layout(const Image& image, Image& converted);
+// The channels of that layout: 1 for grey, else 4.
+constexpr int filter_layout_channels(int channels) {
+  return channels == 1 ? 1 : 4;
+}
 // Back from that layout: keeps the first `channels` channels (RGBA -> RGB drops alpha).
 Image from_filter_layout(const Image& image, int channels);
 

@@ -133,6 +133,8 @@ class Context {
   Context& operator=(const Context&) = delete;
 
   const DeviceInfo& info() const { return device_.info; }
+  // Whether the device computes in host memory (a CPU device), so buffers over host memory are used in place.
+  bool works_in_host_memory() const { return (device_.info.type & CL_DEVICE_TYPE_CPU) != 0; }
   const cl::Device& device() const { return device_.device; }
   cl::Context& context() { return context_; }
   // The queue every command goes to: profiling-enabled unless set_profiling(false).
@@ -155,8 +157,8 @@ class Context {
   // comments and layout aside (kernel_code_hash), so a comment edit keeps the file's tuned entries.
   std::uint64_t source_hash(std::string_view kernel_file) const;
 
-  // Allocates a device buffer; throws ClError naming the size on failure.
-  cl::Buffer buffer(cl_mem_flags flags, std::size_t bytes);
+  // Allocates a device buffer (over `host` with CL_MEM_USE_HOST_PTR); throws ClError naming the size on failure.
+  cl::Buffer buffer(cl_mem_flags flags, std::size_t bytes, void* host = nullptr);
   // Per-context memo of whether a device feature really works, for features a driver advertises but
   // cannot build (PoCL 5 lists cl_intel_subgroups yet lacks its block reads): `probe` runs once per context,
   // under its lock, and its answer is kept.

@@ -225,10 +225,6 @@ nb::object to_numpy(Image&& image, bool channel_axis) {
   return array.cast();
 }
 
-bool uses_host_memory(const Context& ctx) {
-  return (ctx.info().type & CL_DEVICE_TYPE_CPU) != 0;
-}
-
 Context& call_context(nb::handle ctx, nb::object& owner) {
   if (ctx.is_none()) {
     nb::module_ module = nb::module_::import_("clfilters._clfilters");

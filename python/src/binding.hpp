@@ -57,9 +57,6 @@ nb::object to_numpy(Image&& image, bool channel_axis);
 
 // ---- contexts ----------------------------------------------------------------------------------
 
-// Whether buffers may use NumPy's memory in place (CL_MEM_USE_HOST_PTR): a CPU device, whose kernels read
-// and write host memory anyway.
-bool uses_host_memory(const Context& ctx);
 // The Context a call runs on: `ctx`, else the module's default context (created on first use).
 Context& call_context(nb::handle ctx, nb::object& owner);
 

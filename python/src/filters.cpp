@@ -79,36 +79,6 @@ nb::object device_output(nb::handle out, const PyDeviceImage& like, int channels
   return nb::borrow(out);
 }
 
-// A device buffer over host memory: that memory itself on a CPU device (CL_MEM_USE_HOST_PTR), else a new
-// buffer, filled from it when `upload`.
-cl::Buffer host_buffer(Context& ctx, void* data, std::size_t bytes, bool upload) {
-  cl_int err = CL_SUCCESS;
-  if (uses_host_memory(ctx)) {
-    cl::Buffer b(ctx.context(), CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR, bytes, data, &err);
-    check_cl(err, "clCreateBuffer(CL_MEM_USE_HOST_PTR)");
-    return b;
-  }
-  cl::Buffer b = ctx.buffer(CL_MEM_READ_WRITE, bytes);
-  // Blocking: a call that fails later must not leave a copy from the caller's memory in flight.
-  if (upload) check_cl(ctx.queue().enqueueWriteBuffer(b, CL_TRUE, 0, bytes, data), "clEnqueueWriteBuffer");
-  return b;
-}
-
-// Makes the device's result visible in the host memory of `buffer` (made by host_buffer): a map and unmap of
-// the memory in place on a CPU device, else a blocking read.
-void to_host(Context& ctx, const cl::Buffer& buffer, void* data, std::size_t bytes) {
-  if (!uses_host_memory(ctx)) {
-    check_cl(ctx.queue().enqueueReadBuffer(buffer, CL_TRUE, 0, bytes, data), "clEnqueueReadBuffer");
-    return;
-  }
-  cl_int err = CL_SUCCESS;
-  void* mapped = ctx.queue().enqueueMapBuffer(buffer, CL_TRUE, CL_MAP_READ, 0, bytes, nullptr, nullptr, &err);
-  check_cl(err, "clEnqueueMapBuffer");
-  cl::Event unmapped;
-  check_cl(ctx.queue().enqueueUnmapMemObject(buffer, mapped, nullptr, &unmapped), "clEnqueueUnmapMemObject");
-  check_cl(unmapped.wait(), "clWaitForEvents");
-}
-
 // Runs a device call from a u8 host image with 1 or 4 channels (at `data`) into a new array of its shape.
 nb::object filter_in_place(Context& ctx, const void* data, int width, int height, int channels, bool channel_axis,
                            const DeviceCall& call) {
@@ -116,10 +86,10 @@ nb::object filter_in_place(Context& ctx, const void* data, int width, int height
   {
     nb::gil_scoped_release release;
     const std::size_t bytes = std::size_t(width) * height * channels;
-    DeviceImage in{host_buffer(ctx, const_cast<void*>(data), bytes, true), width, height, channels};
-    DeviceImage result{host_buffer(ctx, out.data, bytes, false), width, height, channels};
+    DeviceImage in{buffer_over_host(ctx, const_cast<void*>(data), bytes, true), width, height, channels};
+    DeviceImage result{buffer_over_host(ctx, out.data, bytes, false), width, height, channels};
     call(ctx, in, result);
-    to_host(ctx, result.buffer, out.data, bytes);
+    read_to_host(ctx, result.buffer, out.data, bytes);
   }
   return std::move(out.array);
 }
@@ -296,17 +266,17 @@ nb::object sobel_py(nb::handle img, const std::string& output, const std::string
     if (a.channels != 1) grey = sobel_grey(to_image(a));
     const void* grey_data = a.channels == 1 ? a.data : grey.data.data();
     const std::size_t pixels = std::size_t(a.width) * a.height;
-    DeviceImage in{host_buffer(ctx, const_cast<void*>(grey_data), pixels, true), a.width, a.height, 1};
+    DeviceImage in{buffer_over_host(ctx, const_cast<void*>(grey_data), pixels, true), a.width, a.height, 1};
     if (gradients) {
-      DeviceGradients g{host_buffer(ctx, gx.data, pixels * 2, false), host_buffer(ctx, gy.data, pixels * 2, false),
-                        a.width, a.height};
+      DeviceGradients g{buffer_over_host(ctx, gx.data, pixels * 2, false),
+                        buffer_over_host(ctx, gy.data, pixels * 2, false), a.width, a.height};
       sobel(ctx, in, g, params, variant);
-      to_host(ctx, g.gx, gx.data, pixels * 2);
-      to_host(ctx, g.gy, gy.data, pixels * 2);
+      read_to_host(ctx, g.gx, gx.data, pixels * 2);
+      read_to_host(ctx, g.gy, gy.data, pixels * 2);
     } else {
-      DeviceImage result{host_buffer(ctx, gx.data, pixels, false), a.width, a.height, 1};
+      DeviceImage result{buffer_over_host(ctx, gx.data, pixels, false), a.width, a.height, 1};
       sobel(ctx, in, result, params, variant);
-      to_host(ctx, result.buffer, gx.data, pixels);
+      read_to_host(ctx, result.buffer, gx.data, pixels);
     }
   }
   if (gradients) return nb::make_tuple(gx.array, gy.array);
@@ -450,10 +420,10 @@ std::vector<double> time_cpp_box_blur(nb::handle img, int diameter, int runs, nb
   const std::size_t bytes = a.byte_size();
   timed([&] {
     void* out = std::aligned_alloc(128, (bytes + 127) / 128 * 128);
-    DeviceImage in{host_buffer(ctx, const_cast<void*>(a.data), bytes, true), a.width, a.height, a.channels};
-    DeviceImage result{host_buffer(ctx, out, bytes, false), a.width, a.height, a.channels};
+    DeviceImage in{buffer_over_host(ctx, const_cast<void*>(a.data), bytes, true), a.width, a.height, a.channels};
+    DeviceImage result{buffer_over_host(ctx, out, bytes, false), a.width, a.height, a.channels};
     box_blur(ctx, in, result, params);
-    to_host(ctx, result.buffer, out, bytes);
+    read_to_host(ctx, result.buffer, out, bytes);
     std::free(out);
   });
   return seconds;

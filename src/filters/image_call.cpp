@@ -42,4 +42,39 @@ cl_uint constant_bits(const Border& border, int channels) {
   return channels == 4 ? v | (v << 8) | (v << 16) | (v << 24) : v;
 }
 
+Image filter_host_image(Context& ctx, const Image& input,
+                        const std::function<std::vector<cl::Event>(const DeviceImage&, DeviceImage&)>& call,
+                        std::vector<cl::Event>& events) {
+  Image result = Image::uninitialized(input.width, input.height, input.channels);
+  // The filter only reads its input: over_host's buffer never writes through the const_cast.
+  const DeviceImage d_in = DeviceImage::over_host(ctx, const_cast<std::uint8_t*>(input.data.data()), input.width,
+                                                  input.height, input.channels, true);
+  DeviceImage d_out = DeviceImage::over_host(ctx, result.data.data(), input.width, input.height, input.channels, false);
+  for (cl::Event& e : call(d_in, d_out)) events.push_back(std::move(e));
+  d_out.download_to(ctx, result.data.data());
+  return result;
+}
+
+Image filter_host_image_alpha_apart(Context& ctx, const Image& input,
+                                    const std::function<std::vector<cl::Event>(const DeviceImage&, DeviceImage&)>& call,
+                                    std::vector<cl::Event>& events) {
+  if (input.channels != 2) {
+    Image converted;
+    Image result = filter_host_image(ctx, in_filter_layout(input, converted), call, events);
+    return result.channels == input.channels ? result : from_filter_layout(result, input.channels);
+  }
+  Image grey = Image::uninitialized(input.width, input.height, 1);
+  for (std::size_t i = 0; i < input.pixel_count(); ++i) grey.data[i] = input.data[2 * i];
+  const Image filtered = filter_host_image(ctx, grey, call, events);
+  Image result = input;
+  for (std::size_t i = 0; i < input.pixel_count(); ++i) result.data[2 * i] = filtered.data[i];
+  return result;
+}
+
+void HostCallClock::finish(Timing* timing, const std::vector<cl::Event>& events) const {
+  if (!timing) return;
+  timing->kernel_ms = kernel_milliseconds(events);
+  timing->total_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start_).count();
+}
+
 }  // namespace clf

@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include <chrono>
+#include <functional>
 #include <limits>
 #include <optional>
 #include <stdexcept>
@@ -83,6 +85,33 @@ auto run_fallbacks(Context& ctx, std::string_view filter, const std::string& fai
 // The border's constant as the kernels take it: the value in each byte of an RGBA pixel, or the grey value; 0 for
 // the other modes.
 cl_uint constant_bits(const Border& border, int channels);
+
+// The host-to-host call of a filter from one 8-bit image (1 or 4 channels) to another of its shape: `call` runs
+// on device images over `input` and over a new result; its events are appended to `events`. On a CPU device those
+// images are the host memory itself (DeviceImage::over_host), so nothing is copied.
+Image filter_host_image(Context& ctx, const Image& input,
+                        const std::function<std::vector<cl::Event>(const DeviceImage&, DeviceImage&)>& call,
+                        std::vector<cl::Event>& events);
+// The same from any 8-bit image of 1 to 4 channels, for filters that keep alpha out of their arithmetic
+// (epsilon, bilateral): grey+alpha is filtered as its grey plane with alpha copied; RGB travels as RGBA with
+// alpha 255, dropped on the way out.
+Image filter_host_image_alpha_apart(Context& ctx, const Image& input,
+                                    const std::function<std::vector<cl::Event>(const DeviceImage&, DeviceImage&)>& call,
+                                    std::vector<cl::Event>& events);
+// The channels the device call of filter_host_image_alpha_apart gets for `channels`.
+constexpr int alpha_apart_channels(int channels) {
+  return channels <= 2 ? 1 : 4;
+}
+
+// Times a host-to-host call from its construction to finish() (Timing; SPEC "Total time"): layout conversions,
+// upload, kernels and download, not the program builds before it.
+class HostCallClock {
+ public:
+  void finish(Timing* timing, const std::vector<cl::Event>& events) const;
+
+ private:
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+};
 
 // The build options every program of an image call starts with.
 template <class P>

@@ -47,12 +47,22 @@ class ImageFilterInstance final : public FilterInstance {
   std::vector<cl::Event> enqueue(const std::string& variant, const TuningConfig& config) override {
     return Traits::enqueue(ctx_, d_in_, d_out_, params_, variant, config);
   }
+  // As the library's host calls run: over the host memory itself on a CPU device (DeviceImage::over_host).
   double run_host_to_host(const std::string& variant, const TuningConfig& config) override {
     Traits::prepare(ctx_, params_, variant, input_, config);  // builds are not part of a call's time
     const auto start = std::chrono::steady_clock::now();
-    const DeviceImage in = DeviceImage::upload(ctx_, input_);
-    Traits::enqueue(ctx_, in, d_out_, params_, variant, config);
-    const Image out = d_out_.download(ctx_);
+    const auto call = [&](const DeviceImage& in, typename Traits::Output& out) {
+      return Traits::enqueue(ctx_, in, out, params_, variant, config);
+    };
+    std::vector<cl::Event> events;
+    if constexpr (std::is_same_v<typename Traits::Output, DeviceImage>) {
+      filter_host_image(ctx_, input_, call, events);
+    } else {
+      const DeviceImage in = DeviceImage::over_host(ctx_, const_cast<std::uint8_t*>(input_.data.data()), input_.width,
+                                                    input_.height, input_.channels, true);
+      call(in, d_out_);
+      d_out_.download(ctx_);
+    }
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   }
   std::optional<std::string> check_output() override {
@@ -74,6 +84,11 @@ class ImageFilterInstance final : public FilterInstance {
       return 2 * input_.byte_size();
   }
   std::uint64_t pixels() const override { return input_.pixel_count(); }
+  // The input up, and the rest of bytes_moved (a one-pass filter's output) down.
+  std::pair<std::uint64_t, std::uint64_t> host_bytes() const override {
+    const std::uint64_t in = input_.byte_size();
+    return {in, bytes_moved() > in ? bytes_moved() - in : in};
+  }
 
  private:
   static typename Traits::Output allocate_output(Context& ctx, const Image& input, const Params& params) {

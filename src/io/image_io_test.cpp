@@ -195,7 +195,7 @@ TEST_F(ImageIoTest, Writes8BitPpm) {
   image.data = {1, 2, 3, 250, 251, 252};
   write_image(image, file("rgb.ppm"));
   Bytes expected = to_bytes("P6\n2 1\n255\n");
-  append(expected, image.data);
+  append(expected, Bytes(image.data.begin(), image.data.end()));
   EXPECT_EQ(read_bytes(file("rgb.ppm")), expected);
 }
 

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <cstdint>
 #include <limits>
 #include <stdexcept>
 
@@ -11,7 +12,8 @@
 
 namespace clf {
 
-DeviceImage DeviceImage::allocate(Context& ctx, int width, int height, int channels) {
+namespace {
+DeviceImage packed_shape(int width, int height, int channels) {
   if (width < 1 || height < 1 || (channels != 1 && channels != 4))
     throw std::invalid_argument(
         fmt::format("device images are u8 with 1 or 4 channels and a size of at least "
@@ -21,6 +23,12 @@ DeviceImage DeviceImage::allocate(Context& ctx, int width, int height, int chann
   img.width = width;
   img.height = height;
   img.channels = channels;
+  return img;
+}
+}  // namespace
+
+DeviceImage DeviceImage::allocate(Context& ctx, int width, int height, int channels) {
+  DeviceImage img = packed_shape(width, height, channels);
   img.buffer = ctx.buffer(CL_MEM_READ_WRITE, img.byte_size());
   return img;
 }
@@ -74,16 +82,60 @@ cl::array<cl::size_type, 3> rect_region(const DeviceImage& img) {
 }
 }  // namespace
 
+cl::Buffer buffer_over_host(Context& ctx, void* data, std::size_t bytes, bool upload) {
+  if (ctx.works_in_host_memory() && reinterpret_cast<std::uintptr_t>(data) % kHostBufferAlignment == 0) {
+    return ctx.buffer(CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR, bytes, data);
+  }
+  cl::Buffer b = ctx.buffer(CL_MEM_READ_WRITE, bytes);
+  if (upload) check_cl(ctx.queue().enqueueWriteBuffer(b, CL_TRUE, 0, bytes, data), "clEnqueueWriteBuffer");
+  return b;
+}
+
+void read_to_host(Context& ctx, const cl::Buffer& buffer, void* data, std::size_t bytes) {
+  void* host = nullptr;
+  cl_mem_flags flags = 0;
+  check_cl(buffer.getInfo(CL_MEM_HOST_PTR, &host), "clGetMemObjectInfo");
+  check_cl(buffer.getInfo(CL_MEM_FLAGS, &flags), "clGetMemObjectInfo");
+  if (!(flags & CL_MEM_USE_HOST_PTR) || host != data) {
+    check_cl(ctx.queue().enqueueReadBuffer(buffer, CL_TRUE, 0, bytes, data), "clEnqueueReadBuffer");
+    return;
+  }
+  // The buffer is `data`: mapping it is what makes the device's writes visible there (OpenCL 1.2, 5.4.3).
+  cl_int err = CL_SUCCESS;
+  void* mapped = ctx.queue().enqueueMapBuffer(buffer, CL_TRUE, CL_MAP_READ, 0, bytes, nullptr, nullptr, &err);
+  check_cl(err, "clEnqueueMapBuffer");
+  cl::Event unmapped;
+  check_cl(ctx.queue().enqueueUnmapMemObject(buffer, mapped, nullptr, &unmapped), "clEnqueueUnmapMemObject");
+  check_cl(unmapped.wait(), "clWaitForEvents");
+}
+
+DeviceImage DeviceImage::over_host(Context& ctx, void* data, int width, int height, int channels, bool upload) {
+  DeviceImage img = packed_shape(width, height, channels);
+  img.buffer = buffer_over_host(ctx, data, img.byte_size(), upload);
+  return img;
+}
+
+void DeviceImage::download_to(Context& ctx, void* data) const {
+  if (packed())
+    read_to_host(ctx, buffer, data, byte_size());
+  else
+    read_into(ctx, data);
+}
+
 Image DeviceImage::download(Context& ctx) const {
-  Image out(width, height, channels);
+  Image out = Image::uninitialized(width, height, channels);
+  read_into(ctx, out.data.data());
+  return out;
+}
+
+void DeviceImage::read_into(Context& ctx, void* data) const {
   if (packed()) {
-    check_cl(ctx.queue().enqueueReadBuffer(buffer, CL_TRUE, 0, byte_size(), out.data.data()), "clEnqueueReadBuffer");
+    check_cl(ctx.queue().enqueueReadBuffer(buffer, CL_TRUE, 0, byte_size(), data), "clEnqueueReadBuffer");
   } else {
     check_cl(ctx.queue().enqueueReadBufferRect(buffer, CL_TRUE, rect_origin(*this), {0, 0, 0}, rect_region(*this),
-                                               pitch(), 0, row_bytes(), 0, out.data.data()),
+                                               pitch(), 0, row_bytes(), 0, data),
              "clEnqueueReadBufferRect");
   }
-  return out;
 }
 
 void enqueue_wait(Context& ctx, const std::vector<cl::Event>& wait, std::vector<cl::Event>& events) {

@@ -295,13 +295,13 @@ cl::Kernel& Context::kernel(std::string_view kernel_file, const std::string& opt
   return cached_->kernels.emplace(key, std::move(k)).first->second;
 }
 
-cl::Buffer Context::buffer(cl_mem_flags flags, std::size_t bytes) {
+cl::Buffer Context::buffer(cl_mem_flags flags, std::size_t bytes, void* host) {
   cl_int err = CL_SUCCESS;
   cl::Buffer b;
   if (injected_fault(FaultPoint::alloc))
     err = CL_MEM_OBJECT_ALLOCATION_FAILURE;
   else
-    b = cl::Buffer(context_, flags, bytes == 0 ? 1 : bytes, nullptr, &err);
+    b = cl::Buffer(context_, flags, bytes == 0 ? 1 : bytes, host, &err);
   if (err != CL_SUCCESS) throw ClError(err, fmt::format("clCreateBuffer({} bytes)", bytes));
   return b;
 }

@@ -6,7 +6,9 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -338,6 +340,53 @@ TEST(ContextProfiling, SwitchingQueuesKeepsCommandsInOrder) {
   EXPECT_FALSE(std::isnan(kernel_milliseconds(timed)));
   ctx.queue().enqueueReadBuffer(buf, CL_TRUE, 0, host.size() * sizeof(int), host.data());
   EXPECT_EQ(host[5], expected + 5 + 2);
+}
+
+// Image memory is aligned for a CPU device to use in place, and the size constructor still zero-fills.
+TEST(HostImages, AreAlignedAndZeroFilled) {
+  for (int w : {1, 3, 640}) {
+    const Image image(w, 7, 4);
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(image.data.data()) % HostAlignedAllocator<std::uint8_t>::alignment, 0u);
+    EXPECT_TRUE(std::all_of(image.data.begin(), image.data.end(), [](std::uint8_t v) { return v == 0; }));
+  }
+}
+
+// Host memory under a kernel: used in place on a CPU device when aligned (no copy either way), else copied; both
+// give the kernel's result at the host address after read_to_host, and an input's memory is only read.
+TEST(HostBuffers, ACpuDeviceWorksInTheHostMemoryItself) {
+  Context ctx;
+  cl::Program& p = ctx.program_from_source("host_buffer_test.cl",
+                                           "__kernel void plus_one(__global const int* in, __global int* out) {"
+                                           "  size_t i = get_global_id(0); out[i] = in[i] + 1; }",
+                                           "");
+  cl::Kernel k(p, "plus_one");
+  constexpr std::size_t n = 1000;
+  Image memory(int(n) * 4 + 64, 2, 1);  // 128-byte aligned; the second row holds the output
+  for (const std::size_t shift : {std::size_t(0), std::size_t(4)}) {  // aligned, then 4 bytes off
+    SCOPED_TRACE(shift);
+    int* in = reinterpret_cast<int*>(memory.row(0) + shift);
+    int* out = reinterpret_cast<int*>(memory.row(1) + shift);
+    for (std::size_t i = 0; i < n; ++i) {
+      in[i] = int(i * 7919 % 1000003) - 500000;
+      out[i] = -1;  // poison
+    }
+    const cl::Buffer in_buf = buffer_over_host(ctx, in, n * 4, true);
+    const cl::Buffer out_buf = buffer_over_host(ctx, out, n * 4, false);
+    const bool in_place = ctx.works_in_host_memory() && shift % kHostBufferAlignment == 0;
+    for (const cl::Buffer* b : {&in_buf, &out_buf}) {
+      void* host = nullptr;
+      ASSERT_EQ(b->getInfo(CL_MEM_HOST_PTR, &host), CL_SUCCESS);
+      EXPECT_EQ(host != nullptr, in_place);
+    }
+    k.setArg(0, in_buf);
+    k.setArg(1, out_buf);
+    ASSERT_EQ(ctx.queue().enqueueNDRangeKernel(k, cl::NullRange, cl::NDRange(n)), CL_SUCCESS);
+    read_to_host(ctx, out_buf, out, n * 4);
+    for (std::size_t i = 0; i < n; ++i) {
+      ASSERT_EQ(out[i], in[i] + 1) << i;
+      ASSERT_EQ(in[i], int(i * 7919 % 1000003) - 500000) << i;
+    }
+  }
 }
 
 }  // namespace

@@ -6,7 +6,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <stdexcept>
 
@@ -136,21 +135,6 @@ std::vector<cl::Event> bilateral(Context& ctx, const DeviceImage& in, DeviceImag
   return enqueue_image_call(ctx, kBilateralApi, in, out, params, variant, config, wait);
 }
 
-namespace {
-
-// Grey+alpha: the grey channel is filtered as a grey image and alpha copied (filtering it as RGBA
-// would put alpha into the colour distance).
-Image split_channel(const Image& image, int channel) {
-  Image out(image.width, image.height, 1);
-  const auto src = image.samples<std::uint8_t>();
-  auto dst = out.samples<std::uint8_t>();
-  const std::size_t c = std::size_t(image.channels);
-  for (std::size_t i = 0; i < image.pixel_count(); ++i) dst[i] = src[i * c + std::size_t(channel)];
-  return out;
-}
-
-}  // namespace
-
 Image bilateral(Context& ctx, const Image& input, const BilateralParams& params, std::string_view variant,
                 Timing* timing) {
   if (input.type != SampleType::u8)
@@ -158,24 +142,14 @@ Image bilateral(Context& ctx, const Image& input, const BilateralParams& params,
   if (input.channels < 1 || input.channels > 4)
     throw std::invalid_argument(fmt::format("bilateral takes 1 to 4 channels, got {}", input.channels));
   if (input.width < 1 || input.height < 1) throw std::invalid_argument("bilateral needs an image of at least 1x1");
-  // RGB travels as RGBA (alpha 255 in, dropped out); grey+alpha as grey with alpha put back.
-  const Image staged = input.channels == 2 ? split_channel(input, 0) : to_filter_layout(input);
   // Program builds are one-off costs, not part of the call's time (SPEC "Total time").
-  bilateral_prepare(ctx, params, variant, input.width, input.height, staged.channels);
-  const auto start = std::chrono::steady_clock::now();
-  DeviceImage d_in = DeviceImage::upload(ctx, staged);
-  DeviceImage d_out = DeviceImage::allocate(ctx, input.width, input.height, staged.channels);
-  const auto events = bilateral(ctx, d_in, d_out, params, variant);
-  Image filtered = d_out.download(ctx);
-  if (timing) {
-    timing->kernel_ms = kernel_milliseconds(events);
-    timing->total_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  }
-  if (input.channels != 2) return from_filter_layout(filtered, input.channels);
-  Image result = input;
-  const auto grey = filtered.samples<std::uint8_t>();
-  auto dst = result.samples<std::uint8_t>();
-  for (std::size_t i = 0; i < result.pixel_count(); ++i) dst[i * 2] = grey[i];
+  bilateral_prepare(ctx, params, variant, input.width, input.height, alpha_apart_channels(input.channels));
+  const HostCallClock clock;
+  std::vector<cl::Event> events;
+  Image result = filter_host_image_alpha_apart(
+      ctx, input, [&](const DeviceImage& in, DeviceImage& out) { return bilateral(ctx, in, out, params, variant); },
+      events);
+  clock.finish(timing, events);
   return result;
 }
 

@@ -5,7 +5,6 @@
 
 #include <fmt/format.h>
 
-#include <chrono>
 #include <cstdint>
 #include <stdexcept>
 
@@ -81,33 +80,14 @@ Image epsilon(Context& ctx, const Image& input, const EpsilonParams& params, std
   if (input.channels < 1 || input.channels > 4)
     throw std::invalid_argument(fmt::format("epsilon takes 1 to 4 channels, got {}", input.channels));
   check_size(input.width, input.height);
-  // RGB travels as RGBA (alpha 255, dropped again on the way out). Grey+alpha filters the grey plane
-  // alone and keeps alpha, as RGBA does.
-  Image staged;
-  if (input.channels == 2) {
-    staged = Image(input.width, input.height, 1);
-    for (std::size_t i = 0; i < input.pixel_count(); ++i) staged.data[i] = input.data[2 * i];
-  } else {
-    staged = to_filter_layout(input);
-  }
   // Program builds are one-off costs, not part of the call's time (SPEC "Total time").
-  epsilon_prepare(ctx, params, variant, staged.width, staged.height, staged.channels);
-  const auto start = std::chrono::steady_clock::now();
-  DeviceImage d_in = DeviceImage::upload(ctx, staged);
-  DeviceImage d_out = DeviceImage::allocate(ctx, staged.width, staged.height, staged.channels);
-  const auto events = epsilon(ctx, d_in, d_out, params, variant);
-  Image filtered = d_out.download(ctx);
-  Image result;
-  if (input.channels == 2) {
-    result = input;
-    for (std::size_t i = 0; i < input.pixel_count(); ++i) result.data[2 * i] = filtered.data[i];
-  } else {
-    result = from_filter_layout(filtered, input.channels);
-  }
-  if (timing) {
-    timing->kernel_ms = kernel_milliseconds(events);
-    timing->total_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  }
+  epsilon_prepare(ctx, params, variant, input.width, input.height, alpha_apart_channels(input.channels));
+  const HostCallClock clock;
+  std::vector<cl::Event> events;
+  Image result = filter_host_image_alpha_apart(
+      ctx, input, [&](const DeviceImage& in, DeviceImage& out) { return epsilon(ctx, in, out, params, variant); },
+      events);
+  clock.finish(timing, events);
   return result;
 }
 

@@ -105,7 +105,7 @@ TEST(EpsilonReference, HandComputedRowRoundsHalfUp) {
   Image in(3, 1, 1);
   in.data = {10, 30, 31};
   const Image out = epsilon_reference(in, make_params(1, 1, {BorderMode::replicate, 0}));
-  EXPECT_EQ(out.data, (std::vector<std::uint8_t>{10, 31, 31}));
+  EXPECT_EQ(out.data, (ImageBytes{10, 31, 31}));
 }
 
 // The box blur of diameter 2r+1 on every channel, then alpha put back (the box blur blurs it,
