@@ -159,6 +159,34 @@ double measure_copy_bandwidth(Context& ctx) {
   return stats_of(gbs).median;
 }
 
+std::pair<double, double> measure_host_transfer(Context& ctx) {
+  const std::size_t bytes = std::size_t(std::min<std::uint64_t>(
+      {std::uint64_t(1) << 28, ctx.info().max_alloc_bytes / 2, ctx.info().global_mem_bytes / 8}));
+  cl::Buffer pinned = ctx.buffer(CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, bytes);
+  cl::Buffer device = ctx.buffer(CL_MEM_READ_WRITE, bytes);
+  cl::CommandQueue& q = ctx.queue();
+  cl_int err = CL_SUCCESS;
+  void* host = q.enqueueMapBuffer(pinned, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, bytes, nullptr, nullptr, &err);
+  check_cl(err, "clEnqueueMapBuffer");
+  std::memset(host, 0x5A, bytes);
+  const auto rate = [&](bool up) {
+    std::vector<double> gbs;
+    for (int i = 0; i < 6; ++i) {
+      const auto start = std::chrono::steady_clock::now();
+      check_cl(up ? q.enqueueWriteBuffer(device, CL_TRUE, 0, bytes, host)
+                  : q.enqueueReadBuffer(device, CL_TRUE, 0, bytes, host),
+               "clEnqueue{Write,Read}Buffer");
+      const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      if (i > 0) gbs.push_back(double(bytes) / s / 1e9);  // the first one warms up
+    }
+    return stats_of(gbs).median;
+  };
+  const std::pair<double, double> rates{rate(true), rate(false)};
+  check_cl(q.enqueueUnmapMemObject(pinned, host), "clEnqueueUnmapMemObject");
+  check_cl(q.finish(), "clFinish");
+  return rates;
+}
+
 BenchReport run_bench(Context& ctx, const BenchOptions& options,
                       const std::function<void(const std::string&)>& progress) {
   BenchReport report;
@@ -167,6 +195,7 @@ BenchReport run_bench(Context& ctx, const BenchOptions& options,
   report.driver = ctx.info().driver_version;
   report.date = today();
   report.copy_gb_per_s = measure_copy_bandwidth(ctx);
+  std::tie(report.upload_gb_per_s, report.download_gb_per_s) = measure_host_transfer(ctx);
   report.cpu_threads = int(std::max(1u, std::thread::hardware_concurrency()));
   std::mt19937_64 seeds(std::random_device{}());
 
@@ -273,6 +302,12 @@ BenchReport run_bench(Context& ctx, const BenchOptions& options,
           row.gpix_per_s = double(instance->pixels()) / s / 1e9;
           row.gb_per_s = double(instance->bytes_moved()) / s / 1e9;
           row.bandwidth_fraction = report.copy_gb_per_s > 0 ? row.gb_per_s / report.copy_gb_per_s : 0;
+          row.kernel_floor_ms = double(instance->bytes_moved()) / (report.copy_gb_per_s * 1e6);
+          const auto [up, down] = instance->host_bytes();
+          row.total_floor_ms = row.kernel_floor_ms;
+          if (!ctx.works_in_host_memory())
+            row.total_floor_ms +=
+                double(up) / (report.upload_gb_per_s * 1e6) + double(down) / (report.download_gb_per_s * 1e6);
           // The first variant of every spec is its baseline (the seeds' "naive").
           if (label == spec->variants().front().name) naive_ms = row.kernel_ms.median;
           if (naive_ms) row.speedup_vs_naive = *naive_ms / row.kernel_ms.median;
@@ -292,12 +327,14 @@ std::string opt(const std::optional<double>& v, const char* fmt_spec = "{:.2f}")
 }  // namespace
 
 std::string format_table(const BenchReport& r) {
-  std::string out =
-      fmt::format("Device: {} ({}, driver {}); copy bandwidth {:.1f} GB/s; CPU reference threads: 4 and {}\n", r.device,
-                  r.platform, r.driver, r.copy_gb_per_s, r.cpu_threads);
-  out += fmt::format("{:<12} {:<28} {:>11} {:<26} {:>10} {:>10} {:>10} {:>10} {:>8} {:>8} {:>6} {:>8} {:>8} {:>8}\n",
-                     "filter", "params", "size", "variant", "kern med", "kern min", "kern p90", "total med", "Gpix/s",
-                     "GB/s", "%bw", "x naive", "x cpu4", "x cpuN");
+  std::string out = fmt::format(
+      "Device: {} ({}, driver {}); copy bandwidth {:.1f} GB/s; pinned upload {:.1f} GB/s, download {:.1f} "
+      "GB/s; CPU reference threads: 4 and {}\n",
+      r.device, r.platform, r.driver, r.copy_gb_per_s, r.upload_gb_per_s, r.download_gb_per_s, r.cpu_threads);
+  out += fmt::format(
+      "{:<12} {:<28} {:>11} {:<26} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>8} {:>8} {:>6} {:>8} {:>8} {:>8}\n",
+      "filter", "params", "size", "variant", "kern med", "kern min", "kern p90", "kern floor", "total med", "tot floor",
+      "Gpix/s", "GB/s", "%bw", "x naive", "x cpu4", "x cpuN");
   for (const auto& row : r.rows) {
     const std::string variant = row.variant == "auto" ? "auto=" + row.resolved : row.variant;
     const std::string size = fmt::format("{}x{}", row.width, row.height);
@@ -306,11 +343,11 @@ std::string format_table(const BenchReport& r) {
       continue;
     }
     out += fmt::format(
-        "{:<12} {:<28} {:>11} {:<26} {:>10.3f} {:>10.3f} {:>10.3f} {:>10.3f} {:>8.2f} {:>8.1f} {:>5.0f}% {:>8} {:>8} "
-        "{:>8}\n",
+        "{:<12} {:<28} {:>11} {:<26} {:>10.3f} {:>10.3f} {:>10.3f} {:>10.3f} {:>10.3f} {:>10.3f} {:>8.2f} {:>8.1f} "
+        "{:>5.0f}% {:>8} {:>8} {:>8}\n",
         row.filter, row.params, size, variant, row.kernel_ms.median, row.kernel_ms.min, row.kernel_ms.p90,
-        row.total_ms.median, row.gpix_per_s, row.gb_per_s, 100 * row.bandwidth_fraction, opt(row.speedup_vs_naive),
-        opt(row.speedup_vs_cpu4), opt(row.speedup_vs_cpu_all));
+        row.kernel_floor_ms, row.total_ms.median, row.total_floor_ms, row.gpix_per_s, row.gb_per_s,
+        100 * row.bandwidth_fraction, opt(row.speedup_vs_naive), opt(row.speedup_vs_cpu4), opt(row.speedup_vs_cpu_all));
   }
   return out;
 }
@@ -319,7 +356,8 @@ std::string format_csv(const BenchReport& r) {
   std::string out =
       "device,filter,params,width,height,variant,resolved,status,kernel_median_ms,kernel_min_ms,kernel_p90_ms,"
       "total_median_ms,total_min_ms,total_p90_ms,call_median_ms,gpix_per_s,gb_per_s,bandwidth_fraction,copy_gb_per_s,"
-      "speedup_vs_naive,cpu4_ms,cpu_all_ms,speedup_vs_cpu4,speedup_vs_cpu_all,kernel_runs,total_runs\n";
+      "speedup_vs_naive,cpu4_ms,cpu_all_ms,speedup_vs_cpu4,speedup_vs_cpu_all,kernel_runs,total_runs,kernel_floor_ms,"
+      "total_floor_ms\n";
   auto quoted = [](const std::string& s) {
     std::string q(1, '"');
     for (char c : s) q.append(c == '"' ? 2 : 1, c);  // CSV doubles embedded quotes
@@ -329,13 +367,13 @@ std::string format_csv(const BenchReport& r) {
   for (const auto& row : r.rows) {
     out += fmt::format(
         "{},{},{},{},{},{},{},{},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{:.4f},{:.3f},{:.4f},{:.1f},{},{},{},"
-        "{},{},{},{}\n",
+        "{},{},{},{},{:.6f},{:.6f}\n",
         quoted(r.device), row.filter, quoted(row.params), row.width, row.height, quoted(row.variant),
         quoted(row.resolved), quoted(row.status), row.kernel_ms.median, row.kernel_ms.min, row.kernel_ms.p90,
         row.total_ms.median, row.total_ms.min, row.total_ms.p90, row.call_ms.median, row.gpix_per_s, row.gb_per_s,
         row.bandwidth_fraction, r.copy_gb_per_s, opt(row.speedup_vs_naive, "{:.4f}"), opt(row.cpu4_ms, "{:.4f}"),
         opt(row.cpu_all_ms, "{:.4f}"), opt(row.speedup_vs_cpu4, "{:.4f}"), opt(row.speedup_vs_cpu_all, "{:.4f}"),
-        row.kernel_runs, row.total_runs);
+        row.kernel_runs, row.total_runs, row.kernel_floor_ms, row.total_floor_ms);
   }
   return out;
 }
@@ -361,6 +399,8 @@ std::string format_json(const BenchReport& r) {
                     {"gpix_per_s", row.gpix_per_s},
                     {"gb_per_s", row.gb_per_s},
                     {"bandwidth_fraction", row.bandwidth_fraction},
+                    {"kernel_floor_ms", row.kernel_floor_ms},
+                    {"total_floor_ms", row.total_floor_ms},
                     {"speedup_vs_naive", optional(row.speedup_vs_naive)},
                     {"cpu4_ms", optional(row.cpu4_ms)},
                     {"cpu_all_ms", optional(row.cpu_all_ms)},
@@ -368,10 +408,16 @@ std::string format_json(const BenchReport& r) {
                     {"speedup_vs_cpu_all", optional(row.speedup_vs_cpu_all)},
                     {"input_file", row.input_file},
                     {"input_sha256", row.input_sha256}});
-  return json{{"device", r.device},           {"platform", r.platform},
-              {"driver", r.driver},           {"date", r.date},
-              {"command", r.command},         {"copy_gb_per_s", r.copy_gb_per_s},
-              {"cpu_threads", r.cpu_threads}, {"rows", rows}}
+  return json{{"device", r.device},
+              {"platform", r.platform},
+              {"driver", r.driver},
+              {"date", r.date},
+              {"command", r.command},
+              {"copy_gb_per_s", r.copy_gb_per_s},
+              {"upload_gb_per_s", r.upload_gb_per_s},
+              {"download_gb_per_s", r.download_gb_per_s},
+              {"cpu_threads", r.cpu_threads},
+              {"rows", rows}}
              .dump(1) +
          "\n";
 }

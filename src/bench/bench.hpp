@@ -55,6 +55,9 @@ struct BenchRow {
   Stats call_ms;  // host wall time of one device-resident call, enqueue to completion, profiling off
   int kernel_runs = 0, total_runs = 0;
   double gpix_per_s = 0, gb_per_s = 0, bandwidth_fraction = 0;
+  // What the bandwidths measured at start allow: the kernel's bytes at the copy bandwidth, and that plus the host
+  // bytes (input up, output down) at the pinned transfer rates; no transfer on a device computing in host memory.
+  double kernel_floor_ms = 0, total_floor_ms = 0;
   std::optional<double> speedup_vs_naive, speedup_vs_cpu4, speedup_vs_cpu_all;
   std::optional<double> cpu4_ms, cpu_all_ms;
   std::string input_file;    // with save_inputs_dir: the saved input's path ("" if none was drawn)
@@ -63,13 +66,17 @@ struct BenchRow {
 
 struct BenchReport {
   std::string device, platform, driver, date, command;
-  double copy_gb_per_s = 0;  // clEnqueueCopyBuffer, bytes read + written per second
-  int cpu_threads = 0;       // "all threads" for the CPU reference
+  double copy_gb_per_s = 0;                           // clEnqueueCopyBuffer, bytes read + written per second
+  double upload_gb_per_s = 0, download_gb_per_s = 0;  // pinned host memory to the device and back
+  int cpu_threads = 0;                                // "all threads" for the CPU reference
   std::vector<BenchRow> rows;
 };
 
 // clEnqueueCopyBuffer of a large buffer (up to 1 GiB, within the device's limits); median of 5.
 double measure_copy_bandwidth(Context& ctx);
+// Pinned host memory (CL_MEM_ALLOC_HOST_PTR, mapped) to a device buffer and back, 256 MiB at most, median of 5:
+// {upload, download} in GB/s, the rates a host-to-host call can reach.
+std::pair<double, double> measure_host_transfer(Context& ctx);
 
 Stats stats_of(std::vector<double> samples);
 

@@ -40,6 +40,9 @@ class FilterInstance {
   virtual void run_reference(int threads) = 0;
   // Effective bytes of one call: each input byte read once, each output byte written once.
   virtual std::uint64_t bytes_moved() const = 0;
+  // Bytes one host-to-host call moves {up, down}: its input and its output. By default bytes_moved's, split evenly
+  // (a one-pass filter reads its input once and writes its output once).
+  virtual std::pair<std::uint64_t, std::uint64_t> host_bytes() const { return {bytes_moved() / 2, bytes_moved() / 2}; }
   virtual std::uint64_t pixels() const = 0;
   // What "auto" resolves to for this problem on this device (tuned choice or built-in rule).
   virtual std::string auto_variant() const { return "auto"; }

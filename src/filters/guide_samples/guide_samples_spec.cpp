@@ -66,6 +66,7 @@ class MatrixAddInstance : public FilterInstance {
     });
   }
   std::uint64_t bytes_moved() const override { return 12ull * a_.size(); }
+  std::pair<std::uint64_t, std::uint64_t> host_bytes() const override { return {8ull * a_.size(), 4ull * a_.size()}; }
   std::uint64_t pixels() const override { return a_.size(); }
   std::string auto_variant() const override { return kMatrixAddAuto; }
 
@@ -116,6 +117,7 @@ class DotInstance : public FilterInstance {
   }
   void run_reference(int threads) override { dot_product_reference(a_, b_, threads); }
   std::uint64_t bytes_moved() const override { return 36ull * count_; }
+  std::pair<std::uint64_t, std::uint64_t> host_bytes() const override { return {32ull * count_, 4ull * count_}; }
   std::uint64_t pixels() const override { return count_; }
   std::string auto_variant() const override { return kDotProductAuto; }
 

@@ -80,6 +80,8 @@ class JacobiInstance : public FilterInstance {
   // Each iteration reads u and the edge map and writes u: 12 bytes per pixel.
   std::uint64_t bytes_moved() const override { return 12 * pixels() * std::uint64_t(params_.iterations); }
   std::uint64_t pixels() const override { return edges_.pixel_count(); }
+  // The edge map up and the reconstruction down, float32 each.
+  std::pair<std::uint64_t, std::uint64_t> host_bytes() const override { return {4 * pixels(), 4 * pixels()}; }
 
  private:
   Context& ctx_;
