@@ -39,8 +39,22 @@ CommandRegistrar::CommandRegistrar(int order, CommandFactory factory) {
 
 void add_image_options(CLI::App* cmd, ImageCommandOptions& o, const std::vector<VariantInfo>& variants,
                        bool with_border) {
-  cmd->add_option("IN", o.input, "input image (PNG, JPEG, PGM/PPM, .npy)")->required();
-  cmd->add_option("OUT", o.output, "output image; the format follows the extension")->required();
+  cmd->add_option("FILES", o.files,
+                  "IN OUT: the input image (PNG, JPEG, PGM/PPM, .npy) and the output, whose extension sets its "
+                  "format; or, with -o DIR, any number of inputs")
+      ->required();
+  cmd->add_option("-o,--output-dir", o.output_dir,
+                  "filter every input into DIR/<its file name> (DIR is created if missing), with one device setup "
+                  "for all");
+  cmd->add_option("--format", o.output_format, "with -o: write the outputs as png, jpg, pgm, ppm or npy");
+  cmd->parse_complete_callback([&o] {
+    if (!o.output_format.empty() && o.output_dir.empty()) throw CLI::ValidationError("--format", "needs -o DIR");
+    if (o.output_dir.empty() && o.files.size() != 2)
+      throw CLI::ValidationError("FILES", o.files.size() < 2 ? "give IN OUT, or inputs with -o DIR"
+                                                             : "several inputs need -o DIR (or give IN OUT)");
+    o.input = o.files.front();
+    o.output = o.output_dir.empty() ? o.files.back() : std::string();
+  });
   if (with_border)
     cmd->add_option("--border", o.border, "replicate | reflect101 | constant[=V]")->capture_default_str();
   std::string help = "auto (the tuned or built-in choice) or one of:";
@@ -163,9 +177,24 @@ Image read_input(const std::string& path) {
   return image;
 }
 
-void write_output(const Image& image, const ImageCommandOptions& options) {
-  write_image(image, options.output,
-              {.jpeg_quality = options.jpeg_quality, .png_compression = options.png_compression});
+void write_output(const Image& image, const std::string& path, const ImageCommandOptions& options) {
+  write_image(image, path, {.jpeg_quality = options.jpeg_quality, .png_compression = options.png_compression});
+}
+
+void check_filter_input(const Image& input, const std::string& path, const std::string& command) {
+  if (input.type != SampleType::u8 || input.channels > 4)
+    throw std::runtime_error(
+        fmt::format("{}: {} needs 8-bit images with 1 to 4 channels, this file holds {} channel(s) "
+                    "of {}",
+                    path, command, input.channels, sample_type_name(input.type)));
+  try {
+    check_image_size(input.width, input.height);
+  } catch (const std::invalid_argument&) {
+    throw std::runtime_error(
+        fmt::format("{}: image too large to filter ({}x{} pixels; the filters take fewer than "
+                    "2^29)",
+                    path, input.width, input.height));
+  }
 }
 
 std::string variant_that_ran(const Context& ctx, const VariantChoice& choice) {
@@ -188,27 +217,16 @@ int run_image_filter(const ImageCommandOptions& options, const ImageFilterSteps&
     throw UsageError(e.what());
   }
   check_variant_name(options.variant, *steps.variants);
+  if (!options.output_dir.empty()) return run_image_batch(options, steps);
   check_output_extension(options.output);
   const Image input = read_input(options.input);
-  if (input.type != SampleType::u8 || input.channels > 4)
-    throw std::runtime_error(
-        fmt::format("{}: {} needs 8-bit images with 1 to 4 channels, this file holds {} channel(s) "
-                    "of {}",
-                    options.input, steps.command, input.channels, sample_type_name(input.type)));
-  try {
-    check_image_size(input.width, input.height);
-  } catch (const std::invalid_argument&) {
-    throw std::runtime_error(
-        fmt::format("{}: image too large to filter ({}x{} pixels; the filters take fewer than "
-                    "2^29)",
-                    options.input, input.width, input.height));
-  }
+  check_filter_input(input, options.input, steps.command);
   Context ctx(options.device);
   const auto [choice, why] = steps.choose(ctx, input);
   if (why) throw UsageError(*why);
   Timing timing;
   const Image out = run_on_device(ctx, input, options.input, [&] { return steps.run(ctx, input, &timing); });
-  write_output(out, options);
+  write_output(out, options.output, options);
   if (!steps.quiet)
     print_result(fmt::format("{} variant={}", steps.describe(), variant_that_ran(ctx, choice)), ctx, input, options,
                  timing);

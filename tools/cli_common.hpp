@@ -47,11 +47,14 @@ std::vector<std::pair<int, CommandFactory>>& command_factories();
 // The command line as typed ("clfilters bench box-blur --sizes ..."), for result files.
 std::string& invocation();
 
-// What every image filter command takes: IN OUT [--border] [--variant] [--device] [--time] [--quality]
-// [--png-compression].
+// What every image filter command takes: IN OUT, or IN... -o DIR [--format EXT]; [--border] [--variant]
+// [--device] [--time] [--quality] [--png-compression].
 struct ImageCommandOptions {
-  std::string input;
-  std::string output;
+  std::vector<std::string> files;  // as given: IN OUT, or the inputs of a batch
+  std::string output_dir;          // -o: a batch, each input written to DIR/<its file name>
+  std::string output_format;       // --format: a batch's outputs in this format instead of each input's
+  std::string input;               // IN (a batch's first input)
+  std::string output;              // OUT (empty for a batch)
   std::string device;
   std::string variant = "auto";
   std::string border = "replicate";
@@ -100,8 +103,10 @@ auto run_on_device(const Context& ctx, const Image& input, const std::string& pa
   }
 }
 
-// Writes OUT atomically with the JPEG quality and PNG compression options.
-void write_output(const Image& image, const ImageCommandOptions& options);
+// Writes `path` atomically with the JPEG quality and PNG compression options.
+void write_output(const Image& image, const std::string& path, const ImageCommandOptions& options);
+// Refuses (one line naming `path`) an input `command` cannot filter: not 8-bit with 1 to 4 channels, or too large.
+void check_filter_input(const Image& input, const std::string& path, const std::string& command);
 // "box-blur d=9 ... on DEVICE (PLATFORM): WxHxC -> OUT" and, with --time, the timings.
 // The variant that ran, for the result line: the choice and its reason ("fused_prefix[rows=8] (tuned)"), or the
 // variant "auto" fell back to when the device refused the choice ("naive (fallback: fused_prefix was refused)").
@@ -109,6 +114,15 @@ std::string variant_that_ran(const Context& ctx, const VariantChoice& choice);
 
 void print_result(const std::string& description, const Context& ctx, const Image& input,
                   const ImageCommandOptions& options, const Timing& timing);
+
+// One input of a batch and where its output goes.
+struct ImageJob {
+  std::string input;
+  std::string output;
+};
+// The inputs of a batch (-o DIR) and their outputs: DIR/<file name>, with --format's extension if given. Usage
+// errors for a stream input ("-"), two inputs with one output, or an output that is its own input.
+std::vector<ImageJob> batch_jobs(const ImageCommandOptions& options);
 
 // What an image filter command supplies to run_image_filter.
 struct ImageFilterSteps {
@@ -144,5 +158,9 @@ std::function<std::pair<VariantChoice, std::optional<std::string>>(Context&, con
 // exit 1), the device, the variant the call will run (a usage error if it cannot), the filter, OUT (atomic), and
 // the result line. Returns the exit code.
 int run_image_filter(const ImageCommandOptions& options, const ImageFilterSteps& steps);
+// The same over a batch (-o DIR), run by run_image_filter: one device and its programs for every input; the next
+// input is decoded and the last output encoded while the device filters. A file that fails is reported in one
+// line and the others go on; the exit is then 1. On a terminal, a progress line on stderr.
+int run_image_batch(const ImageCommandOptions& options, const ImageFilterSteps& steps);
 
 }  // namespace clf::cli

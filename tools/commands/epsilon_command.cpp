@@ -37,12 +37,10 @@ class EpsilonCommand : public Command {
         "epsilon filter (mosquito-noise removal): the rounded mean of the window pixels within T of the "
         "centre; images, Y4M video and raw YUV");
     add_image_options(cmd, options_, epsilon_variants());
-    cmd->get_option("IN")->description(
-        "input: an image (PNG, JPEG, PGM/PPM, .npy), a Y4M video, raw YUV with --raw-format, or - for stdin "
-        "(Y4M unless --raw-format)");
-    cmd->get_option("OUT")->description(
-        "output: an image (the format follows the extension) or, for video, a file or - for stdout in the "
-        "input's format");
+    cmd->get_option("FILES")->description(
+        "IN OUT. IN: an image (PNG, JPEG, PGM/PPM, .npy), a Y4M video, raw YUV with --raw-format, or - for stdin "
+        "(Y4M unless --raw-format). OUT: an image (the format follows the extension) or, for video, a file or - "
+        "for stdout in the input's format. Or, with -o DIR, any number of input images");
     cmd->add_option(
            "-r,--radius", params_.radius,
            fmt::format("window radius r, {}..{}: the window is (2r+1)x(2r+1)", kMinEpsilonRadius, kMaxEpsilonRadius))
@@ -110,6 +108,7 @@ class EpsilonCommand : public Command {
   }
 
   int run_video() {
+    if (!options_.output_dir.empty()) throw UsageError("-o DIR is for images; a video takes IN OUT");
     if (options_.output != "-" && has_image_extension(options_.output))
       throw UsageError(
           fmt::format("{}: video is written in the input's format (a .y4m or .yuv file, or - for "

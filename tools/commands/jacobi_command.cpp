@@ -59,7 +59,7 @@ class EdgesCommand : public Command {
     Context ctx(options_.device);
     Timing timing;
     const Image edges = run_on_device(ctx, grey, options_.input, [&] { return jacobi_edges(ctx, grey, &timing); });
-    write_output(edges, options_);
+    write_output(edges, options_.output, options_);
     print_result("edges", ctx, input, options_, timing);
     return 0;
   }
@@ -144,9 +144,9 @@ class ReconstructCommand : public Command {
       return jacobi_reconstruct(ctx, edges, params_, options_.variant, initial, &timing);
     });
     if (is_npy(options_.output))
-      write_output(result.image, options_);
+      write_output(result.image, options_.output, options_);
     else
-      write_output(to_u8(result.image), options_);
+      write_output(to_u8(result.image), options_.output, options_);
 
     fmt::print("reconstruct variant={} on {} ({}): {}x{} -> {}\n", variant_that_ran(ctx, choice), ctx.info().name,
                ctx.info().platform_name, edges.width, edges.height, options_.output);

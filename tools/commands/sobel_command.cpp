@@ -51,12 +51,15 @@ class SobelCommand : public Command {
     params_.output = parse_sobel_output(output_);
     params_.border = parse_border_option(options_.border);
     sobel_check_params(params_);
-    if (params_.output == SobelOutput::gradients) {
-      std::string ext = std::filesystem::path(options_.output).extension().string();
+    if (params_.output != SobelOutput::gradients) return;
+    const std::vector<ImageJob> jobs =
+        options_.output_dir.empty() ? std::vector<ImageJob>{{options_.input, options_.output}} : batch_jobs(options_);
+    for (const ImageJob& job : jobs) {
+      std::string ext = std::filesystem::path(job.output).extension().string();
       std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return char(std::tolower(c)); });
       if (ext != ".npy")
         throw UsageError(
-            fmt::format("{}: --output gradients writes two int16 planes, which only .npy holds", options_.output));
+            fmt::format("{}: --output gradients writes two int16 planes, which only .npy holds", job.output));
     }
   }
 

@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: Apache-2.0
+// Many images through one filter command (-o DIR): one device and its programs for all of them, with decoding
+// and encoding on their own threads beside the device's work.
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <future>
+#include <map>
+#include <optional>
+#include <set>
+
+#include "clfilters/image_io.hpp"
+#include "cli_common.hpp"
+
+namespace clf::cli {
+namespace fs = std::filesystem;
+
+std::vector<ImageJob> batch_jobs(const ImageCommandOptions& options) {
+  std::vector<ImageJob> jobs;
+  std::map<fs::path, std::string> output_of;  // normalised output -> the input that writes it
+  std::set<fs::path> inputs;
+  for (const std::string& in : options.files) inputs.insert(fs::weakly_canonical(in));
+  for (const std::string& in : options.files) {
+    if (in == "-" || in.empty()) throw UsageError("-o DIR takes image files, not '-' (stdin is for video)");
+    fs::path out = fs::path(options.output_dir) / fs::path(in).filename();
+    if (!options.output_format.empty()) out.replace_extension(options.output_format);
+    const fs::path key = fs::weakly_canonical(out);
+    if (inputs.count(key)) throw UsageError(fmt::format("{}: the output would overwrite an input", out.string()));
+    if (const auto [it, fresh] = output_of.emplace(key, in); !fresh)
+      throw UsageError(fmt::format("{} and {} would both be written to {}", it->second, in, out.string()));
+    jobs.push_back({in, out.string()});
+  }
+  return jobs;
+}
+
+namespace {
+
+// "3/120 images, 2.4/s, 1.3 s" on one updating line of a terminal's stderr; nothing elsewhere.
+class ProgressLine {
+ public:
+  ProgressLine(std::string command, std::size_t total, bool enabled)
+      : command_(std::move(command)), total_(total), enabled_(enabled && ::isatty(STDERR_FILENO)) {}
+  void show(std::size_t done) const {
+    if (!enabled_) return;
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    fmt::print(stderr, "\r{}: {}/{} images, {:.1f}/s, {:.1f} s\x1b[K", command_, done, total_, s > 0 ? done / s : 0.0,
+               s);
+    std::fflush(stderr);
+  }
+  // Before another line: clears the progress line.
+  void clear() const {
+    if (enabled_) fmt::print(stderr, "\r\x1b[K");
+  }
+
+ private:
+  std::string command_;
+  std::size_t total_;
+  bool enabled_;
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+};
+
+// Runs `f`, turning what it throws into one line for the file's report (UsageError's "why it cannot run here"
+// included: in a batch it concerns that file alone).
+template <class F>
+std::optional<std::string> failure_of(F&& f) {
+  try {
+    f();
+    return std::nullopt;
+  } catch (const ClError& e) {
+    return fmt::format("OpenCL error: {}", e.what());
+  } catch (const std::exception& e) {
+    return std::string(e.what());
+  }
+}
+
+}  // namespace
+
+int run_image_batch(const ImageCommandOptions& options, const ImageFilterSteps& steps) {
+  const std::vector<ImageJob> jobs = batch_jobs(options);
+  for (const ImageJob& job : jobs) {
+    try {
+      format_from_extension(job.output);
+    } catch (const ImageIoError& e) {
+      throw UsageError(e.what());
+    }
+  }
+  std::error_code made;
+  fs::create_directories(options.output_dir, made);
+  if (made || !fs::is_directory(options.output_dir))
+    throw std::runtime_error(fmt::format("{}: cannot make the output directory{}", options.output_dir,
+                                         made ? ": " + made.message() : std::string()));
+  for (const ImageJob& job : jobs) check_output_path(job.output);
+
+  Context ctx(options.device);
+  const ProgressLine progress(steps.command, jobs.size(), !steps.quiet);
+  std::size_t failed = 0;
+  const auto report = [&](const std::string& line) {
+    progress.clear();
+    fmt::print(stderr, "clfilters: {}\n", line);
+    ++failed;
+  };
+  std::set<std::string> variants;
+  Timing sum;
+  // Three stages, one image in each: the next input decodes and the last output encodes while this one filters.
+  const auto read = [](const std::string& path) { return std::async(std::launch::async, read_input, path); };
+  std::future<Image> next = read(jobs.front().input);
+  std::future<void> writing;
+  const auto finish_writing = [&] {
+    if (!writing.valid()) return;
+    if (auto why = failure_of([&] { writing.get(); })) report(*why);
+  };
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    const ImageJob& job = jobs[i];
+    std::optional<Image> input;
+    if (auto why = failure_of([&] { input = next.get(); })) report(*why);
+    if (i + 1 < jobs.size()) next = read(jobs[i + 1].input);
+    if (!input) {
+      progress.show(i + 1);
+      continue;
+    }
+    Image output;
+    const auto why = failure_of([&] {
+      check_filter_input(*input, job.input, steps.command);
+      const auto [choice, unsupported] = steps.choose(ctx, *input);
+      if (unsupported) throw std::runtime_error(fmt::format("{}: {}", job.input, *unsupported));
+      Timing timing;
+      output = run_on_device(ctx, *input, job.input, [&] { return steps.run(ctx, *input, &timing); });
+      variants.insert(variant_that_ran(ctx, choice));
+      sum.kernel_ms += timing.kernel_ms;
+      sum.total_ms += timing.total_ms;
+    });
+    if (why) {
+      // Device and filter errors name the file only where they come from it.
+      report(why->starts_with(job.input) ? *why : fmt::format("{}: {}", job.input, *why));
+    } else {
+      finish_writing();
+      writing = std::async(std::launch::async,
+                           [&options, &job, out = std::move(output)] { write_output(out, job.output, options); });
+    }
+    progress.show(i + 1);
+  }
+  finish_writing();
+  progress.clear();
+  if (!steps.quiet) {
+    std::string ran;
+    for (const std::string& v : variants) ran += (ran.empty() ? "" : "; ") + v;
+    fmt::print("{} variant={} on {} ({}): {} of {} images -> {}\n", steps.describe(), ran.empty() ? "none" : ran,
+               ctx.info().name, ctx.info().platform_name, jobs.size() - failed, jobs.size(), options.output_dir);
+    if (options.time)
+      fmt::print("kernel {:.3f} ms, total {:.3f} ms, summed over the images\n", sum.kernel_ms, sum.total_ms);
+  }
+  return failed ? kRuntimeError : 0;
+}
+
+}  // namespace clf::cli
