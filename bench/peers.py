@@ -241,9 +241,13 @@ def cases():
     yield dict(filter="sobel", params="output=gradients,border=replicate",
                command=["sobel", "--output", "gradients", "--border", "replicate"], peers=sobel_peers())
     for c in (1, 4):
-        yield dict(filter="bilateral", params=f"sigma_spatial=3,sigma_range=30,radius=4,channels={c},border=replicate",
+        # OpenCV's taps: the disk window and, for colour, the L1 distance.
+        yield dict(filter="bilateral",
+                   params=f"sigma_spatial=3,sigma_range=30,radius=4,channels={c},border=replicate,window=disk,"
+                          "distance=l1",
                    command=["bilateral", "--sigma-spatial", "3", "--sigma-range", "30", "--radius", "4",
-                            "--border", "replicate"], peers=bilateral_peers(c, 3.0, 30.0, 4),
+                            "--border", "replicate", "--window", "disk", "--distance", "l1"],
+                   peers=bilateral_peers(c, 3.0, 30.0, 4),
                    check_channels=3 if c == 4 else None)
     yield dict(filter="epsilon", params="radius=4,threshold=20,channels=1,border=replicate",
                command=["epsilon", "--radius", "4", "--threshold", "20", "--border", "replicate"],
@@ -256,9 +260,9 @@ def cases():
 NOTES = {
     "box-blur": "cupy's uniform_filter is separable on uint8: the row pass's mean is stored as uint8 before the "
                 "column pass, so it may differ by more than 1. torch: float avg_pool2d, round half to even.",
-    "bilateral": "OpenCV's bilateralFilter keeps only taps with dx^2+dy^2 <= radius^2 (49 of the 81 in the 9x9 "
-                 "square that docs/SPEC.md and clfilters use) and, for colour, weighs the L1 distance over B,G,R where "
-                 "clfilters uses the Euclidean one; RGBA runs on OpenCV as the same image's RGB (3 channels, "
+    "bilateral": "clfilters runs with window=disk, distance=l1: OpenCV's taps (dx^2+dy^2 <= radius^2, 49 of the 81 "
+                 "in the 9x9 square) and its L1 colour distance over B,G,R, so the two compute the same filter "
+                 "(within 1: OpenCV weighs in float). RGBA runs on OpenCV as the same image's RGB (3 channels, "
                  "OpenCV takes 1 or 3). Parameters map exactly: d = 2*radius+1 = 9, sigmaSpace = sigma_spatial = 3, "
                  "sigmaColor = sigma_range = 30, both as exp(-x^2 / (2 sigma^2)).",
     "reconstruct": f"ms per iteration: the call (from a zero iterate, {JACOBI_ITERATIONS} iterations) over "

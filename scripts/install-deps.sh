@@ -11,11 +11,14 @@ missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
-# The Python package's build and tests (python/): its Python modules, from PyPI, only those that are missing. A
+# The Python package's build and tests (python/): its Python modules, from PyPI, only those that are missing
+# (module:package where the names differ; cv2 for the side-by-side test with OpenCV and bench/peers.py). A
 # Debian-managed Python (PEP 668) takes them with --break-system-packages.
 python_modules() {
   local missing_py=()
-  for m in numpy pytest nanobind pyopencl; do python3 -c "import $m" 2>/dev/null || missing_py+=("$m"); done
+  for m in numpy pytest nanobind pyopencl cv2:opencv-python-headless; do
+    python3 -c "import ${m%%:*}" 2>/dev/null || missing_py+=("${m#*:}")
+  done
   [ ${#missing_py[@]} -eq 0 ] && return
   echo "Installing from PyPI: ${missing_py[*]}"
   python3 -m pip install -q "${missing_py[@]}" 2>/dev/null ||

@@ -22,12 +22,26 @@ inline constexpr int kMaxBilateralRadius = 16;
 // finite in float.
 inline constexpr double kMinBilateralSigma = 0.01;
 
+// The taps of the window: the whole (2r+1)^2 square, or those with dx^2 + dy^2 <= r^2 (OpenCV's bilateralFilter).
+enum class BilateralWindow { square, disk };
+// The colour distance in the range weight: Euclidean over R, G, B, or |dR| + |dG| + |dB| (OpenCV's
+// bilateralFilter). Grey has one channel, where both are |p - c|.
+enum class BilateralDistance { l2, l1 };
+
 struct BilateralParams {
   double sigma_spatial = 3;  // in pixels, at least kMinBilateralSigma
   double sigma_range = 30;   // in 8-bit units, at least kMinBilateralSigma
   int radius = -1;           // 0 .. kMaxBilateralRadius; -1: ceil(2 * sigma_spatial), capped at 16
   Border border;
+  BilateralWindow window = BilateralWindow::square;
+  BilateralDistance distance = BilateralDistance::l2;
 };
+
+// "square" | "disk" and "l2" | "l1"; throw std::invalid_argument naming the parameter and the bad value.
+BilateralWindow parse_bilateral_window(std::string_view text);
+BilateralDistance parse_bilateral_distance(std::string_view text);
+std::string to_string(BilateralWindow window);
+std::string to_string(BilateralDistance distance);
 
 // The radius a call uses: `radius`, or the default ceil(2 * sigma_spatial) capped at kMaxBilateralRadius.
 int bilateral_radius(const BilateralParams& params);

@@ -173,7 +173,7 @@ def epsilon(img: numpy.ndarray | DeviceImage, radius: int = 4, threshold: int = 
     `img` is a NumPy array (uint8, H x W or H x W x C, C in 1 to 4; C-contiguous: other arrays are refused, not copied) or a DeviceImage. An array gives a new array of its shape; a DeviceImage a DeviceImage on its context (or `out`, a DeviceImage of the same shape), enqueued without waiting. `ctx` is the Context to run on (default: clfilters.default_context()). `variant` picks a variant as --variant does.
     """
 
-def bilateral(img: numpy.ndarray | DeviceImage, sigma_spatial: float = 3.0, sigma_range: float = 30.0, radius: int | None = None, border: str = 'replicate', variant: str = 'auto', ctx: Context | None = None, out: DeviceImage | None = None) -> numpy.ndarray | DeviceImage:
+def bilateral(img: numpy.ndarray | DeviceImage, sigma_spatial: float = 3.0, sigma_range: float = 30.0, radius: int | None = None, border: str = 'replicate', window: str = 'square', distance: str = 'l2', variant: str = 'auto', ctx: Context | None = None, out: DeviceImage | None = None) -> numpy.ndarray | DeviceImage:
     """
     Bilateral filter: smooths while keeping edges; grey, or colour with the distance over R, G and B and alpha copied.
 
@@ -181,6 +181,8 @@ def bilateral(img: numpy.ndarray | DeviceImage, sigma_spatial: float = 3.0, sigm
     sigma_range: in 8-bit units, at least 0.01 (default 30).
     radius: 0..16; None (default) means ceil(2 * sigma_spatial), at most 16.
     border: 'replicate' (default), 'reflect101', 'constant' or 'constant=V'.
+    window: 'square' (default), the whole (2r+1) x (2r+1) window, or 'disk', the taps with dx^2 + dy^2 <= r^2.
+    distance: 'l2' (default), the Euclidean colour distance, or 'l1', |dR| + |dG| + |dB| (grey: both are |p - c|). window='disk', distance='l1' are the taps and weights of OpenCV's bilateralFilter.
     `img` is a NumPy array (uint8, H x W or H x W x C, C in 1 to 4; C-contiguous: other arrays are refused, not copied) or a DeviceImage. An array gives a new array of its shape; a DeviceImage a DeviceImage on its context (or `out`, a DeviceImage of the same shape), enqueued without waiting. `ctx` is the Context to run on (default: clfilters.default_context()). `variant` picks a variant as --variant does.
     """
 

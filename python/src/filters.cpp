@@ -158,11 +158,14 @@ nb::object epsilon_py(nb::handle img, int radius, int threshold, const std::stri
 }
 
 nb::object bilateral_py(nb::handle img, double sigma_spatial, double sigma_range, std::optional<int> radius,
-                        const std::string& border, const std::string& variant, nb::handle ctx, nb::handle out) {
+                        const std::string& border, const std::string& window, const std::string& distance,
+                        const std::string& variant, nb::handle ctx, nb::handle out) {
   const BilateralParams params{.sigma_spatial = sigma_spatial,
                                .sigma_range = sigma_range,
                                .radius = radius.value_or(-1),
-                               .border = parse_border(border)};
+                               .border = parse_border(border),
+                               .window = parse_bilateral_window(window),
+                               .distance = parse_bilateral_distance(distance)};
   bilateral_check_params(params);
   // BilateralParams' radius -1 stands for the default; here the default is radius=None (the command line's check).
   if (radius && *radius < 0)
@@ -467,17 +470,22 @@ void bind_filters(nb::module_& m) {
          img_doc)
             .c_str());
   m.def("bilateral", &bilateral_py, "img"_a, "sigma_spatial"_a = 3.0, "sigma_range"_a = 30.0, "radius"_a = nb::none(),
-        "border"_a = "replicate", "variant"_a = "auto", "ctx"_a = nb::none(), "out"_a = nb::none(),
+        "border"_a = "replicate", "window"_a = "square", "distance"_a = "l2", "variant"_a = "auto",
+        "ctx"_a = nb::none(), "out"_a = nb::none(),
         nb::sig(fmt::format("def bilateral(img: {0}, sigma_spatial: float = 3.0, sigma_range: float = 30.0, "
-                            "radius: int | None = None, border: str = 'replicate', variant: str = 'auto', ctx: "
-                            "Context | None = None, out: DeviceImage | None = None) -> {0}",
+                            "radius: int | None = None, border: str = 'replicate', window: str = 'square', "
+                            "distance: str = 'l2', variant: str = 'auto', ctx: Context | None = None, out: "
+                            "DeviceImage | None = None) -> {0}",
                             kImageTypes)
                     .c_str()),
         (fmt::format("Bilateral filter: smooths while keeping edges; grey, or colour with the distance over R, G "
                      "and B and alpha copied.\n\nsigma_spatial: in pixels, at least {} (default 3).\nsigma_range: "
                      "in 8-bit units, at least {} (default 30).\nradius: 0..{}; None (default) means "
                      "ceil(2 * sigma_spatial), at most {}.\nborder: 'replicate' (default), 'reflect101', "
-                     "'constant' or 'constant=V'.\n",
+                     "'constant' or 'constant=V'.\nwindow: 'square' (default), the whole (2r+1) x (2r+1) window, "
+                     "or 'disk', the taps with dx^2 + dy^2 <= r^2.\ndistance: 'l2' (default), the Euclidean colour "
+                     "distance, or 'l1', |dR| + |dG| + |dB| (grey: both are |p - c|). window='disk', distance='l1' "
+                     "are the taps and weights of OpenCV's bilateralFilter.\n",
                      kMinBilateralSigma, kMinBilateralSigma, kMaxBilateralRadius, kMaxBilateralRadius) +
          img_doc)
             .c_str());

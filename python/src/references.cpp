@@ -54,14 +54,18 @@ void bind_references(nb::module_& m) {
       "img"_a, "radius"_a, "threshold"_a, "border"_a = "replicate");
   r.def(
       "bilateral",
-      [](nb::handle a, double sigma_spatial, double sigma_range, int radius, const std::string& border) {
+      [](nb::handle a, double sigma_spatial, double sigma_range, int radius, const std::string& border,
+         const std::string& window, const std::string& distance) {
         const BilateralParams p{.sigma_spatial = sigma_spatial,
                                 .sigma_range = sigma_range,
                                 .radius = radius,
-                                .border = parse_border(border)};
+                                .border = parse_border(border),
+                                .window = parse_bilateral_window(window),
+                                .distance = parse_bilateral_distance(distance)};
         return reference(a, [&](const Image& in) { return bilateral_reference(in, p); });
       },
-      "img"_a, "sigma_spatial"_a, "sigma_range"_a, "radius"_a = -1, "border"_a = "replicate");
+      "img"_a, "sigma_spatial"_a, "sigma_range"_a, "radius"_a = -1, "border"_a = "replicate", "window"_a = "square",
+      "distance"_a = "l2");
   r.def(
       "sobel",
       [](nb::handle a, const std::string& output, const std::string& border) {

@@ -26,8 +26,8 @@ using BilateralCli = testing::CliTest;
 TEST_F(BilateralCli, HelpListsTheOptionsAndVariants) {
   const CliResult r = run_cli("bilateral --help");
   EXPECT_EQ(r.code, 0) << r.output;
-  for (const char* word : {"--sigma-spatial", "--sigma-range", "--radius", "--border", "--variant", "--time",
-                           "range_table", "pixels4", "local_image"})
+  for (const char* word : {"--sigma-spatial", "--sigma-range", "--radius", "--window", "disk", "--distance", "l1",
+                           "--border", "--variant", "--time", "range_table", "pixels4", "local_image"})
     EXPECT_NE(r.output.find(word), std::string::npos) << word << "\n" << r.output;
 }
 
@@ -67,6 +67,42 @@ TEST_F(BilateralCli, EveryVariantWritesTheReferenceWithinOne) {
     EXPECT_NE(r.output.find(out), std::string::npos) << r.output;
     EXPECT_TRUE(testing::images_equal(expected, read_image(out), 1.0)) << v.name;
   }
+}
+
+// OpenCV's taps (--window disk --distance l1) through the command line, against the reference with the same
+// options (and not the square L2 filter, which shows the options reach the kernels); a bad value is one line.
+TEST_F(BilateralCli, WindowAndDistanceOptions) {
+  SCOPED_TRACE(fmt::format("seed={}", seed_));
+  const Image input = write_random_image(33, 21, 4);
+  BilateralParams params;
+  params.sigma_spatial = 2;
+  params.sigma_range = 25;
+  params.radius = 4;
+  params.border = {BorderMode::reflect101, 0};
+  params.window = BilateralWindow::disk;
+  params.distance = BilateralDistance::l1;
+  const Image expected = bilateral_reference(input, params);
+  const Image square_l2 = bilateral_reference(input, BilateralParams{2, 25, 4, params.border});
+  ASSERT_FALSE(testing::images_equal(expected, square_l2, 1.0));
+  for (const char* variant : {"naive", "range_table"}) {
+    const std::string out = path(fmt::format("{}.png", variant));
+    const CliResult r = run_cli(
+        fmt::format("bilateral {} {} --sigma-spatial 2 --sigma-range 25 --radius 4 --border reflect101 --window disk "
+                    "--distance l1 --variant {}",
+                    path("in.png"), out, variant));
+    ASSERT_EQ(r.code, 0) << variant << "\n" << r.output;
+    EXPECT_TRUE(testing::images_equal(expected, read_image(out), 1.0)) << variant;
+  }
+
+  const std::string out = path("bad.png");
+  for (const char* bad : {"--window round", "--distance l3", "--window", "--window disk --distance L1"}) {
+    const CliResult r = run_cli(fmt::format("bilateral {} {} {}", path("in.png"), out, bad));
+    EXPECT_EQ(r.code, 2) << bad << "\n" << r.output;
+    EXPECT_FALSE(fs::exists(out)) << bad;
+    EXPECT_FALSE(r.output.empty()) << bad;
+  }
+  const CliResult round = run_cli(fmt::format("bilateral {} {} --window round", path("in.png"), out));
+  EXPECT_EQ(round.output, "clfilters: unknown bilateral window 'round' (expected square or disk)\n") << round.output;
 }
 
 TEST_F(BilateralCli, GreyPgmAndRgbJpegKeepTheirLayout) {

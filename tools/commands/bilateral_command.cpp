@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// clfilters bilateral IN OUT [--sigma-spatial S] [--sigma-range R] [--radius N] [--border ...]
-//                            [--variant ...] [--device ...] [--time]
+// clfilters bilateral IN OUT [--sigma-spatial S] [--sigma-range R] [--radius N] [--window square|disk]
+//                            [--distance l2|l1] [--border ...] [--variant ...] [--device ...] [--time]
 #include <fmt/format.h>
 
 #include "clfilters/bilateral.hpp"
@@ -25,6 +25,14 @@ class BilateralCommand : public Command {
     radius_ = cmd->add_option("--radius", params_.radius,
                               fmt::format("window radius, 0..{} (default ceil(2 * sigma-spatial), at most {})",
                                           kMaxBilateralRadius, kMaxBilateralRadius));
+    cmd->add_option("--window", window_,
+                    "square: the whole (2r+1)^2 window; disk: only taps with dx^2 + dy^2 <= r^2 (as OpenCV's "
+                    "bilateralFilter)")
+        ->capture_default_str();
+    cmd->add_option("--distance", distance_,
+                    "colour distance in the range weight: l2 (Euclidean over R, G, B) or l1 (|dR| + |dG| + |dB|, as "
+                    "OpenCV's bilateralFilter); grey: both are |p - c|")
+        ->capture_default_str();
     return cmd;
   }
 
@@ -38,6 +46,8 @@ class BilateralCommand : public Command {
          .variants = &bilateral_variants(),
          .check_params =
              [&] {
+               params_.window = parse_bilateral_window(window_);
+               params_.distance = parse_bilateral_distance(distance_);
                bilateral_check_params(params_);
                // BilateralParams' radius -1 stands for the default; here the default is --radius left out.
                if (radius_->count() > 0 && params_.radius < 0)
@@ -48,9 +58,9 @@ class BilateralCommand : public Command {
                     Timing* timing) { return bilateral(ctx, input, params_, options_.variant, timing); },
          .describe =
              [&] {
-               return fmt::format("bilateral sigma_spatial={} sigma_range={} radius={} border={}",
+               return fmt::format("bilateral sigma_spatial={} sigma_range={} radius={} window={} distance={} border={}",
                                   params_.sigma_spatial, params_.sigma_range, bilateral_radius(params_),
-                                  to_string(params_.border));
+                                  to_string(params_.window), to_string(params_.distance), to_string(params_.border));
              }});
   }
 
@@ -58,6 +68,7 @@ class BilateralCommand : public Command {
   ImageCommandOptions options_;
   BilateralParams params_;
   CLI::Option* radius_ = nullptr;
+  std::string window_ = "square", distance_ = "l2";
 };
 
 const CommandRegistrar registrar(110, [] { return std::unique_ptr<Command>(new BilateralCommand); });

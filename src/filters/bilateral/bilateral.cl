@@ -2,11 +2,13 @@
 // Bilateral filter (docs/SPEC.md "Bilateral filter"; seed 001). For the centre c and every pixel p of the
 // (2r+1)^2 window, w = exp(-(dx^2 + dy^2) / (2 ss^2) - |p - c|^2 / (2 sr^2)); the output is
 // round(sum(w p) / sum(w)) per colour channel, alpha copied. Grey: |p - c| over the one channel;
-// RGBA: Euclidean over R, G and B.
+// RGBA: Euclidean over R, G and B, or with l1 != 0 |dR| + |dG| + |dB|. The disk window (taps with
+// dx^2 + dy^2 <= r^2) is a spatial table with zeros outside it, or the naive kernel's max_d2 bound.
 //
 // Build options:
 //   -D CHANNELS=1|4   grey (uchar per pixel) or RGBA (one packed uint per pixel, R in the low byte)
-// Per-call values (size, radius, border, 1/(2 sigma^2), weight tables) are kernel arguments.
+// Per-call values (size, radius, border, distance, 1/(2 sigma^2), weight tables) are kernel arguments, so
+// the window and distance choices share one program.
 //
 // Accuracy: every variant must stay within 1 of the double-precision reference, i.e. the float
 // weighted mean v' must satisfy |v' - v| < 1 (then round(v') and round(v) differ by at most 1).
@@ -81,13 +83,34 @@ inline pix_t image_texel(uint4 t) {
 }
 #endif
 
-// Range weight from the table (range_table and pixels4 variants); see the analysis above.
-inline float table_range_weight(val_t p, val_t c, __constant const float* range_weights, uint range_scale) {
+// The squared distance the range weight uses: |p - c|^2, or (|dR| + |dG| + |dB|)^2 with l1 (at most
+// 765^2 < 2^24: exact in float).
+inline float range_distance2(val_t p, val_t c, int l1) {
 #if CHANNELS == 4
+  if (l1) {
+    const float3 d = fabs(p.xyz - c.xyz);
+    const float s = d.x + d.y + d.z;
+    return s * s;
+  }
+#else
+  (void)l1;
+#endif
+  return distance2(p, c);
+}
+
+// Range weight from the table (range_table and pixels4 variants); see the analysis above. With l1, the
+// colour table has an exact entry for each |dR| + |dG| + |dB| in 0..765.
+inline float table_range_weight(val_t p, val_t c, __constant const float* range_weights, uint range_scale, int l1) {
+#if CHANNELS == 4
+  if (l1) {
+    const float3 d = fabs(p.xyz - c.xyz);
+    return range_weights[(int)(d.x + d.y + d.z)];
+  }
   const uint bin = mul_hi(((uint)distance2(p, c)) << 14, range_scale);
   return bin < COLOUR_TABLE_SIZE ? range_weights[bin] : 0.0f;
 #else
   (void)range_scale;
+  (void)l1;
   return range_weights[(int)fabs(p - c)];
 #endif
 }
@@ -101,7 +124,7 @@ inline pix_t fetch(__global const pix_t* src, int x, int y, int w, int h, int mo
 // ---------------------------------------------------------------------------------------------
 // naive (seed 001, phase 1): global memory, one pixel per work-item, exp evaluated for every tap.
 __kernel void bilateral_naive(__global const pix_t* src, __global pix_t* dst, int w, int h, int r, int mode,
-                              uint cval_bits, float spatial_coef, float range_coef) {
+                              uint cval_bits, int l1, int max_d2, float spatial_coef, float range_coef) {
   const int x = get_global_id(0), y = get_global_id(1);
   if (x >= w || y >= h) return;
   const pix_t cval = (pix_t)cval_bits;
@@ -111,8 +134,9 @@ __kernel void bilateral_naive(__global const pix_t* src, __global pix_t* dst, in
   float wsum = 0;
   for (int dy = -r; dy <= r; ++dy)
     for (int dx = -r; dx <= r; ++dx) {
+      if (dx * dx + dy * dy > max_d2) continue;  // outside the disk
       const val_t p = unpack(fetch(src, x + dx, y + dy, w, h, mode, cval));
-      const float wgt = exp(-(float)(dx * dx + dy * dy) * spatial_coef - distance2(p, c) * range_coef);
+      const float wgt = exp(-(float)(dx * dx + dy * dy) * spatial_coef - range_distance2(p, c, l1) * range_coef);
       sum += wgt * p;
       wsum += wgt;
     }
@@ -123,7 +147,7 @@ __kernel void bilateral_naive(__global const pix_t* src, __global pix_t* dst, in
 // gauss_table (seed 001, phase 2): the spatial weights come from a (2r+1)^2 table the host computed
 // once, in constant memory, instead of being evaluated in the loop. The range weight still needs exp.
 __kernel void bilateral_gauss_table(__global const pix_t* src, __global pix_t* dst, int w, int h, int r, int mode,
-                                    uint cval_bits, __constant const float* spatial, float range_coef) {
+                                    uint cval_bits, int l1, __constant const float* spatial, float range_coef) {
   const int x = get_global_id(0), y = get_global_id(1);
   if (x >= w || y >= h) return;
   const pix_t cval = (pix_t)cval_bits;
@@ -137,7 +161,7 @@ __kernel void bilateral_gauss_table(__global const pix_t* src, __global pix_t* d
     for (int i = 0; i < d; ++i) {
       const int xx = border_index(x - r + i, w, mode);
       const val_t p = unpack((xx < 0 || yy < 0) ? cval : src[yy * w + xx]);
-      const float wgt = spatial[j * d + i] * exp(-distance2(p, c) * range_coef);
+      const float wgt = spatial[j * d + i] * exp(-range_distance2(p, c, l1) * range_coef);
       sum += wgt * p;
       wsum += wgt;
     }
@@ -151,14 +175,14 @@ __kernel void bilateral_gauss_table(__global const pix_t* src, __global pix_t* d
 // The host sizes `tile` and checks it against the device's local memory.
 
 // Window sum over the tile for the work-item at (lx, ly), range weight by exp.
-inline void window_from_tile_exp(__local const pix_t* tile, int tw, int lx, int ly, int r,
+inline void window_from_tile_exp(__local const pix_t* tile, int tw, int lx, int ly, int r, int l1,
                                  __constant const float* spatial, float range_coef, val_t c, val_t* sum, float* wsum) {
   const int d = 2 * r + 1;
   for (int j = 0; j < d; ++j) {
     __local const pix_t* row = tile + (ly + j) * tw + lx;
     for (int i = 0; i < d; ++i) {
       const val_t p = unpack(row[i]);
-      const float wgt = spatial[j * d + i] * exp(-distance2(p, c) * range_coef);
+      const float wgt = spatial[j * d + i] * exp(-range_distance2(p, c, l1) * range_coef);
       *sum += wgt * p;
       *wsum += wgt;
     }
@@ -183,7 +207,8 @@ inline void load_tile_from_buffer(__global const pix_t* src, __local pix_t* tile
 
 // local (seed 001, phase 3): tile plus halo in local memory, spatial table, range weight by exp.
 __kernel void bilateral_local(__global const pix_t* src, __global pix_t* dst, int w, int h, int r, int mode,
-                              uint cval_bits, __constant const float* spatial, float range_coef, __local pix_t* tile) {
+                              uint cval_bits, int l1, __constant const float* spatial, float range_coef,
+                              __local pix_t* tile) {
   load_tile_from_buffer(src, tile, w, h, r, mode, (pix_t)cval_bits);
   const int lx = get_local_id(0), ly = get_local_id(1);
   const int x = get_global_id(0), y = get_global_id(1);
@@ -192,7 +217,7 @@ __kernel void bilateral_local(__global const pix_t* src, __global pix_t* dst, in
   const pix_t centre = tile[(ly + r) * tw + lx + r];
   val_t sum = 0;
   float wsum = 0;
-  window_from_tile_exp(tile, tw, lx, ly, r, spatial, range_coef, unpack(centre), &sum, &wsum);
+  window_from_tile_exp(tile, tw, lx, ly, r, l1, spatial, range_coef, unpack(centre), &sum, &wsum);
   dst[y * w + x] = pack_rounded(sum / wsum, centre);
 }
 
@@ -201,7 +226,7 @@ __kernel void bilateral_local(__global const pix_t* src, __global pix_t* dst, in
 __constant sampler_t kNearest = CLK_NORMALIZED_COORDS_FALSE | CLK_ADDRESS_CLAMP_TO_EDGE | CLK_FILTER_NEAREST;
 
 __kernel void bilateral_local_image(__read_only image2d_t src, __global pix_t* dst, int w, int h, int r, int mode,
-                                    uint cval_bits, __constant const float* spatial, float range_coef,
+                                    uint cval_bits, int l1, __constant const float* spatial, float range_coef,
                                     __local pix_t* tile) {
   const int lw = get_local_size(0), lh = get_local_size(1);
   const int lx = get_local_id(0), ly = get_local_id(1);
@@ -221,7 +246,7 @@ __kernel void bilateral_local_image(__read_only image2d_t src, __global pix_t* d
   const pix_t centre = tile[(ly + r) * tw + lx + r];
   val_t sum = 0;
   float wsum = 0;
-  window_from_tile_exp(tile, tw, lx, ly, r, spatial, range_coef, unpack(centre), &sum, &wsum);
+  window_from_tile_exp(tile, tw, lx, ly, r, l1, spatial, range_coef, unpack(centre), &sum, &wsum);
   dst[y * w + x] = pack_rounded(sum / wsum, centre);
 }
 
@@ -230,7 +255,7 @@ __kernel void bilateral_local_image(__read_only image2d_t src, __global pix_t* d
 // from a table too, so the loop has no exp at all: 256 entries for grey, the quantised squared
 // distance for colour (error analysis at the top of this file).
 __kernel void bilateral_range_table(__global const pix_t* src, __global pix_t* dst, int w, int h, int r, int mode,
-                                    uint cval_bits, __constant const float* spatial,
+                                    uint cval_bits, int l1, __constant const float* spatial,
                                     __constant const float* range_weights, uint range_scale, __local pix_t* tile) {
   load_tile_from_buffer(src, tile, w, h, r, mode, (pix_t)cval_bits);
   const int lx = get_local_id(0), ly = get_local_id(1);
@@ -246,7 +271,7 @@ __kernel void bilateral_range_table(__global const pix_t* src, __global pix_t* d
     __local const pix_t* row = tile + (ly + j) * tw + lx;
     for (int i = 0; i < d; ++i) {
       const val_t p = unpack(row[i]);
-      const float wgt = spatial[j * d + i] * table_range_weight(p, c, range_weights, range_scale);
+      const float wgt = spatial[j * d + i] * table_range_weight(p, c, range_weights, range_scale, l1);
       sum += wgt * p;
       wsum += wgt;
     }
@@ -259,16 +284,16 @@ __kernel void bilateral_range_table(__global const pix_t* src, __global pix_t* d
 // Each of the 2r+4 input rows the 4 windows cover is read once, and each pixel loaded is weighed
 // for every output whose window holds it (up to 4), so loads and border lookups drop ~4x against
 // one pixel per work-item. Weights from the spatial and range tables.
-#define ACCUMULATE(k)                                                                                       \
-  if (t - (k) >= 0 && t - (k) < d) {                                                                        \
-    const float wgt = spatial[(t - (k)) * d + i] * table_range_weight(p, c##k, range_weights, range_scale); \
-    sum##k += wgt * p;                                                                                      \
-    wsum##k += wgt;                                                                                         \
+#define ACCUMULATE(k)                                                                                           \
+  if (t - (k) >= 0 && t - (k) < d) {                                                                            \
+    const float wgt = spatial[(t - (k)) * d + i] * table_range_weight(p, c##k, range_weights, range_scale, l1); \
+    sum##k += wgt * p;                                                                                          \
+    wsum##k += wgt;                                                                                             \
   }
 
 __kernel void bilateral_pixels4(__global const pix_t* src, __global pix_t* dst, int w, int h, int r, int mode,
-                                uint cval_bits, __constant const float* spatial, __constant const float* range_weights,
-                                uint range_scale) {
+                                uint cval_bits, int l1, __constant const float* spatial,
+                                __constant const float* range_weights, uint range_scale) {
   const int x = get_global_id(0), y0 = get_global_id(1) * 4;
   if (x >= w || y0 >= h) return;
   const pix_t cval = (pix_t)cval_bits;

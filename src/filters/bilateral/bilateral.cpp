@@ -20,6 +20,26 @@ int bilateral_radius(const BilateralParams& params) {
   return static_cast<int>(std::min<double>(kMaxBilateralRadius, std::ceil(2.0 * params.sigma_spatial)));
 }
 
+BilateralWindow parse_bilateral_window(std::string_view text) {
+  if (text == "square") return BilateralWindow::square;
+  if (text == "disk") return BilateralWindow::disk;
+  throw std::invalid_argument(fmt::format("unknown bilateral window '{}' (expected square or disk)", text));
+}
+
+BilateralDistance parse_bilateral_distance(std::string_view text) {
+  if (text == "l2") return BilateralDistance::l2;
+  if (text == "l1") return BilateralDistance::l1;
+  throw std::invalid_argument(fmt::format("unknown bilateral distance '{}' (expected l2 or l1)", text));
+}
+
+std::string to_string(BilateralWindow window) {
+  return window == BilateralWindow::disk ? "disk" : "square";
+}
+
+std::string to_string(BilateralDistance distance) {
+  return distance == BilateralDistance::l1 ? "l1" : "l2";
+}
+
 void bilateral_check_params(const BilateralParams& p) {
   // Written as !(a >= b) so that NaN is refused too.
   if (!(p.sigma_spatial >= kMinBilateralSigma) || !std::isfinite(p.sigma_spatial))
@@ -31,6 +51,11 @@ void bilateral_check_params(const BilateralParams& p) {
   if (p.radius < -1 || p.radius > kMaxBilateralRadius)
     throw std::invalid_argument(fmt::format("radius must be 0..{}, got {}", kMaxBilateralRadius, p.radius));
   check_border(p.border);
+  // Enums cast from integers (the Python binding, fuzzers) can hold anything.
+  if (p.window != BilateralWindow::square && p.window != BilateralWindow::disk)
+    throw std::invalid_argument(fmt::format("window must be square or disk, got {}", static_cast<int>(p.window)));
+  if (p.distance != BilateralDistance::l2 && p.distance != BilateralDistance::l1)
+    throw std::invalid_argument(fmt::format("distance must be l2 or l1, got {}", static_cast<int>(p.distance)));
 }
 
 std::optional<std::string> bilateral_unsupported(const DeviceInfo& device, std::string_view variant,
@@ -83,14 +108,23 @@ std::vector<float> grey_range_table(double sigma_range) {
   return table;
 }
 
-std::vector<float> spatial_table(double sigma_spatial, int radius) {
+std::vector<float> l1_range_table(double sigma_range) {
+  const double coef = gaussian_coefficient(sigma_range);
+  std::vector<float> table(3 * 255 + 1);
+  for (std::size_t k = 0; k < table.size(); ++k) table[k] = static_cast<float>(std::exp(-double(k) * double(k) * coef));
+  return table;
+}
+
+std::vector<float> spatial_table(double sigma_spatial, int radius, BilateralWindow window) {
   const double coef = gaussian_coefficient(sigma_spatial);
   const int d = 2 * radius + 1;
   std::vector<float> table(std::size_t(d) * d);
   for (int j = 0; j < d; ++j)
     for (int i = 0; i < d; ++i) {
       const int dx = i - radius, dy = j - radius;
-      table[std::size_t(j) * d + i] = static_cast<float>(std::exp(-double(dx * dx + dy * dy) * coef));
+      // A zero weight adds exactly nothing to either sum, so the disk needs no other change in the kernels.
+      const bool kept = window_keeps(dx, dy, radius, window);
+      table[std::size_t(j) * d + i] = kept ? static_cast<float>(std::exp(-double(dx * dx + dy * dy) * coef)) : 0.0f;
     }
   return table;
 }

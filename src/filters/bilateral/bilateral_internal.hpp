@@ -51,8 +51,22 @@ struct ColourRangeTable {
 ColourRangeTable colour_range_table(double sigma_range);
 // exp(-k^2 / (2 sigma_range^2)) for k = |p - c| in 0..255.
 std::vector<float> grey_range_table(double sigma_range);
-// exp(-(dx^2 + dy^2) / (2 sigma_spatial^2)), row-major over the (2r+1)^2 window, dy outermost.
-std::vector<float> spatial_table(double sigma_spatial, int radius);
+// The colour table of the L1 distance: exp(-k^2 / (2 sigma_range^2)) for k = |dR| + |dG| + |dB| in 0..765,
+// exact up to float rounding (OpenCV's table of 3 * 256 entries).
+std::vector<float> l1_range_table(double sigma_range);
+
+// Whether the window keeps the tap at offset (dx, dy).
+inline bool window_keeps(int dx, int dy, int radius, BilateralWindow window) {
+  return window == BilateralWindow::square || dx * dx + dy * dy <= radius * radius;
+}
+// The largest dx^2 + dy^2 the window keeps: the naive kernel's bound.
+inline int window_max_distance2(int radius, BilateralWindow window) {
+  return window == BilateralWindow::square ? 2 * radius * radius : radius * radius;
+}
+
+// exp(-(dx^2 + dy^2) / (2 sigma_spatial^2)), row-major over the (2r+1)^2 window, dy outermost; 0 for the taps
+// the window leaves out.
+std::vector<float> spatial_table(double sigma_spatial, int radius, BilateralWindow window = BilateralWindow::square);
 
 // The unrolled variant is built for one radius with every window loop unrolled; its code grows with
 // the window, so it stops here.

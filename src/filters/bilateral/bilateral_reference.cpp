@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// CPU reference for the bilateral filter, in double precision as docs/SPEC.md defines it. The weight
+// CPU reference for the bilateral filter, in double precision as docs/SPEC.md defines it, for both windows
+// (square, disk) and both colour distances (l2, l1). The weight
 // exp(-a - b) is computed as exp(-a) * exp(-b) from two double tables (spatial offsets, and every
 // possible squared colour distance), which differs from the single exp by a few units in the 16th
 // digit and keeps the reference fast enough for the large test images. (The test checks it against
@@ -32,8 +33,15 @@ Image bilateral_reference(const Image& input, const BilateralParams& params, int
   for (int j = 0; j < d; ++j)
     for (int i = 0; i < d; ++i)
       spatial[std::size_t(j) * d + i] = std::exp(-double((i - r) * (i - r) + (j - r) * (j - r)) * spatial_coef);
-  // Indexed by the squared distance over the colour channels: 0 .. colours * 255^2.
-  std::vector<double> range(std::size_t(colours) * 255 * 255 + 1);
+  // The taps the window keeps, in the order of the loops below.
+  std::vector<int> taps;
+  for (int j = 0; j < d; ++j)
+    for (int i = 0; i < d; ++i)
+      if (params.window == BilateralWindow::square || (i - r) * (i - r) + (j - r) * (j - r) <= r * r)
+        taps.push_back(j * d + i);
+  // Indexed by the squared distance: 0 .. colours * 255^2 (l2), or (|dR| + |dG| + |dB|)^2 up to 765^2 (l1).
+  const bool l1 = params.distance == BilateralDistance::l1;
+  std::vector<double> range((l1 ? std::size_t(colours) * colours : std::size_t(colours)) * 255 * 255 + 1);
   for (std::size_t k = 0; k < range.size(); ++k) range[k] = std::exp(-double(k) * range_coef);
 
   // Border-resolved column indices for every x and window offset, shared by all rows.
@@ -50,17 +58,22 @@ Image bilateral_reference(const Image& input, const BilateralParams& params, int
       for (int x = 0; x < w; ++x) {
         const std::uint8_t* centre = &px[(std::size_t(y) * w + x) * c];
         double sum[3] = {0, 0, 0}, wsum = 0;
-        for (int j = 0; j < d; ++j)
-          for (int i = 0; i < d; ++i) {
-            const int xx = columns[std::size_t(x) * d + i], yy = rows[j];
-            const std::uint8_t constant[4] = {cval, cval, cval, cval};
-            const std::uint8_t* p = (xx < 0 || yy < 0) ? constant : &px[(std::size_t(yy) * w + xx) * c];
-            int d2 = 0;
+        for (const int tap : taps) {
+          const int j = tap / d, i = tap % d;
+          const int xx = columns[std::size_t(x) * d + i], yy = rows[j];
+          const std::uint8_t constant[4] = {cval, cval, cval, cval};
+          const std::uint8_t* p = (xx < 0 || yy < 0) ? constant : &px[(std::size_t(yy) * w + xx) * c];
+          int d2 = 0;
+          if (l1) {
+            for (int ch = 0; ch < colours; ++ch) d2 += std::abs(p[ch] - centre[ch]);
+            d2 *= d2;
+          } else {
             for (int ch = 0; ch < colours; ++ch) d2 += (p[ch] - centre[ch]) * (p[ch] - centre[ch]);
-            const double weight = spatial[std::size_t(j) * d + i] * range[d2];
-            for (int ch = 0; ch < colours; ++ch) sum[ch] += weight * p[ch];
-            wsum += weight;
           }
+          const double weight = spatial[std::size_t(tap)] * range[std::size_t(d2)];
+          for (int ch = 0; ch < colours; ++ch) sum[ch] += weight * p[ch];
+          wsum += weight;
+        }
         std::uint8_t* dst = &o[(std::size_t(y) * w + x) * c];
         // The centre's weight is 1, so wsum >= 1. SPEC rounding: nearest, ties up, clamped.
         for (int ch = 0; ch < colours; ++ch)

@@ -82,7 +82,7 @@ class BilateralSpec : public BasicFilterSpec {
  public:
   BilateralSpec() : BasicFilterSpec("bilateral", "bilateral.cl", bilateral_variants) {}
   // Keys: sigma_spatial (3), sigma_range (30), radius (ceil(2 sigma_spatial)), channels (4),
-  // border (replicate | reflect101 | constant[=V]).
+  // border (replicate | reflect101 | constant[=V]), window (square | disk), distance (l2 | l1).
   std::vector<ParamMap> bench_cases() const override {
     std::vector<ParamMap> cases;
     for (const char* channels : {"1", "4"}) {
@@ -103,12 +103,15 @@ class BilateralSpec : public BasicFilterSpec {
   }
   std::unique_ptr<FilterInstance> instantiate(Context& ctx, int width, int height, const ParamMap& params,
                                               std::uint64_t seed) const override {
-    check_param_keys(params, "bilateral", {"sigma_spatial", "sigma_range", "radius", "channels", "border"});
+    check_param_keys(params, "bilateral",
+                     {"sigma_spatial", "sigma_range", "radius", "channels", "border", "window", "distance"});
     BilateralParams p;
     p.sigma_spatial = param_double(params, "sigma_spatial", 3.0);
     p.sigma_range = param_double(params, "sigma_range", 30.0);
     p.radius = param_int(params, "radius", -1);
     p.border = parse_border(param_text(params, "border", "replicate"));
+    p.window = parse_bilateral_window(param_text(params, "window", "square"));
+    p.distance = parse_bilateral_distance(param_text(params, "distance", "l2"));
     bilateral_check_params(p);
     const int channels = param_channels(params, "bilateral", 4);
     return std::make_unique<ImageFilterInstance<BilateralTraits>>(ctx, synthetic_photo(width, height, channels, seed),

@@ -36,16 +36,19 @@ const std::vector<Tunable> kUnrolledTunables = {
      "instead of three FFMAs, with a fifth tile plane"},
 };
 
-// The kernel's arguments every variant but unrolled starts with.
+// The kernel's arguments every variant but unrolled starts with. The distance is an argument, not a build
+// option, so that l1 and l2 share one program (a uniform branch in the loop).
 struct CommonArgs {
   int w, h, r, mode;
   cl_uint cval;
+  int l1;
   explicit CommonArgs(const BilateralCall& call)
       : w(call.width),
         h(call.height),
         r(bilateral_radius(call.params)),
         mode(static_cast<int>(call.params.border.mode)),
-        cval(constant_bits(call.params.border, call.channels)) {}
+        cval(constant_bits(call.params.border, call.channels)),
+        l1(call.params.distance == BilateralDistance::l1 ? 1 : 0) {}
 };
 
 cl_float range_coefficient(const BilateralCall& call) {
@@ -56,12 +59,13 @@ cl::Kernel& kernel(Context& ctx, const KernelPlan& plan) {
   return ctx.kernel(kKernelFile, plan.options, plan.passes[0].kernel);
 }
 
-// Sets the arguments every variant but unrolled starts with (input, output, size, radius, border), then `rest`.
+// Sets the arguments every variant but unrolled starts with (input, output, size, radius, border, distance),
+// then `rest`.
 template <class Input, class... Rest>
 void set_common_args(Context& ctx, const KernelPlan& plan, const BilateralCall& call, const Input& input,
                      ImageTarget& t, const Rest&... rest) {
   const CommonArgs a(call);
-  set_kernel_args(kernel(ctx, plan), input, t.out.buffer, a.w, a.h, a.r, a.mode, a.cval, rest...);
+  set_kernel_args(kernel(ctx, plan), input, t.out.buffer, a.w, a.h, a.r, a.mode, a.cval, a.l1, rest...);
 }
 
 // The same from the target's input buffer, then the plan's launch.
@@ -83,16 +87,18 @@ cl::Buffer& upload_table(Context& ctx, std::string_view name, const std::vector<
 
 cl::Buffer& upload_spatial_table(Context& ctx, const BilateralCall& call) {
   return upload_table(ctx, "bilateral.spatial",
-                      spatial_table(call.params.sigma_spatial, bilateral_radius(call.params)));
+                      spatial_table(call.params.sigma_spatial, bilateral_radius(call.params), call.params.window));
 }
 
-// The range-weight table of range_table and pixels4: the colour table and its scale for RGBA, the 256
-// entries of |p - c| for grey (scale 0).
+// The range-weight table of range_table and pixels4: the colour table and its scale for RGBA, the 766
+// entries of |dR| + |dG| + |dB| for RGBA with the L1 distance, the 256 entries of |p - c| for grey (scale 0).
 struct RangeTable {
   cl::Buffer* buffer;
   cl_uint scale;
 };
 RangeTable upload_range_table(Context& ctx, const BilateralCall& call) {
+  if (call.channels == 4 && call.params.distance == BilateralDistance::l1)
+    return {&upload_table(ctx, "bilateral.range", l1_range_table(call.params.sigma_range)), 0};
   if (call.channels == 4) {
     ColourRangeTable table = colour_range_table(call.params.sigma_range);
     return {&upload_table(ctx, "bilateral.range", table.weights), table.scale};
@@ -119,7 +125,8 @@ Entry naive() {
   e.plan = pixel_plan(e.info, 1);
   e.enqueue = [](Context& ctx, const KernelPlan& plan, const BilateralCall& call, const TuningConfig&, ImageTarget& t) {
     const auto spatial_coef = static_cast<cl_float>(gaussian_coefficient(call.params.sigma_spatial));
-    return launch_with_common_args(ctx, plan, call, t, spatial_coef, range_coefficient(call));
+    const int max_distance2 = window_max_distance2(bilateral_radius(call.params), call.params.window);
+    return launch_with_common_args(ctx, plan, call, t, max_distance2, spatial_coef, range_coefficient(call));
   };
   return e;
 }
@@ -230,7 +237,7 @@ Entry local_image() {
 Entry range_table() {
   Entry e = tiled({"range_table",
                    "as local, with range weights from a table too: 256 entries for grey, the quantised squared "
-                   "distance for colour; no exp in the loop",
+                   "distance for colour (766 entries of the L1 distance); no exp in the loop",
                    tile_tunables()});
   e.enqueue = [info = e.info](Context& ctx, const KernelPlan& plan, const BilateralCall& call,
                               const TuningConfig& config, ImageTarget& t) {
@@ -263,6 +270,13 @@ std::optional<std::string> unrolled_problem(const DeviceInfo& device, const Vari
   if (r > kMaxUnrolledRadius)
     return fmt::format("unrolled is built for radius <= {} (its code grows with the window), not {}",
                        kMaxUnrolledRadius, r);
+  // Its window loops are straight-line code for the square, and its colour exponent is built from the
+  // expanded Euclidean distance; grey's |p - c| is both distances.
+  if (params.window != BilateralWindow::square)
+    return std::string("unrolled computes the square window only; window=disk runs on the other variants");
+  if (channels == 4 && params.distance != BilateralDistance::l2)
+    return std::string(
+        "unrolled computes the colour distance as l2 only; distance=l1 on RGBA runs on the other variants");
   const UnrolledShape shape = unrolled_shape(info, config, channels);
   if (shape.local_x < 1 || shape.local_y < 1 || shape.block_x < 1 || shape.rows < 1 || shape.soft_exp < 0 ||
       shape.soft_exp + shape.table_taps > 16)

@@ -1,0 +1,230 @@
+// SPDX-License-Identifier: Apache-2.0
+// The window shapes (square, disk) and colour distances (l2, l1) of the bilateral filter: the reference against
+// a brute-force evaluation of the formula with each, every variant within 1 of the reference with each (grey and
+// RGBA, every border, odd sizes), unrolled refusing what it does not compute, auto picking one that does, and
+// the parameters' names. The window and distance are kernel arguments, so these runs reuse the programs of the
+// square L2 runs (one per variant and channel count).
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <stdexcept>
+
+#include "clfilters/bilateral.hpp"
+#include "filters/bilateral/bilateral_internal.hpp"
+#include "filters/bilateral/bilateral_test_helpers.hpp"
+#include "testing/test_images.hpp"
+
+namespace clf {
+namespace {
+
+using namespace bilateral_testing;
+using testing::size_name;
+using testing::SizeCase;
+
+const BilateralWindow kWindows[] = {BilateralWindow::square, BilateralWindow::disk};
+const BilateralDistance kDistances[] = {BilateralDistance::l2, BilateralDistance::l1};
+
+BilateralParams shaped(SigmaPair s, int radius, Border border, BilateralWindow window, BilateralDistance distance) {
+  BilateralParams p = make_params(s, radius, border);
+  p.window = window;
+  p.distance = distance;
+  return p;
+}
+
+std::string describe_shape(const BilateralParams& p) {
+  return fmt::format("{} window={} distance={}", describe(p), to_string(p.window), to_string(p.distance));
+}
+
+// docs/SPEC.md's formula with one exp per tap, written from the definitions: taps with dx^2 + dy^2 <= r^2 for
+// the disk, and (|dR| + |dG| + |dB|)^2 as the squared colour distance for l1. The exact (unrounded) mean of
+// every colour sample; alpha samples hold the input's alpha.
+std::vector<double> formula_means(const Image& in, const BilateralParams& p) {
+  const int w = in.width, h = in.height, c = in.channels, r = bilateral_radius(p);
+  const int colours = c == 4 ? 3 : 1;
+  const auto src = in.samples<std::uint8_t>();
+  auto sample = [&](int x, int y, int ch) -> double {
+    const int xx = border_index(x, w, p.border.mode), yy = border_index(y, h, p.border.mode);
+    return (xx < 0 || yy < 0) ? p.border.value : src[(std::size_t(yy) * w + xx) * c + ch];
+  };
+  std::vector<double> means(src.size());
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x) {
+      double sum[3] = {0, 0, 0}, wsum = 0;
+      for (int dy = -r; dy <= r; ++dy)
+        for (int dx = -r; dx <= r; ++dx) {
+          if (p.window == BilateralWindow::disk && std::hypot(dx, dy) > r) continue;
+          double l1 = 0, l2 = 0;
+          for (int ch = 0; ch < colours; ++ch) {
+            const double diff = sample(x + dx, y + dy, ch) - sample(x, y, ch);
+            l1 += std::fabs(diff);
+            l2 += diff * diff;
+          }
+          const double distance2 = p.distance == BilateralDistance::l1 ? l1 * l1 : l2;
+          const double weight = std::exp(-(dx * dx + dy * dy) / (2 * p.sigma_spatial * p.sigma_spatial) -
+                                         distance2 / (2 * p.sigma_range * p.sigma_range));
+          for (int ch = 0; ch < colours; ++ch) sum[ch] += weight * sample(x + dx, y + dy, ch);
+          wsum += weight;
+        }
+      const std::size_t at = (std::size_t(y) * w + x) * c;
+      for (int ch = 0; ch < colours; ++ch) means[at + ch] = sum[ch] / wsum;
+      if (c == 4) means[at + 3] = src[at + 3];
+    }
+  return means;
+}
+
+TEST(BilateralWindowReference, MatchesTheFormulaForEveryWindowAndDistance) {
+  for (auto [w, h] : {std::pair{1, 1}, {7, 5}, {13, 9}})
+    for (int radius : {1, 2, 5, 9})
+      for (const Border& border : kBorders)
+        for (int c : {1, 4})
+          for (BilateralWindow window : kWindows)
+            for (BilateralDistance distance : kDistances) {
+              const auto seed = testing::fresh_seed();
+              const BilateralParams p = shaped({2, 25}, radius, border, window, distance);
+              SCOPED_TRACE(fmt::format("{}x{}x{} {} seed={}", w, h, c, describe_shape(p), seed));
+              const Image in = testing::random_image(w, h, c, SampleType::u8, seed);
+              const Image reference = bilateral_reference(in, p, 1);
+              const auto got = reference.samples<std::uint8_t>();
+              const std::vector<double> means = formula_means(in, p);
+              for (std::size_t i = 0; i < means.size(); ++i) {
+                // Two double evaluations may round a mean within 1e-9 of a tie either way.
+                if (std::fabs(means[i] - std::floor(means[i]) - 0.5) < 1e-9) continue;
+                ASSERT_EQ(got[i], std::clamp(std::floor(means[i] + 0.5), 0.0, 255.0)) << "sample " << i;
+              }
+            }
+}
+
+// The options change the answer (else the tests below could not tell them apart): on random RGBA, the disk
+// drops the corners and l1 weighs colour differences more than l2 (|d|_1 >= |d|_2).
+TEST(BilateralWindowReference, EachOptionChangesTheResult) {
+  const Image in = testing::random_image(40, 30, 4, SampleType::u8, testing::fresh_seed());
+  const Border border{BorderMode::reflect101, 0};
+  const Image square_l2 = bilateral_reference(in, shaped({3, 40}, 4, border, kWindows[0], kDistances[0]));
+  EXPECT_FALSE(testing::images_equal(
+      square_l2, bilateral_reference(in, shaped({3, 40}, 4, border, kWindows[1], kDistances[0])), 1.0));
+  EXPECT_FALSE(testing::images_equal(
+      square_l2, bilateral_reference(in, shaped({3, 40}, 4, border, kWindows[0], kDistances[1])), 1.0));
+}
+
+// Every variant that runs a call: within 1 of the reference (SPEC's accuracy). unrolled computes the square
+// window and the colour l2 distance only (and radius <= 8), local_image needs images; any other refusal fails.
+bool may_refuse(const std::string& variant, const BilateralParams& p, int channels) {
+  if (variant == "unrolled")
+    return p.window == BilateralWindow::disk || (channels == 4 && p.distance == BilateralDistance::l1) ||
+           bilateral_radius(p) > bilateral_detail::kMaxUnrolledRadius;
+  return variant == "local_image" && !test_context().info().image_support;
+}
+
+class BilateralWindowVariants : public ::testing::TestWithParam<SizeCase> {};
+
+TEST_P(BilateralWindowVariants, EveryVariantWithinOneOfTheReference) {
+  const SizeCase size = GetParam();
+  Context& ctx = test_context();
+  DifferenceLog log;
+  int rotation = 0;
+  for (int c : {1, 4}) {
+    const auto seed = testing::fresh_seed();
+    const Image in = testing::random_image(size.width, size.height, c, SampleType::u8, seed);
+    DeviceImage d_in = DeviceImage::upload(ctx, in);
+    for (BilateralWindow window : kWindows)
+      for (BilateralDistance distance : kDistances)
+        for (int radius : {1, 3, 7})
+          for (const SigmaPair& s : {SigmaPair{1, 10}, SigmaPair{3, 40}}) {
+            // The border rotates over the cases, so each window and distance meets all of them.
+            const BilateralParams p = shaped(s, radius, kBorders[rotation++ % 4], window, distance);
+            SCOPED_TRACE(fmt::format("size={} channels={} {} seed={}", size_name(size), c, describe_shape(p), seed));
+            const Image expected = bilateral_reference(in, p);
+            for (const auto& v : bilateral_variants()) {
+              SCOPED_TRACE(fmt::format("variant={}", v.name));
+              if (auto why = bilateral_unsupported(ctx.info(), v.name, p, in.width, in.height, c)) {
+                EXPECT_TRUE(may_refuse(v.name, p, c)) << *why;
+                continue;
+              }
+              const Image got = run_device(v.name, d_in, p);
+              ASSERT_TRUE(testing::images_equal(expected, got, 1.0));
+              if (expected.data.size() >= kMinSamplesForMean) {
+                EXPECT_LE(mean_abs_difference(expected, got), kMaxMeanDifference);
+              }
+              log.add(fmt::format("{}/{}/{}", v.name, to_string(window), to_string(distance)), expected, got);
+            }
+          }
+  }
+  log.print(size_name(size));
+}
+
+INSTANTIATE_TEST_SUITE_P(Sizes, BilateralWindowVariants,
+                         ::testing::Values(SizeCase{1, 1}, SizeCase{7, 5}, SizeCase{37, 19}, SizeCase{101, 67}),
+                         [](const auto& test) { return size_name(test.param); });
+
+// unrolled says why it does not run the options it does not compute; auto picks a variant that does, on a GPU
+// too, where it would otherwise pick unrolled.
+TEST(BilateralWindowVariants, UnrolledRefusesAndAutoPicksAVariantThatComputesThem) {
+  DeviceInfo gpu = test_context().info();
+  gpu.type = CL_DEVICE_TYPE_GPU;
+  for (int c : {1, 4})
+    for (BilateralWindow window : kWindows)
+      for (BilateralDistance distance : kDistances) {
+        const BilateralParams p = shaped({3, 30}, 4, {}, window, distance);
+        SCOPED_TRACE(fmt::format("channels={} {}", c, describe_shape(p)));
+        const auto why = bilateral_unsupported(gpu, "unrolled", p, 640, 480, c);
+        const bool computes = window == BilateralWindow::square && (c == 1 || distance == BilateralDistance::l2);
+        EXPECT_EQ(!why.has_value(), computes) << why.value_or("");
+        if (why) {
+          EXPECT_NE(why->find(window == BilateralWindow::disk ? "disk" : "l1"), std::string::npos) << *why;
+        }
+        for (const DeviceInfo& device : {gpu, test_context().info()}) {
+          const std::string chosen = bilateral_auto_variant(device, p, 640, 480, c);
+          EXPECT_FALSE(bilateral_unsupported(device, chosen, p, 640, 480, c)) << chosen;
+        }
+      }
+}
+
+TEST(BilateralWindowParams, NamesParseAndPrintAndBadOnesAreRefused) {
+  EXPECT_EQ(parse_bilateral_window("square"), BilateralWindow::square);
+  EXPECT_EQ(parse_bilateral_window("disk"), BilateralWindow::disk);
+  EXPECT_EQ(parse_bilateral_distance("l2"), BilateralDistance::l2);
+  EXPECT_EQ(parse_bilateral_distance("l1"), BilateralDistance::l1);
+  for (BilateralWindow w : kWindows) EXPECT_EQ(parse_bilateral_window(to_string(w)), w);
+  for (BilateralDistance d : kDistances) EXPECT_EQ(parse_bilateral_distance(to_string(d)), d);
+  for (const char* bad : {"round", "", "Disk", "circle"})
+    EXPECT_THROW(parse_bilateral_window(bad), std::invalid_argument) << bad;
+  for (const char* bad : {"l3", "", "L1", "euclidean"})
+    EXPECT_THROW(parse_bilateral_distance(bad), std::invalid_argument) << bad;
+  BilateralParams p;
+  EXPECT_EQ(p.window, BilateralWindow::square);
+  EXPECT_EQ(p.distance, BilateralDistance::l2);
+  p.window = static_cast<BilateralWindow>(7);
+  EXPECT_THROW(bilateral_check_params(p), std::invalid_argument);
+  p.window = BilateralWindow::disk;
+  p.distance = static_cast<BilateralDistance>(-1);
+  EXPECT_THROW(bilateral_check_params(p), std::invalid_argument);
+}
+
+// The disk's spatial table: zero exactly outside dx^2 + dy^2 <= r^2, the square's weight inside.
+TEST(BilateralWindowParams, DiskSpatialTableZeroesTheCorners) {
+  for (int r : {0, 1, 4, 16}) {
+    const auto square = bilateral_detail::spatial_table(3, r, BilateralWindow::square);
+    const auto disk = bilateral_detail::spatial_table(3, r, BilateralWindow::disk);
+    const int d = 2 * r + 1;
+    int kept = 0;
+    for (int j = 0; j < d; ++j)
+      for (int i = 0; i < d; ++i) {
+        const int dx = i - r, dy = j - r;
+        const float want = dx * dx + dy * dy <= r * r ? square[std::size_t(j * d + i)] : 0.0f;
+        EXPECT_EQ(disk[std::size_t(j * d + i)], want) << r << " " << dx << " " << dy;
+        kept += want > 0;
+        EXPECT_GT(square[std::size_t(j * d + i)], 0.0f);
+      }
+    // OpenCV's counts: 49 taps at radius 4 (of 81), 1 at radius 0.
+    if (r == 4) {
+      EXPECT_EQ(kept, 49);
+    }
+    if (r == 0) {
+      EXPECT_EQ(kept, 1);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace clf
