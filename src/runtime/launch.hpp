@@ -13,10 +13,14 @@ inline std::size_t round_up(std::size_t value, std::size_t multiple) {
   return (value + multiple - 1) / multiple * multiple;
 }
 
+// Sets the kernel's arguments `first`, `first` + 1, ... to `args`.
+template <class... Args>
+void set_kernel_args_from(cl::Kernel& kernel, cl_uint first, const Args&... args) {
+  (check_cl(kernel.setArg(first++, args), "clSetKernelArg"), ...);
+}
 template <class... Args>
 void set_kernel_args(cl::Kernel& kernel, const Args&... args) {
-  cl_uint index = 0;
-  (check_cl(kernel.setArg(index++, args), "clSetKernelArg"), ...);
+  set_kernel_args_from(kernel, 0, args...);
 }
 
 // Global and local range of a pass over `width` x `height` work-items, from the variant's `local_x` and

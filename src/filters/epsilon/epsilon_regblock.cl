@@ -21,7 +21,24 @@
 // RB_FORM, and RB_UNROLL: 1 unrolls the window's columns so they index registers (GPUs); 0 keeps that
 // loop (CPUs, where PoCL's compile time grows steeply with the unrolled body and arrays cost nothing
 // extra). Per-call values (size, T, border) stay kernel arguments.
+// -D PITCHED=1 (not from a seed): the caller's views as they are (DeviceImage::view), rows in_stride and out_stride
+// pixels apart from pixel in_off and out_off on, where a packed build needs a copy in and out (+26-48% of a 1080p call
+// on the H100). The strides and offsets are the last arguments. Without it the code is the packed build's token for
+// token after preprocessing, so tuned programs keep their meaning.
 #ifdef RB_RADIUS
+#if PITCHED
+#define RB_PITCH_ARGS , int in_stride, int out_stride, int in_off, int out_off
+#define RB_PITCH_START \
+  src += in_off;       \
+  dst += out_off;
+#define RB_IN_STRIDE in_stride
+#define RB_OUT_STRIDE out_stride
+#else
+#define RB_PITCH_ARGS
+#define RB_PITCH_START
+#define RB_IN_STRIDE w
+#define RB_OUT_STRIDE w
+#endif
 #define RB_R RB_RADIUS
 #define RB_TW (RB_LX * RB_COLS + 2 * RB_R)  // tile width
 #define RB_TH (RB_LY * RB_ROWS + 2 * RB_R)  // tile height
@@ -124,7 +141,9 @@ inline uint rb_round_div(uint s, uint n) {
 
 __kernel __attribute__((reqd_work_group_size(RB_LX, RB_LY, 1))) void eps_regblock(__global const pix_t* src,
                                                                                   __global pix_t* dst, int w, int h,
-                                                                                  int T, int mode, uint cval_bits) {
+                                                                                  int T, int mode,
+                                                                                  uint cval_bits RB_PITCH_ARGS) {
+  RB_PITCH_START
   __local uint4 tile4[RB_FH * RB_TP / 4];
   __local rb_word* tile = (__local rb_word*)tile4;
   const int lx = get_local_id(0), ly = get_local_id(1);
@@ -157,7 +176,8 @@ __kernel __attribute__((reqd_work_group_size(RB_LX, RB_LY, 1))) void eps_regbloc
 #endif
     for (int ty0 = 0; ty0 < RB_FH; ty0 += RB_LY) {
       const int ty = ty0 + ly, gy = gy0 - RB_R + ty;
-      __global const pix_t* row = interior ? src + gy * w : border_row(src, gy, w, h, mode);
+      __global const pix_t* row =
+          interior ? src + gy * RB_IN_STRIDE : border_row(src, gy, RB_IN_STRIDE, h, mode);
 #if RB_UNROLL
 #pragma unroll
 #else
@@ -294,9 +314,9 @@ __kernel __attribute__((reqd_work_group_size(RB_LX, RB_LY, 1))) void eps_regbloc
       const int x = x0 + m;
       if (x < w) {
 #if CHANNELS == 4
-        dst[y * w + x] = out[k][m] | (src[y * w + x] & 0xFF000000u);  // alpha copied
+        dst[y * RB_OUT_STRIDE + x] = out[k][m] | (src[y * RB_IN_STRIDE + x] & 0xFF000000u);  // alpha copied
 #else
-        dst[y * w + x] = out[k][m];
+        dst[y * RB_OUT_STRIDE + x] = out[k][m];
 #endif
       }
     }

@@ -247,15 +247,19 @@ Entry regblock() {
     const std::size_t lx = shape.local_x, ly = shape.local_y;
     const std::size_t groups_x = (std::size_t(call.width) + lx * shape.cols - 1) / (lx * shape.cols);
     const std::size_t groups_y = (std::size_t(call.height) + ly * shape.rows - 1) / (ly * shape.rows);
-    return KernelPlan{options(shape.form),
+    return KernelPlan{options(shape.form) + (call.on_views() ? " -D PITCHED=1" : ""),
                       {{kernel_name, cl::NDRange(groups_x * lx, groups_y * ly), cl::NDRange(lx, ly)}}};
   };
   e.enqueue = [](Context& ctx, const KernelPlan& plan, const EpsilonCall& call, const TuningConfig&, ImageTarget& t) {
-    set_kernel_args(kernel(ctx, plan), t.in.buffer, t.out.buffer, call.width, call.height,
-                    cl_int(call.params.threshold), static_cast<cl_int>(call.params.border.mode),
-                    constant_bits(call.params.border, call.channels));
+    cl::Kernel& k = kernel(ctx, plan);
+    set_kernel_args(k, t.in.buffer, t.out.buffer, call.width, call.height, cl_int(call.params.threshold),
+                    static_cast<cl_int>(call.params.border.mode), constant_bits(call.params.border, call.channels));
+    if (call.on_views())  // -D PITCHED=1's last arguments
+      set_kernel_args_from(k, 7, call.in_stride, call.out_stride, call.in_offset, call.out_offset);
     return launch_passes(ctx, plan, kKernelFile);
   };
+  // Its loads and stores are a pixel each, so any whole-pixel layout reads and writes in place.
+  e.takes_views = [](const EpsilonCall&) { return true; };
   return e;
 }
 

@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: Apache-2.0
+// The check of a filter call on views of a caller's buffers (DeviceImage::view) with a row pitch and an offset:
+// the output view holds the reference, every byte outside it and the whole input buffer are as they were, and
+// the call enqueued the expected number of packed copies.
+#pragma once
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <functional>
+#include <vector>
+
+#include "clfilters/device_image.hpp"
+#include "testing/callers_buffer.hpp"
+
+namespace clf::testing {
+
+// Layout of the two views, in pixels, and the packed copies the call is expected to enqueue (none where the
+// variant takes the views as they are, else one per pitched view).
+struct ViewLayout {
+  int in_offset, in_stride, out_offset, out_stride;
+  int copies;
+};
+
+// Runs `call` from a view of `in` to a poisoned view of its size, both laid out as `layout` says, and checks the
+// result against `want`.
+inline void expect_view_call(Context& ctx, const Image& in, const Image& want, const ViewLayout& layout,
+                             const std::function<std::vector<cl::Event>(const DeviceImage&, DeviceImage&)>& call) {
+  const int w = in.width, h = in.height, c = in.channels;
+  CallersBuffer src(ctx, in, layout.in_offset, layout.in_stride, 0x3C);
+  CallersBuffer dst(ctx, Image(w, h, c), layout.out_offset, layout.out_stride, 0xA5);  // poisoned
+  const auto in_view = DeviceImage::view(ctx, src.buffer(), w, h, c, std::size_t(layout.in_offset) * c,
+                                         std::size_t(layout.in_stride) * c);
+  auto out_view = DeviceImage::view(ctx, dst.buffer(), w, h, c, std::size_t(layout.out_offset) * c,
+                                    std::size_t(layout.out_stride) * c);
+  const auto events = call(in_view, out_view);
+  cl::Event::waitForEvents(events);
+  EXPECT_EQ(rect_copies(events), layout.copies);
+  std::vector<std::uint8_t> expected = dst.bytes;
+  for (int y = 0; y < h; ++y)
+    std::memcpy(expected.data() + (std::size_t(layout.out_offset) + std::size_t(layout.out_stride) * y) * c,
+                want.row(y), want.row_bytes());
+  const std::vector<std::uint8_t> got = dst.read(ctx);
+  ASSERT_EQ(got.size(), expected.size());
+  for (std::size_t i = 0; i < got.size(); ++i)
+    ASSERT_EQ(int(got[i]), int(expected[i])) << "first wrong byte " << i << " of the output buffer";
+  EXPECT_EQ(src.read(ctx), src.bytes) << "the input buffer changed";
+}
+
+}  // namespace clf::testing
