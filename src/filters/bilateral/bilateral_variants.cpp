@@ -326,6 +326,7 @@ Entry unrolled() {
         r, shape.local_x, shape.local_y, shape.block_x, shape.rows, shape.soft_exp,
         shape.soft_exp > 0 && unrolled_needs_clamp(params.sigma_spatial, params.sigma_range, r, c) ? 1 : 0,
         unrolled_expanded(params, c) ? 1 : 0, shape.table_taps, shape.int_exp, ctx.info().fast_math_options());
+    if (call.on_views()) plan.options += " -D PITCHED=1";
     const auto W = std::size_t(call.width), H = std::size_t(call.height);
     const auto per_x = std::size_t(shape.local_x * shape.block_x), per_y = std::size_t(shape.local_y * shape.rows);
     plan.passes = {{"bilateral_unrolled",
@@ -337,11 +338,15 @@ Entry unrolled() {
   e.enqueue = [](Context& ctx, const KernelPlan& plan, const BilateralCall& call, const TuningConfig&, ImageTarget& t) {
     const auto spatial_log2 = static_cast<cl_float>(kLog2e * gaussian_coefficient(call.params.sigma_spatial));
     const float range_scale = unrolled_range_scale(call.params.sigma_range);
-    set_kernel_args(kernel(ctx, plan), t.in.buffer, t.out.buffer, call.width, call.height,
-                    static_cast<int>(call.params.border.mode), constant_bits(call.params.border, call.channels),
-                    range_scale, 1.0f / range_scale, spatial_log2);
+    cl::Kernel& k = kernel(ctx, plan);
+    set_kernel_args(k, t.in.buffer, t.out.buffer, call.width, call.height, static_cast<int>(call.params.border.mode),
+                    constant_bits(call.params.border, call.channels), range_scale, 1.0f / range_scale, spatial_log2);
+    if (call.on_views())  // -D PITCHED=1's last arguments
+      set_kernel_args_from(k, 9, call.in_stride, call.out_stride, call.in_offset, call.out_offset);
     return launch_passes(ctx, plan, kKernelFile);
   };
+  // Scalar loads, and vector stores only where the input's and output's positions are aligned: any layout.
+  e.takes_views = [](const BilateralCall&) { return true; };
   return e;
 }
 

@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <ostream>
+
 #include "clfilters/epsilon.hpp"
 #include "testing/test_images.hpp"
 #include "testing/view_check.hpp"
@@ -16,6 +18,11 @@ struct EpsilonViewCase {
   int channels;
   testing::ViewLayout layout;
 };
+
+void PrintTo(const EpsilonViewCase& c, std::ostream* os) {
+  *os << fmt::format("{} c={} in {}+{} out {}+{}", c.variant, c.channels, c.layout.in_offset, c.layout.in_stride,
+                     c.layout.out_offset, c.layout.out_stride);
+}
 
 class EpsilonViews : public ::testing::TestWithParam<EpsilonViewCase> {};
 
