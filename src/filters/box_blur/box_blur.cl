@@ -475,6 +475,10 @@ __kernel void box_fused_sliding(__global const pix_t* src, __global pix_t* dst, 
 }
 
 // ---------------------------------------------------------------------------------------------
+// cpu_bands: for CPU devices, one work-item per band of rows (every channel count, every build).
+#include "box_blur_cpu_bands.cl"
+
+// ---------------------------------------------------------------------------------------------
 // The band variants (RGBA, -D ITEMS): fused_blocks, then fused_prefix, fused_packed and fused_wide.
 #if defined(ITEMS) && CHANNELS == 4
 #include "box_blur_fused_blocks.cl"
