@@ -108,7 +108,8 @@ typedef struct {
 
 // Eight window sums rounded; the result's low byte of each lane is the output (higher bits are garbage).
 __attribute__((always_inline)) inline uint8 cpu_round8(uint8 s, cpu_rounding rd) {
-  if (rd.how == CPU_ROUND_FLOAT) return as_uint8(fma(convert_float8(as_int8(s)), (float8)rd.inv_n, (float8)rd.bias) + 12582912.0f);
+  if (rd.how == CPU_ROUND_FLOAT)
+    return as_uint8(fma(convert_float8(as_int8(s)), (float8)rd.inv_n, (float8)rd.bias) + 12582912.0f);
   if (rd.how == CPU_ROUND_MAGIC)
     return convert_uint8((convert_ulong8((s << 1) + rd.twice_half) * (ulong)rd.magic) >> (ulong)(32 + rd.shift));
   return (s + (rd.n >> 1)) / rd.n;
@@ -163,10 +164,10 @@ __attribute__((always_inline)) inline void cpu_emit_row(__global const uint* win
 }
 
 // One band: rows y0 .. y0 + rows - 1.
-__attribute__((always_inline)) inline void cpu_band(__global const uchar* src, __global uchar* dst, int w, int h,
-                                                    int d, int mode, uint cval_bits, int y0, int rows,
-                                                    __global uint* cs, int lead, cpu_rounding rd, int in_stride,
-                                                    int in_off, int out_stride, int out_off) {
+__attribute__((always_inline)) inline void cpu_band(__global const uchar* src, __global uchar* dst, int w, int h, int d,
+                                                    int mode, uint cval_bits, int y0, int rows, __global uint* cs,
+                                                    int lead, cpu_rounding rd, int in_stride, int in_off,
+                                                    int out_stride, int out_off) {
   const int r = d / 2, n = w * CHANNELS, y1 = min(y0 + rows, h);
   __global uint* sums = cs + lead * CHANNELS;
   for (int i = 0; i < n; ++i) sums[i] = 0;
