@@ -475,8 +475,10 @@ __kernel void box_fused_sliding(__global const pix_t* src, __global pix_t* dst, 
 }
 
 // ---------------------------------------------------------------------------------------------
-// cpu_bands: for CPU devices, one work-item per band of rows (every channel count, every build).
+// cpu_bands: for CPU devices, one work-item per band of rows (both channel counts; not in the band builds).
+#ifndef ITEMS
 #include "box_blur_cpu_bands.cl"
+#endif
 
 // ---------------------------------------------------------------------------------------------
 // The band variants (RGBA, -D ITEMS): fused_blocks, then fused_prefix, fused_packed and fused_wide.

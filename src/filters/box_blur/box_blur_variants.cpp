@@ -3,6 +3,7 @@
 // ranges, and the enqueue (kernels in box_blur.cl and the files it includes).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <bit>
 #include <functional>
 #include <limits>
@@ -498,6 +499,9 @@ CpuBandsLayout cpu_bands_layout(const VariantInfo& info, const BoxBlurCall& call
   const int d = call.params.diameter, r = d / 2;
   CpuBandsLayout layout{};
   layout.rows = tunable_value(config, info, "rows");
+  // 0: d rows (each band first sums d rows; 2-core PoCL, d = 63: 64-128-row bands 15% ahead of 32), at least 32
+  // and at most an eighth of the image, so that the cores share at least 8 bands.
+  if (layout.rows == 0) layout.rows = std::max(32, std::min(d, call.height / 8));
   layout.bands = (call.height + layout.rows - 1) / layout.rows;
   layout.lead = int(round_up(std::size_t(r), 16));
   layout.stride = int(round_up(std::size_t(layout.lead + call.width + d - r) * std::size_t(call.channels), 16));
@@ -508,7 +512,7 @@ Entry cpu_bands() {
   Entry e{{"cpu_bands",
            "for CPUs: one work-item per band of rows; running column sums in a scratch row, then a running row "
            "window along it, 16 channels a vector step",
-           {{"rows", {32, 16, 64, 128, 8}, "rows per band (one work-item, one thread at a time)"}}}};
+           {{"rows", {0, 16, 32, 64, 128, 8}, "rows per band, one work-item each (0: from d and the height)"}}}};
   const VariantInfo info = e.info;
   e.unsupported = [info](const DeviceInfo& device, const BoxBlurCall& call, const TuningConfig& config) {
     return temporary_problem(device, "cpu_bands", cpu_bands_layout(info, call, config).bytes());
