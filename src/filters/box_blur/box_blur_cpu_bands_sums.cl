@@ -136,10 +136,11 @@ __attribute__((always_inline)) inline void FN(cpu_band)(__global const uchar* sr
   for (int j = 0; j < d; ++j)
     FN(cpu_add_row)(sums, cpu_row(src, y0 - r + j, h, mode, in_stride, in_off), n, cval_bits, 1);
   for (int y = y0; y < y1; ++y) {
-    if (y > y0)
-      FN(cpu_slide_rows)
-      (sums, cpu_row(src, y - r + d - 1, h, mode, in_stride, in_off),
-       cpu_row(src, y - r - 1, h, mode, in_stride, in_off), n, cval_bits);
+    if (y > y0) {
+      __global const uchar* enter = cpu_row(src, y - r + d - 1, h, mode, in_stride, in_off);
+      __global const uchar* leave = cpu_row(src, y - r - 1, h, mode, in_stride, in_off);
+      FN(cpu_slide_rows)(sums, enter, leave, n, cval_bits);
+    }
     FN(cpu_fill_halo)(sums, w, d, r, mode, cval_bits);
     FN(cpu_emit_row)(sums - r * CHANNELS, dst + ((long)out_off + (long)y * out_stride) * CHANNELS, w, d, rd);
   }
