@@ -89,11 +89,17 @@ __attribute__((always_inline)) inline void FN(cpu_emit_row)(__global const SUM* 
   for (; x + 4 <= w; x += 4) {
     __global const SUM* enter = win + (x + d) * 4;
     __global const SUM* leave = win + x * 4;
+#if CPU_SUM_BITS == 16
+    // The 16 deltas in one 16-bit subtraction: |delta| <= 255 d < 2^15.
+    const int16 delta = convert_int16(as_short16(SUMS16(enter) - SUMS16(leave)));
+#else
+    const int16 delta = as_int16(SUMS16(enter) - SUMS16(leave));
+#endif
     const uint4 o0 = s;
-    const uint4 o1 = o0 + (LOAD4(enter) - LOAD4(leave));
-    const uint4 o2 = o1 + (LOAD4(enter + 4) - LOAD4(leave + 4));
-    const uint4 o3 = o2 + (LOAD4(enter + 8) - LOAD4(leave + 8));
-    s = o3 + (LOAD4(enter + 12) - LOAD4(leave + 12));
+    const uint4 o1 = o0 + as_uint4(delta.s0123);
+    const uint4 o2 = o1 + as_uint4(delta.s4567);
+    const uint4 o3 = o2 + as_uint4(delta.s89ab);
+    s = o3 + as_uint4(delta.scdef);
     const uint16 q = (uint16)(cpu_round8((uint8)(o0, o1), rd), cpu_round8((uint8)(o2, o3), rd));
     *(__global cpu_uchar16_u*)(out + x * 4) = CPU_TO_BYTES(16, q);
   }
