@@ -519,7 +519,8 @@ Entry cpu_bands() {
   };
   e.plan = [info](Context&, const BoxBlurCall& call, const TuningConfig& config) {
     const CpuBandsLayout layout = cpu_bands_layout(info, call, config);
-    return KernelPlan{base_options(call), {{"box_cpu_bands", cl::NDRange(std::size_t(layout.bands)), cl::NDRange(1)}}};
+    return KernelPlan{base_options(call) + " -D CPU_BANDS=1",
+                      {{"box_cpu_bands", cl::NDRange(std::size_t(layout.bands)), cl::NDRange(1)}}};
   };
   e.enqueue = [info](Context& ctx, const KernelPlan& plan, const BoxBlurCall& call, const TuningConfig& config,
                      ImageTarget& t) {
