@@ -93,8 +93,8 @@ struct Timing {
 // profiling off (Context::set_profiling).
 double kernel_milliseconds(const std::vector<cl::Event>& events);
 
-// How a synchronous call waits for its commands: clFinish, or a flush and then polling the last event's
-// status (a busy wait: one host core spins, and a short call can return sooner than clFinish lets it).
+// How a synchronous call waits: clFinish, or a flush and then polling the last event's status (a busy wait: one
+// host core spins, a short call can return sooner than clFinish lets it; on a CPU device, clFinish as well).
 enum class WaitMode { finish, spin };
 // Waits until the commands behind `events` (enqueued in order on ctx.queue()) have completed.
 void wait_for(Context& ctx, const std::vector<cl::Event>& events, WaitMode mode);

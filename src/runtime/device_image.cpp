@@ -191,7 +191,10 @@ void unpack_output(Context& ctx, const DeviceImage& packed, const DeviceImage& v
 }
 
 void wait_for(Context& ctx, const std::vector<cl::Event>& events, WaitMode mode) {
-  if (mode == WaitMode::finish || events.empty()) {
+  // On a CPU device a polling host thread takes a core from the device's own threads (PoCL on 2 cores: a 1080p
+  // box blur call 13.9 ms polling, 7.3 ms in clFinish, its kernel 6.9 ms).
+  const bool cpu = (ctx.info().type & CL_DEVICE_TYPE_CPU) != 0;
+  if (mode == WaitMode::finish || events.empty() || cpu) {
     check_cl(ctx.queue().finish(), "clFinish");
     return;
   }

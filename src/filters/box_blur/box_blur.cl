@@ -6,6 +6,7 @@
 //   -D CHANNELS=1|4        grey (uchar per pixel) or RGBA (one packed uint per pixel)
 //   -D HSUM_WIDE=1         separable intermediates in 32 bits (needed when d > 257)
 //   -D USE_INTEL_SUBGROUPS  block4x4 uses cl_intel_subgroups block reads/writes (seed 004)
+//   -D CPU_BANDS=1         adds cpu_bands' kernel (box_blur_cpu_bands.cl)
 // Per-call values (size, diameter, border) are kernel arguments so one build serves every call.
 // Sums stay below 2^32 for d <= 4095 (d*d*255 + d*d/2), which the host enforces.
 
@@ -473,6 +474,13 @@ __kernel void box_fused_sliding(__global const pix_t* src, __global pix_t* dst, 
   for (int c = lx; c < tw; c += L)
     if (gx0 + c < w) out[c] = row_out[SKEW(c)];
 }
+
+// ---------------------------------------------------------------------------------------------
+// cpu_bands: for CPU devices, one work-item per band of rows (its own build, -D CPU_BANDS=1, so that a refused
+// build of it leaves the plain variants' build to fall back to).
+#if CPU_BANDS
+#include "box_blur_cpu_bands.cl"
+#endif
 
 // ---------------------------------------------------------------------------------------------
 // The band variants (RGBA, -D ITEMS): fused_blocks, then fused_prefix, fused_packed and fused_wide.

@@ -114,10 +114,11 @@ BlocksShape box_packed_shape(const VariantInfo& v, const TuningConfig& config, i
 // fused_prefix's 0.210 ms, d=15 0.228 against 0.266), fused_wide up to d = 64 (d=31 0.231 against
 // fused_prefix's 0.295, d=63 0.274 against 0.341), then fused_prefix from d = 11 on, fused_blocks below
 // (H200 8k at default tunables, d=3 0.242 against 0.262 ms, d=11 0.296 against 0.291, d=63 0.598 against
-// 0.357). CPUs (PoCL 3.1, 2 cores, 1080p, at default tunables): RGBA fused_packed where it applies (d <= 15), then
-// fused_prefix up to d = 64, 1.5-2.5x faster than separable_sliding (d = 9 8.7-11.7 against 17.2-19.0 ms,
-// d = 31 fused_prefix 15.4-15.6 against 22.4-26.1); grey, and wider windows (not measured), block4x4 for
-// d <= 3, else separable_sliding.
+// 0.357). CPUs (PoCL 3.1, 2 cores, 1080p, at default tunables): cpu_bands, written for them, for every call it
+// takes (RGBA d = 9 1.3-2.6 ms against fused_packed's 10.6-20.7, d = 63 1.7-2.7 against fused_prefix's 24-35;
+// grey d = 9 1.3 against separable_sliding's 9.8-14); past its scratch's allocation, the rule before it: RGBA
+// fused_packed (d <= 15), then fused_prefix up to d = 64; grey and wider windows block4x4 for d <= 3, else
+// separable_sliding.
 std::string box_blur_auto_variant(const DeviceInfo& device, const BoxBlurParams& params, int width, int height,
                                   int channels) {
   auto supported = [&](const char* v) { return !box_blur_unsupported(device, v, params, width, height, channels); };
@@ -125,9 +126,11 @@ std::string box_blur_auto_variant(const DeviceInfo& device, const BoxBlurParams&
     for (const char* v : {"fused_packed", "fused_wide", params.diameter >= 11 ? "fused_prefix" : "fused_blocks",
                           "fused_blocks", "fused_sliding"})
       if (supported(v)) return v;
-  } else if (params.diameter <= 64) {
-    for (const char* v : {"fused_packed", "fused_prefix"})
-      if (supported(v)) return v;
+  } else {
+    if (supported("cpu_bands")) return "cpu_bands";
+    if (params.diameter <= 64)
+      for (const char* v : {"fused_packed", "fused_prefix"})
+        if (supported(v)) return v;
   }
   if (params.diameter <= 3) return "block4x4";
   return supported("separable_sliding") ? "separable_sliding" : "block4x4";

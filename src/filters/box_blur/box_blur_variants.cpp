@@ -3,6 +3,7 @@
 // ranges, and the enqueue (kernels in box_blur.cl and the files it includes).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <bit>
 #include <functional>
 #include <limits>
@@ -487,6 +488,56 @@ Entry packed_window(VariantInfo info, bool wide) {
        true});
 }
 
+// cpu_bands' scratch: one row of column sums per band, `lead` pixels before the w columns (r rounded up to 16, so
+// the columns' vectors stay aligned), d - 1 - r halo pixels after them and one spare; rows 16 uints apart.
+struct CpuBandsLayout {
+  int rows, bands, lead, stride;
+  std::size_t bytes() const { return std::size_t(bands) * std::size_t(stride) * 4; }
+};
+
+CpuBandsLayout cpu_bands_layout(const VariantInfo& info, const BoxBlurCall& call, const TuningConfig& config) {
+  const int d = call.params.diameter, r = d / 2;
+  CpuBandsLayout layout{};
+  layout.rows = tunable_value(config, info, "rows");
+  // 0: d rows (each band first sums d rows; 2-core PoCL, d = 63: 64-128-row bands 15% ahead of 32), at least 32
+  // and at most an eighth of the image, so that the cores share at least 8 bands.
+  if (layout.rows == 0) layout.rows = std::max(32, std::min(d, call.height / 8));
+  layout.bands = (call.height + layout.rows - 1) / layout.rows;
+  layout.lead = int(round_up(std::size_t(r), 16));
+  layout.stride = int(round_up(std::size_t(layout.lead + call.width + d - r) * std::size_t(call.channels), 16));
+  return layout;
+}
+
+Entry cpu_bands() {
+  Entry e{{"cpu_bands",
+           "for CPUs: one work-item per band of rows; running column sums in a scratch row, then a running row "
+           "window along it, 16 channels a vector step",
+           {{"rows", {0, 16, 32, 64, 128, 8}, "rows per band, one work-item each (0: from d and the height)"}}}};
+  const VariantInfo info = e.info;
+  e.unsupported = [info](const DeviceInfo& device, const BoxBlurCall& call, const TuningConfig& config) {
+    return temporary_problem(device, "cpu_bands", cpu_bands_layout(info, call, config).bytes());
+  };
+  e.plan = [info](Context&, const BoxBlurCall& call, const TuningConfig& config) {
+    const CpuBandsLayout layout = cpu_bands_layout(info, call, config);
+    return KernelPlan{base_options(call) + " -D CPU_BANDS=1",
+                      {{"box_cpu_bands", cl::NDRange(std::size_t(layout.bands)), cl::NDRange(1)}}};
+  };
+  e.enqueue = [info](Context& ctx, const KernelPlan& plan, const BoxBlurCall& call, const TuningConfig& config,
+                     ImageTarget& t) {
+    const CpuBandsLayout layout = cpu_bands_layout(info, call, config);
+    cl::Buffer& scratch = ctx.scratch_buffer("box_blur.cpu_bands", layout.bytes());
+    const Rounding r(call.params.diameter);
+    const bool views = call.on_views();
+    set_args(kernel(ctx, plan, 0), call, t, layout.rows, scratch, layout.stride, layout.lead, r.inv_n, r.bias,
+             r.twice_half, r.magic, r.shift, views ? call.in_stride : call.width, views ? call.in_offset : 0,
+             views ? call.out_stride : call.width, views ? call.out_offset : 0);
+    return launch_passes(ctx, plan, kKernelFile);
+  };
+  // Row pointers from the strides and offsets: any layout of whole pixels, at no cost.
+  e.takes_views = [](const BoxBlurCall&) { return true; };
+  return e;
+}
+
 }  // namespace
 
 const ImageTable<BoxBlurParams>& box_blur_table() {
@@ -511,7 +562,8 @@ const ImageTable<BoxBlurParams>& box_blur_table() {
             "RGBA, 2 <= d <= 64: fused_packed for wide windows, each kept as whole 32-bit words plus the "
             "sum of their high lanes, the first one from published block sums (built per d)",
             per_d_band_tunables({128, 120, 64, 144, 96, 32, 160, 48, 16, 8, 12, 24, 10, 14, 20}, {1, 2, 4}, 0, 0)},
-           true)});
+           true),
+       cpu_bands()});
   return table;
 }
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The box blur on views of the caller's buffers (DeviceImage::view) with a row pitch and an offset: the band
-// variants and separable_sliding read and write them as they are (their PITCHED builds), every other case goes
-// through packed copies; both against the CPU reference, with every byte outside the output view left as it was.
+// variants and separable_sliding (their PITCHED builds) and cpu_bands read and write them as they are, every other case
+// goes through packed copies; both against the CPU reference, with every byte outside the output view left as it was.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -79,7 +79,9 @@ INSTANTIATE_TEST_SUITE_P(
         ViewCase{"fused_packed", 4, 9, 3, 67, 16, 80, 2}, ViewCase{"fused_blocks", 4, 9, 8, 72, 16, 80, 2},
         ViewCase{"local_tile", 1, 9, 8, 72, 16, 80, 2},
         // separable_sliding, scalar accesses: any whole-pixel layout, grey and RGBA.
-        ViewCase{"separable_sliding", 1, 9, 3, 67, 16, 80, 0}, ViewCase{"separable_sliding", 4, 16, 0, 64, 5, 71, 0}),
+        ViewCase{"separable_sliding", 1, 9, 3, 67, 16, 80, 0}, ViewCase{"separable_sliding", 4, 16, 0, 64, 5, 71, 0},
+        // cpu_bands, row pointers from the layout: any whole-pixel layout, grey and RGBA.
+        ViewCase{"cpu_bands", 1, 9, 3, 67, 16, 80, 0}, ViewCase{"cpu_bands", 4, 31, 5, 71, 3, 67, 0}),
     [](const auto& test) {
       const ViewCase& c = test.param;
       return fmt::format("{}_c{}_d{}_in{}x{}_out{}x{}", c.variant, c.channels, c.d, c.in_offset, c.in_stride,
