@@ -33,10 +33,10 @@ struct DeviceImage {
   // A view of the caller's buffer, which must belong to ctx's context; retained while the view lives. Throws
   // std::invalid_argument for a buffer of another context, a pitch below a row, or a buffer smaller than the
   // view reaches. Filters take views as they take their own images: a packed view with no copy; a pitched or
-  // offset one in place where the variant reads the layout itself (the box blur's separable_sliding, and its RGBA
-  // fused_prefix, fused_packed and fused_wide for rows and offsets of whole 8-pixel blocks; Sobel's buffer variants,
-  // row_tile and strip where docs/variants.md says; epsilon's regblock; the bilateral unrolled), else through a packed
-  // copy on the device (clEnqueueCopyBufferRect), in and out.
+  // offset one in place where the variant reads the layout itself (the box blur's separable_sliding, fused_sliding and
+  // cpu_bands, and its RGBA fused_prefix, fused_packed and fused_wide for rows and offsets of whole 8-pixel blocks;
+  // Sobel's buffer variants, row_tile and strip where docs/variants.md says; epsilon's regblock; the bilateral
+  // unrolled), else through a packed copy on the device (clEnqueueCopyBufferRect), in and out.
   static DeviceImage view(Context& ctx, cl_mem buffer, int width, int height, int channels, std::size_t offset = 0,
                           std::size_t row_pitch = 0);
   // A packed image over host memory at `data` (buffer_over_host). The memory must outlive the image.

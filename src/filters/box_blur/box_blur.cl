@@ -287,9 +287,9 @@ __kernel void box_from_pair_sums(__global const pair_t* pairs, __global pix_t* d
 
 // ---------------------------------------------------------------------------------------------
 // separable_sliding: a row pass and a column pass with running sums, O(1) per pixel for any d.
-// -D PITCHED=1 (not from a seed): the input's and output's rows in_stride and out_stride pixels apart from pixel
-// in_off and out_off on, the caller's views as they are (see box_blur_bands.cl); without it the code is the packed
-// build's token for token.
+// -D PITCHED=1 (not from a seed; separable_sliding and fused_sliding): the input's and output's rows in_stride and
+// out_stride pixels apart from pixel in_off and out_off on, the caller's views as they are (see box_blur_bands.cl);
+// without it the code is the packed build's token for token.
 #if PITCHED
 #define IN_PITCH_ARGS , int in_stride, int in_off
 #define OUT_PITCH_ARGS , int out_stride, int out_off
@@ -425,7 +425,7 @@ inline acc_t magic_round_div(acc_t s, uint twice_half, uint magic, uint shift) {
 
 __kernel void box_fused_sliding(__global const pix_t* src, __global pix_t* dst, int w, int h, int d, int mode,
                                 uint cval_bits, int items, int strip, uint twice_half, uint magic, uint shift,
-                                __local csum_t* cs, __local pix_t* row_out) {
+                                __local csum_t* cs, __local pix_t* row_out IN_PITCH_ARGS OUT_PITCH_ARGS) {
   const int lx = get_local_id(0), L = get_local_size(0);
   const int tw = L * items;
   const int gx0 = get_group_id(0) * tw;
@@ -438,7 +438,7 @@ __kernel void box_fused_sliding(__global const pix_t* src, __global pix_t* dst, 
     csum_t s = 0;
     for (int k = 0; k < d; ++k) {
       const int yy = border_index(y0 - r + k, h, mode);
-      s += TO_CSUM((xx < 0 || yy < 0) ? cval : src[yy * w + xx]);
+      s += TO_CSUM((xx < 0 || yy < 0) ? cval : src[IN_ROW(yy) + xx]);
     }
     cs[SKEW(c)] = s;
   }
@@ -449,12 +449,12 @@ __kernel void box_fused_sliding(__global const pix_t* src, __global pix_t* dst, 
     if (y > y0) {
       // Store row y - 1 and move every column sum down to row y.
       const int y_in = border_index(y - r + d - 1, h, mode), y_out = border_index(y - r - 1, h, mode);
-      __global pix_t* out = dst + (y - 1) * w + gx0;
+      __global pix_t* out = dst + OUT_AT((y - 1), gx0);
       for (int c = lx; c < ncols; c += L) {
         if (c < tw && gx0 + c < w) out[c] = row_out[SKEW(c)];
         const int xx = border_index(gx0 - r + c, w, mode);
-        const pix_t p_in = (xx < 0 || y_in < 0) ? cval : src[y_in * w + xx];
-        const pix_t p_out = (xx < 0 || y_out < 0) ? cval : src[y_out * w + xx];
+        const pix_t p_in = (xx < 0 || y_in < 0) ? cval : src[IN_ROW(y_in) + xx];
+        const pix_t p_out = (xx < 0 || y_out < 0) ? cval : src[IN_ROW(y_out) + xx];
         // Lanes stay >= 0 when the leaving pixel is subtracted last: it is part of the sum.
         cs[SKEW(c)] = cs[SKEW(c)] + TO_CSUM(p_in) - TO_CSUM(p_out);
       }
@@ -470,7 +470,7 @@ __kernel void box_fused_sliding(__global const pix_t* src, __global pix_t* dst, 
     }
     barrier(CLK_LOCAL_MEM_FENCE);
   }
-  __global pix_t* out = dst + (y1 - 1) * w + gx0;
+  __global pix_t* out = dst + OUT_AT((y1 - 1), gx0);
   for (int c = lx; c < tw; c += L)
     if (gx0 + c < w) out[c] = row_out[SKEW(c)];
 }

@@ -341,6 +341,7 @@ Entry fused_sliding() {
     const std::size_t tw = std::size_t(shape.local_x) * std::size_t(shape.items);
     const std::size_t groups_x = (std::size_t(call.width) + tw - 1) / tw;
     const std::size_t groups_y = (std::size_t(call.height) + shape.strip - 1) / std::size_t(shape.strip);
+    if (call.on_views()) options += " -D PITCHED=1";
     return KernelPlan{options,
                       {{"box_fused_sliding", cl::NDRange(groups_x * shape.local_x, groups_y),
                         cl::NDRange(std::size_t(shape.local_x), 1)}}};
@@ -350,9 +351,16 @@ Entry fused_sliding() {
     const int d = call.params.diameter;
     const FusedShape shape = box_fused_shape(ctx.info(), info, config, d, call.channels);
     const Rounding r(d);
-    return launch_with_args(ctx, plan, call, t, shape.items, shape.strip, r.twice_half, r.magic, r.shift,
-                            cl::Local(shape.column_sum_bytes), cl::Local(shape.row_out_bytes));
+    cl::Kernel& k = kernel(ctx, plan, 0);
+    set_args(k, call, t, shape.items, shape.strip, r.twice_half, r.magic, r.shift, cl::Local(shape.column_sum_bytes),
+             cl::Local(shape.row_out_bytes));
+    if (call.on_views())  // -D PITCHED=1's last arguments (IN_PITCH_ARGS, OUT_PITCH_ARGS)
+      set_kernel_args_from(k, k.getInfo<CL_KERNEL_NUM_ARGS>() - 4, call.in_stride, call.in_offset, call.out_stride,
+                           call.out_offset);
+    return launch_passes(ctx, plan, kKernelFile);
   };
+  // Scalar loads and stores: any whole-pixel layout, grey or RGBA.
+  e.takes_views = [](const BoxBlurCall&) { return true; };
   return e;
 }
 

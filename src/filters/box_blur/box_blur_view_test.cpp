@@ -78,8 +78,9 @@ INSTANTIATE_TEST_SUITE_P(
         // Not whole 8-pixel blocks, or a variant without a pitched build: through packed copies.
         ViewCase{"fused_packed", 4, 9, 3, 67, 16, 80, 2}, ViewCase{"fused_blocks", 4, 9, 8, 72, 16, 80, 2},
         ViewCase{"local_tile", 1, 9, 8, 72, 16, 80, 2},
-        // separable_sliding, scalar accesses: any whole-pixel layout, grey and RGBA.
+        // separable_sliding and fused_sliding, scalar accesses: any whole-pixel layout, grey and RGBA.
         ViewCase{"separable_sliding", 1, 9, 3, 67, 16, 80, 0}, ViewCase{"separable_sliding", 4, 16, 0, 64, 5, 71, 0},
+        ViewCase{"fused_sliding", 1, 9, 3, 67, 5, 71, 0}, ViewCase{"fused_sliding", 4, 4, 0, 64, 7, 69, 0},
         // cpu_bands, row pointers from the layout: any whole-pixel layout, grey and RGBA.
         ViewCase{"cpu_bands", 1, 9, 3, 67, 16, 80, 0}, ViewCase{"cpu_bands", 4, 31, 5, 71, 3, 67, 0}),
     [](const auto& test) {
