@@ -457,7 +457,8 @@ __kernel __attribute__((reqd_work_group_size(LOCAL_X, LOCAL_Y, 1))) void bilater
         const uint4 alpha = *(__global const uint4*)(src + at + m) & 0xFF000000u;
         *(__global uint4*)(dst + UR_OUT_AT + m) = (uint4)(q[m], q[m + 1], q[m + 2], q[m + 3]) | alpha;
 #else
-        *(__global uchar4*)(dst + UR_OUT_AT + m) = (uchar4)((uchar)q[m], (uchar)q[m + 1], (uchar)q[m + 2], (uchar)q[m + 3]);
+        *(__global uchar4*)(dst + UR_OUT_AT + m) =
+            (uchar4)((uchar)q[m], (uchar)q[m + 1], (uchar)q[m + 2], (uchar)q[m + 3]);
 #endif
       }
       continue;

@@ -176,8 +176,7 @@ __kernel __attribute__((reqd_work_group_size(RB_LX, RB_LY, 1))) void eps_regbloc
 #endif
     for (int ty0 = 0; ty0 < RB_FH; ty0 += RB_LY) {
       const int ty = ty0 + ly, gy = gy0 - RB_R + ty;
-      __global const pix_t* row =
-          interior ? src + gy * RB_IN_STRIDE : border_row(src, gy, RB_IN_STRIDE, h, mode);
+      __global const pix_t* row = interior ? src + gy * RB_IN_STRIDE : border_row(src, gy, RB_IN_STRIDE, h, mode);
 #if RB_UNROLL
 #pragma unroll
 #else
