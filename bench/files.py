@@ -16,7 +16,10 @@ the rounded mean with the replicate border (its default), as cv2.blur is on 8-bi
 outputs must be identical pixel for pixel; the JPEG outputs are compared by PSNR (clfilters writes 4:4:4 at
 quality >= 90, OpenCV 4:2:0).
 
-Usage: python3 bench/files.py [--cli build/release/tools/clfilters] [--runs 5] [--diameter 9]
+With --batch N, also N copies of each input in one process on both sides: `clfilters box-blur IN... -o DIR`
+against the script looping over the files (its Python and cv2 start once too).
+
+Usage: python3 bench/files.py [--cli build/release/tools/clfilters] [--runs 5] [--diameter 9] [--batch 8]
 Needs OpenCV for Python (Debian: apt-get install python3-opencv); if this Python lacks cv2, the script
 runs itself again under /usr/bin/python3.
 """
@@ -47,6 +50,15 @@ if not cv2.imwrite(sys.argv[2], out):
     sys.exit("cv2.imwrite failed")
 """
 
+OPENCV_BATCH_SCRIPT = """
+import os, sys, cv2
+d, folder = int(sys.argv[1]), sys.argv[2]
+for path in sys.argv[3:]:
+    out = cv2.blur(cv2.imread(path, cv2.IMREAD_COLOR), (d, d), borderType=cv2.BORDER_REPLICATE)
+    if not cv2.imwrite(os.path.join(folder, os.path.basename(path)), out):
+        sys.exit("cv2.imwrite failed")
+"""
+
 
 def make_input(folder, width, height):
     src = cv2.imread(os.path.join(REPO, "data", "astronaut.jpg"), cv2.IMREAD_COLOR)
@@ -73,6 +85,35 @@ def psnr(a, b):
     return float("inf") if mse == 0 else 10 * np.log10(255.0**2 / mse)
 
 
+def time_batch(args, folder, source, case, ext, d, size):
+    """N copies of `source`, each side in one process; the outputs must agree as the single files do."""
+    batch = os.path.join(folder, f"batch-{case}")
+    os.makedirs(batch, exist_ok=True)
+    files = []
+    for i in range(args.batch):
+        files.append(os.path.join(batch, f"{i}.{ext}"))
+        if not os.path.exists(files[-1]):
+            os.link(source, files[-1])
+    out_clf, out_cv = os.path.join(folder, f"clf-{case}"), os.path.join(folder, f"cv-{case}")
+    os.makedirs(out_cv, exist_ok=True)
+    clf = [args.cli, "box-blur", *files, "-o", out_clf, "--diameter", d, *args.clfilters_args.split()]
+    ocv = [sys.executable, "-c", OPENCV_BATCH_SCRIPT, d, out_cv, *files]
+    timed(clf), timed(ocv)
+    times = {"clf": [], "cv": []}
+    for _ in range(args.runs):
+        times["clf"].append(timed(clf))
+        times["cv"].append(timed(ocv))
+    first = os.path.basename(files[0])
+    a = cv2.imread(os.path.join(out_clf, first), cv2.IMREAD_COLOR)
+    b = cv2.imread(os.path.join(out_cv, first), cv2.IMREAD_COLOR)
+    agree = ("identical" if np.array_equal(a, b) else "DIFFER") if case == "png" else f"PSNR {psnr(a, b):.1f} dB"
+    t_clf, t_cv = statistics.median(times["clf"]), statistics.median(times["cv"])
+    size_clf = sum(os.path.getsize(os.path.join(out_clf, os.path.basename(f))) for f in files)
+    size_cv = sum(os.path.getsize(os.path.join(out_cv, os.path.basename(f))) for f in files)
+    return (f"{args.batch} x {case} {size} d={d}, one process", t_clf, t_cv, t_clf / t_cv, size_clf, size_cv, agree,
+            min(times["clf"]), max(times["clf"]), min(times["cv"]), max(times["cv"]))
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--cli", default=os.path.join(REPO, "build", "release", "tools", "clfilters"))
@@ -81,6 +122,7 @@ def main():
     p.add_argument("--size", default="3840x2160")
     p.add_argument("--cases", default="jpeg,png")
     p.add_argument("--clfilters-args", default="", help="extra arguments for clfilters, e.g. '--device pocl'")
+    p.add_argument("--batch", type=int, default=0, help="also time N copies of each input in one process")
     args = p.parse_args()
     width, height = (int(v) for v in args.size.split("x"))
     if not os.access(args.cli, os.X_OK):
@@ -109,6 +151,8 @@ def main():
             rows.append((f"{case} {width}x{height} d={d}", t_clf, t_cv, t_clf / t_cv, os.path.getsize(out_clf),
                          os.path.getsize(out_cv), agree, min(times["clf"]), max(times["clf"]), min(times["cv"]),
                          max(times["cv"])))
+            if args.batch > 0:
+                rows.append(time_batch(args, folder, inputs[case], case, ext, d, f"{width}x{height}"))
 
     print(f"clfilters: {args.cli}; OpenCV {cv2.__version__} ({cv2.getNumThreads()} threads); "
           f"median of {args.runs} interleaved runs, wall time of the whole process")
