@@ -27,36 +27,6 @@ using testing::SizeCase;
 
 // ---- the reference against the formula ------------------------------------------------------------
 
-// Straight from docs/SPEC.md, one exp per tap: the exact (unrounded) weighted mean of every colour sample;
-// alpha samples hold the centre's alpha.
-std::vector<double> brute_force_means(const Image& in, const BilateralParams& p) {
-  const int w = in.width, h = in.height, c = in.channels, r = bilateral_radius(p);
-  const int colours = c == 4 ? 3 : 1;
-  const auto src = in.samples<std::uint8_t>();
-  std::vector<double> means(src.size());
-  auto sample = [&](int x, int y, int ch) -> double {
-    const int xx = border_index(x, w, p.border.mode), yy = border_index(y, h, p.border.mode);
-    return (xx < 0 || yy < 0) ? p.border.value : src[(std::size_t(yy) * w + xx) * c + ch];
-  };
-  for (int y = 0; y < h; ++y)
-    for (int x = 0; x < w; ++x) {
-      double sum[3] = {0, 0, 0}, wsum = 0;
-      for (int dy = -r; dy <= r; ++dy)
-        for (int dx = -r; dx <= r; ++dx) {
-          double dist2 = 0;
-          for (int ch = 0; ch < colours; ++ch) dist2 += std::pow(sample(x + dx, y + dy, ch) - sample(x, y, ch), 2);
-          const double weight = std::exp(-(dx * dx + dy * dy) / (2 * p.sigma_spatial * p.sigma_spatial) -
-                                         dist2 / (2 * p.sigma_range * p.sigma_range));
-          for (int ch = 0; ch < colours; ++ch) sum[ch] += weight * sample(x + dx, y + dy, ch);
-          wsum += weight;
-        }
-      const std::size_t at = (std::size_t(y) * w + x) * c;
-      for (int ch = 0; ch < colours; ++ch) means[at + ch] = sum[ch] / wsum;
-      if (c == 4) means[at + 3] = src[at + 3];
-    }
-  return means;
-}
-
 TEST(BilateralReference, MatchesTheFormulaEvaluatedByBruteForce) {
   std::size_t checked = 0, near_ties = 0;
   for (auto [w, h] : {std::pair{1, 1}, {5, 3}, {13, 9}, {4, 17}})

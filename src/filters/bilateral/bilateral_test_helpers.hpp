@@ -5,13 +5,16 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <iostream>
 #include <map>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "clfilters/bilateral.hpp"
+#include "clfilters/border.hpp"
 #include "clfilters/runtime.hpp"
 #include "testing/test_images.hpp"
 
@@ -76,5 +79,42 @@ inline Image run_device(const std::string& variant, DeviceImage& d_in, const Bil
 // 1x1 RGBA image one tie already makes it 0.25.
 constexpr double kMaxMeanDifference = 0.05;
 constexpr std::size_t kMinSamplesForMean = 1000;
+
+// docs/SPEC.md's formula with one exp per tap, written from the definitions: taps with dx^2 + dy^2 <= r^2 for
+// the disk, and (|dR| + |dG| + |dB|)^2 as the squared colour distance for l1. The exact (unrounded) mean of
+// every colour sample; alpha samples hold the input's alpha.
+inline std::vector<double> brute_force_means(const Image& in, const BilateralParams& p) {
+  const int w = in.width, h = in.height, c = in.channels, r = bilateral_radius(p);
+  const int colours = c == 4 ? 3 : 1;
+  const auto src = in.samples<std::uint8_t>();
+  auto sample = [&](int x, int y, int ch) -> double {
+    const int xx = border_index(x, w, p.border.mode), yy = border_index(y, h, p.border.mode);
+    return (xx < 0 || yy < 0) ? p.border.value : src[(std::size_t(yy) * w + xx) * c + ch];
+  };
+  std::vector<double> means(src.size());
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x) {
+      double sum[3] = {0, 0, 0}, wsum = 0;
+      for (int dy = -r; dy <= r; ++dy)
+        for (int dx = -r; dx <= r; ++dx) {
+          if (p.window == BilateralWindow::disk && std::hypot(dx, dy) > r) continue;
+          double l1 = 0, l2 = 0;
+          for (int ch = 0; ch < colours; ++ch) {
+            const double diff = sample(x + dx, y + dy, ch) - sample(x, y, ch);
+            l1 += std::fabs(diff);
+            l2 += diff * diff;
+          }
+          const double distance2 = p.distance == BilateralDistance::l1 ? l1 * l1 : l2;
+          const double weight = std::exp(-(dx * dx + dy * dy) / (2 * p.sigma_spatial * p.sigma_spatial) -
+                                         distance2 / (2 * p.sigma_range * p.sigma_range));
+          for (int ch = 0; ch < colours; ++ch) sum[ch] += weight * sample(x + dx, y + dy, ch);
+          wsum += weight;
+        }
+      const std::size_t at = (std::size_t(y) * w + x) * c;
+      for (int ch = 0; ch < colours; ++ch) means[at + ch] = sum[ch] / wsum;
+      if (c == 4) means[at + 3] = src[at + 3];
+    }
+  return means;
+}
 
 }  // namespace clf::bilateral_testing
