@@ -42,12 +42,6 @@ struct DeviceImage {
   // A packed image over host memory at `data` (buffer_over_host). The memory must outlive the image.
   static DeviceImage over_host(Context& ctx, void* data, int width, int height, int channels, bool upload);
   Image download(Context& ctx) const;
-  // Blocking copy of the image's pixels, packed, to `data` (byte_size() bytes); where the image is that memory
-  // (over_host on a CPU device), only makes the device's writes visible there (read_to_host).
-  void download_to(Context& ctx, void* data) const;
-
- private:
-  void read_into(Context& ctx, void* data) const;  // blocking read of the view's pixels, packed, into `data`
 };
 
 // Host memory the kernels may use in place must be aligned to 16 bytes: the widest type they access through a

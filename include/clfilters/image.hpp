@@ -106,10 +106,6 @@ struct Image {
 Image to_filter_layout(const Image& image);
 // `image` itself when it is already in that layout, else its converted copy, kept in `converted`.
 const Image& in_filter_layout(const Image& image, Image& converted);
-// The channels of that layout: 1 for grey, else 4.
-constexpr int filter_layout_channels(int channels) {
-  return channels == 1 ? 1 : 4;
-}
 // Back from that layout: keeps the first `channels` channels (RGBA -> RGB drops alpha).
 Image from_filter_layout(const Image& image, int channels);
 

@@ -51,14 +51,14 @@ Image filter_host_image(Context& ctx, const Image& input,
                                                   input.height, input.channels, true);
   DeviceImage d_out = DeviceImage::over_host(ctx, result.data.data(), input.width, input.height, input.channels, false);
   for (cl::Event& e : call(d_in, d_out)) events.push_back(std::move(e));
-  d_out.download_to(ctx, result.data.data());
+  read_to_host(ctx, d_out.buffer, result.data.data(), d_out.byte_size());
   return result;
 }
 
-Image filter_host_image_alpha_apart(Context& ctx, const Image& input,
-                                    const std::function<std::vector<cl::Event>(const DeviceImage&, DeviceImage&)>& call,
-                                    std::vector<cl::Event>& events) {
-  if (input.channels != 2) {
+Image filter_host_image(Context& ctx, const Image& input, Alpha alpha,
+                        const std::function<std::vector<cl::Event>(const DeviceImage&, DeviceImage&)>& call,
+                        std::vector<cl::Event>& events) {
+  if (input.channels != 2 || alpha == Alpha::filtered) {
     Image converted;
     Image result = filter_host_image(ctx, in_filter_layout(input, converted), call, events);
     return result.channels == input.channels ? result : from_filter_layout(result, input.channels);

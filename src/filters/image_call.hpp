@@ -92,16 +92,19 @@ cl_uint constant_bits(const Border& border, int channels);
 Image filter_host_image(Context& ctx, const Image& input,
                         const std::function<std::vector<cl::Event>(const DeviceImage&, DeviceImage&)>& call,
                         std::vector<cl::Event>& events);
-// The same from any 8-bit image of 1 to 4 channels, for filters that keep alpha out of their arithmetic
-// (epsilon, bilateral): grey+alpha is filtered as its grey plane with alpha copied; RGB travels as RGBA with
-// alpha 255, dropped on the way out.
-Image filter_host_image_alpha_apart(Context& ctx, const Image& input,
-                                    const std::function<std::vector<cl::Event>(const DeviceImage&, DeviceImage&)>& call,
-                                    std::vector<cl::Event>& events);
-// The channels the device call of filter_host_image_alpha_apart gets for `channels`.
-constexpr int alpha_apart_channels(int channels) {
-  return channels <= 2 ? 1 : 4;
+// How a filter treats a fourth channel: filtered like the colours (box blur), or kept out of the arithmetic and
+// copied (epsilon, bilateral).
+enum class Alpha { filtered, kept_apart };
+// The channels the device call gets for an 8-bit image of `channels`: grey (and, kept apart, grey+alpha) as 1, the
+// rest as RGBA.
+constexpr int device_channels(int channels, Alpha alpha) {
+  return channels == 1 || (channels == 2 && alpha == Alpha::kept_apart) ? 1 : 4;
 }
+// filter_host_image from any 8-bit image of 1 to 4 channels: RGB travels as RGBA with alpha 255, dropped on the way
+// out; grey+alpha as RGBA, or, with alpha kept apart, as its grey plane with alpha copied.
+Image filter_host_image(Context& ctx, const Image& input, Alpha alpha,
+                        const std::function<std::vector<cl::Event>(const DeviceImage&, DeviceImage&)>& call,
+                        std::vector<cl::Event>& events);
 
 // Times a host-to-host call from its construction to finish() (Timing; SPEC "Total time"): layout conversions,
 // upload, kernels and download, not the program builds before it.
@@ -242,6 +245,25 @@ std::vector<cl::Event> enqueue_image_call(Context& ctx, const ImageFilterApi<P>&
           return run(plan_call(ctx, api.table(), call, {next, {}, "fallback"}, std::nullopt));
         });
   }
+}
+
+// The public call of an image filter on a host image (box_blur(ctx, image, ...) and its kin): the programs built
+// first, untimed (SPEC "Total time"), then filter_host_image, timed into `timing`.
+template <class P>
+Image host_image_call(Context& ctx, const ImageFilterApi<P>& api, const Image& input, const P& params,
+                      std::string_view variant, Alpha alpha, Timing* timing) {
+  prepare_image_call(ctx, api, {params, input.width, input.height, device_channels(input.channels, alpha)}, variant,
+                     {});
+  const HostCallClock clock;
+  std::vector<cl::Event> events;
+  Image result = filter_host_image(
+      ctx, input, alpha,
+      [&](const DeviceImage& in, DeviceImage& out) {
+        return enqueue_image_call(ctx, api, in, out, params, variant, {});
+      },
+      events);
+  clock.finish(timing, events);
+  return result;
 }
 
 }  // namespace clf

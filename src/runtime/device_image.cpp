@@ -115,27 +115,16 @@ DeviceImage DeviceImage::over_host(Context& ctx, void* data, int width, int heig
   return img;
 }
 
-void DeviceImage::download_to(Context& ctx, void* data) const {
-  if (packed())
-    read_to_host(ctx, buffer, data, byte_size());
-  else
-    read_into(ctx, data);
-}
-
 Image DeviceImage::download(Context& ctx) const {
   Image out = Image::uninitialized(width, height, channels);
-  read_into(ctx, out.data.data());
-  return out;
-}
-
-void DeviceImage::read_into(Context& ctx, void* data) const {
   if (packed()) {
-    check_cl(ctx.queue().enqueueReadBuffer(buffer, CL_TRUE, 0, byte_size(), data), "clEnqueueReadBuffer");
+    check_cl(ctx.queue().enqueueReadBuffer(buffer, CL_TRUE, 0, byte_size(), out.data.data()), "clEnqueueReadBuffer");
   } else {
     check_cl(ctx.queue().enqueueReadBufferRect(buffer, CL_TRUE, rect_origin(*this), {0, 0, 0}, rect_region(*this),
-                                               pitch(), 0, row_bytes(), 0, data),
+                                               pitch(), 0, row_bytes(), 0, out.data.data()),
              "clEnqueueReadBufferRect");
   }
+  return out;
 }
 
 void enqueue_wait(Context& ctx, const std::vector<cl::Event>& wait, std::vector<cl::Event>& events) {

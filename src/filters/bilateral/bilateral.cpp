@@ -176,15 +176,7 @@ Image bilateral(Context& ctx, const Image& input, const BilateralParams& params,
   if (input.channels < 1 || input.channels > 4)
     throw std::invalid_argument(fmt::format("bilateral takes 1 to 4 channels, got {}", input.channels));
   if (input.width < 1 || input.height < 1) throw std::invalid_argument("bilateral needs an image of at least 1x1");
-  // Program builds are one-off costs, not part of the call's time (SPEC "Total time").
-  bilateral_prepare(ctx, params, variant, input.width, input.height, alpha_apart_channels(input.channels));
-  const HostCallClock clock;
-  std::vector<cl::Event> events;
-  Image result = filter_host_image_alpha_apart(
-      ctx, input, [&](const DeviceImage& in, DeviceImage& out) { return bilateral(ctx, in, out, params, variant); },
-      events);
-  clock.finish(timing, events);
-  return result;
+  return host_image_call(ctx, kBilateralApi, input, params, variant, Alpha::kept_apart, timing);
 }
 
 }  // namespace clf

@@ -52,19 +52,7 @@ Image box_blur(Context& ctx, const Image& input, const BoxBlurParams& params, st
   if (input.channels < 1 || input.channels > 4)
     throw std::invalid_argument(fmt::format("box blur takes 1 to 4 channels, got {}", input.channels));
   if (input.width < 1 || input.height < 1) throw std::invalid_argument("box blur needs an image of at least 1x1");
-  // Program builds are one-off costs, not part of the call's time (SPEC "Total time").
-  box_blur_prepare(ctx, params, variant, input.width, input.height, filter_layout_channels(input.channels));
-  const HostCallClock clock;
-  // Grey+alpha and RGB travel as RGBA (SPEC: RGB gets alpha 255 on the way in, dropped on the way out).
-  Image converted;
-  const Image& staged = in_filter_layout(input, converted);
-  std::vector<cl::Event> events;
-  Image result = filter_host_image(
-      ctx, staged, [&](const DeviceImage& in, DeviceImage& out) { return box_blur(ctx, in, out, params, variant); },
-      events);
-  if (staged.channels != input.channels) result = from_filter_layout(result, input.channels);
-  clock.finish(timing, events);
-  return result;
+  return host_image_call(ctx, kBoxBlurApi, input, params, variant, Alpha::filtered, timing);
 }
 
 }  // namespace clf

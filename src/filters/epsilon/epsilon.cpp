@@ -80,15 +80,7 @@ Image epsilon(Context& ctx, const Image& input, const EpsilonParams& params, std
   if (input.channels < 1 || input.channels > 4)
     throw std::invalid_argument(fmt::format("epsilon takes 1 to 4 channels, got {}", input.channels));
   check_size(input.width, input.height);
-  // Program builds are one-off costs, not part of the call's time (SPEC "Total time").
-  epsilon_prepare(ctx, params, variant, input.width, input.height, alpha_apart_channels(input.channels));
-  const HostCallClock clock;
-  std::vector<cl::Event> events;
-  Image result = filter_host_image_alpha_apart(
-      ctx, input, [&](const DeviceImage& in, DeviceImage& out) { return epsilon(ctx, in, out, params, variant); },
-      events);
-  clock.finish(timing, events);
-  return result;
+  return host_image_call(ctx, kEpsilonApi, input, params, variant, Alpha::kept_apart, timing);
 }
 
 }  // namespace clf
