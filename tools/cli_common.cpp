@@ -222,15 +222,19 @@ int run_image_filter(const ImageCommandOptions& options, const ImageFilterSteps&
   const Image input = read_input(options.input);
   check_filter_input(input, options.input, steps.command);
   Context ctx(options.device);
+  Timing timing;
+  const auto [out, ran] = filter_on_device(ctx, input, options.input, steps, timing);
+  write_output(out, options.output, options);
+  if (!steps.quiet) print_result(fmt::format("{} variant={}", steps.describe(), ran), ctx, input, options, timing);
+  return 0;
+}
+
+std::pair<Image, std::string> filter_on_device(Context& ctx, const Image& input, const std::string& path,
+                                               const ImageFilterSteps& steps, Timing& timing) {
   const auto [choice, why] = steps.choose(ctx, input);
   if (why) throw UsageError(*why);
-  Timing timing;
-  const Image out = run_on_device(ctx, input, options.input, [&] { return steps.run(ctx, input, &timing); });
-  write_output(out, options.output, options);
-  if (!steps.quiet)
-    print_result(fmt::format("{} variant={}", steps.describe(), variant_that_ran(ctx, choice)), ctx, input, options,
-                 timing);
-  return 0;
+  Image out = run_on_device(ctx, input, path, [&] { return steps.run(ctx, input, &timing); });
+  return {std::move(out), variant_that_ran(ctx, choice)};
 }
 
 }  // namespace clf::cli

@@ -18,6 +18,7 @@
 #include "clfilters/runtime.hpp"
 #include "clfilters/variant.hpp"
 #include "filters/filter_spec.hpp"
+#include "filters/image_call.hpp"
 
 namespace clf::cli {
 
@@ -115,14 +116,15 @@ std::string variant_that_ran(const Context& ctx, const VariantChoice& choice);
 void print_result(const std::string& description, const Context& ctx, const Image& input,
                   const ImageCommandOptions& options, const Timing& timing);
 
-// One input of a batch and where its output goes.
+// One input and where its output goes.
 struct ImageJob {
   std::string input;
   std::string output;
 };
-// The inputs of a batch (-o DIR) and their outputs: DIR/<file name>, with --format's extension if given. Usage
-// errors for a stream input ("-"), two inputs with one output, or an output that is its own input.
-std::vector<ImageJob> batch_jobs(const ImageCommandOptions& options);
+// What a command reads and writes: IN and OUT; or with -o DIR each input and DIR/<its file name>, with --format's
+// extension if given, and then usage errors for a stream input ("-"), two inputs with one output, or an output that
+// is its own input.
+std::vector<ImageJob> image_jobs(const ImageCommandOptions& options);
 
 // What an image filter command supplies to run_image_filter.
 struct ImageFilterSteps {
@@ -137,16 +139,16 @@ struct ImageFilterSteps {
 };
 
 // The `choose` step of a filter whose public calls take the channels the device runs an input as: `choose` and
-// `unsupported` are its X_choose and X_unsupported, `channels` the channels an input runs as. `params` and
-// `variant` are read when the step runs.
+// `unsupported` are its X_choose and X_unsupported, `alpha` how it treats a fourth channel (device_channels).
+// `params` and `variant` are read when the step runs.
 template <class Params>
 std::function<std::pair<VariantChoice, std::optional<std::string>>(Context&, const Image&)> choose_step(
-    const Params& params, const std::string& variant, int (*channels)(const Image&),
+    const Params& params, const std::string& variant, Alpha alpha,
     VariantChoice (*choose)(Context&, const Params&, std::string_view, int, int, int, const TuningConfig&),
     std::optional<std::string> (*unsupported)(const DeviceInfo&, std::string_view, const Params&, int, int, int,
                                               const TuningConfig&)) {
-  return [&params, &variant, channels, choose, unsupported](Context& ctx, const Image& input) {
-    const int c = channels(input);
+  return [&params, &variant, alpha, choose, unsupported](Context& ctx, const Image& input) {
+    const int c = device_channels(input.channels, alpha);
     VariantChoice choice = choose(ctx, params, variant, input.width, input.height, c, {});
     auto why = unsupported(ctx.info(), choice.variant, params, input.width, input.height, c, choice.config);
     return std::pair{std::move(choice), std::move(why)};
@@ -158,6 +160,10 @@ std::function<std::pair<VariantChoice, std::optional<std::string>>(Context&, con
 // exit 1), the device, the variant the call will run (a usage error if it cannot), the filter, OUT (atomic), and
 // the result line. Returns the exit code.
 int run_image_filter(const ImageCommandOptions& options, const ImageFilterSteps& steps);
+// The filter on `input` (read from `path`): the variant its call runs (a UsageError where it cannot), then the call
+// with run_on_device's checks. Returns the output and the variant that ran (variant_that_ran).
+std::pair<Image, std::string> filter_on_device(Context& ctx, const Image& input, const std::string& path,
+                                               const ImageFilterSteps& steps, Timing& timing);
 // The same over a batch (-o DIR), run by run_image_filter: one device and its programs for every input; the next
 // input is decoded and the last output encoded while the device filters. A file that fails is reported in one
 // line and the others go on; the exit is then 1. On a terminal, a progress line on stderr.

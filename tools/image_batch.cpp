@@ -17,7 +17,8 @@
 namespace clf::cli {
 namespace fs = std::filesystem;
 
-std::vector<ImageJob> batch_jobs(const ImageCommandOptions& options) {
+std::vector<ImageJob> image_jobs(const ImageCommandOptions& options) {
+  if (options.output_dir.empty()) return {{options.input, options.output}};
   std::vector<ImageJob> jobs;
   std::map<fs::path, std::string> output_of;  // normalised output -> the input that writes it
   std::set<fs::path> inputs;
@@ -61,8 +62,8 @@ class ProgressLine {
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
 };
 
-// Runs `f`, turning what it throws into one line for the file's report (UsageError's "why it cannot run here"
-// included: in a batch it concerns that file alone).
+// Runs `f`, turning what it throws into one line for the file's report (UsageError's "why the variant cannot run
+// here" included: in a batch it concerns that file alone).
 template <class F>
 std::optional<std::string> failure_of(F&& f) {
   try {
@@ -78,7 +79,7 @@ std::optional<std::string> failure_of(F&& f) {
 }  // namespace
 
 int run_image_batch(const ImageCommandOptions& options, const ImageFilterSteps& steps) {
-  const std::vector<ImageJob> jobs = batch_jobs(options);
+  const std::vector<ImageJob> jobs = image_jobs(options);
   for (const ImageJob& job : jobs) {
     try {
       format_from_extension(job.output);
@@ -123,11 +124,10 @@ int run_image_batch(const ImageCommandOptions& options, const ImageFilterSteps& 
     Image output;
     const auto why = failure_of([&] {
       check_filter_input(*input, job.input, steps.command);
-      const auto [choice, unsupported] = steps.choose(ctx, *input);
-      if (unsupported) throw std::runtime_error(fmt::format("{}: {}", job.input, *unsupported));
       Timing timing;
-      output = run_on_device(ctx, *input, job.input, [&] { return steps.run(ctx, *input, &timing); });
-      variants.insert(variant_that_ran(ctx, choice));
+      auto [filtered, ran] = filter_on_device(ctx, *input, job.input, steps, timing);
+      output = std::move(filtered);
+      variants.insert(std::move(ran));
       sum.kernel_ms += timing.kernel_ms;
       sum.total_ms += timing.total_ms;
     });

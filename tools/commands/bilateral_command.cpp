@@ -38,8 +38,6 @@ class BilateralCommand : public Command {
 
   int run() override {
     params_.border = parse_border_option(options_.border);
-    // Grey and grey+alpha run as grey, RGB and RGBA as RGBA.
-    auto device_channels = [](const Image& input) { return input.channels <= 2 ? 1 : 4; };
     return run_image_filter(
         options_,
         {.command = "bilateral",
@@ -53,7 +51,7 @@ class BilateralCommand : public Command {
                if (radius_->count() > 0 && params_.radius < 0)
                  throw UsageError(fmt::format("radius must be 0..{}, got {}", kMaxBilateralRadius, params_.radius));
              },
-         .choose = choose_step(params_, options_.variant, device_channels, bilateral_choose, bilateral_unsupported),
+         .choose = choose_step(params_, options_.variant, Alpha::kept_apart, bilateral_choose, bilateral_unsupported),
          .run = [&](Context& ctx, const Image& input,
                     Timing* timing) { return bilateral(ctx, input, params_, options_.variant, timing); },
          .describe =

@@ -21,14 +21,12 @@ class BoxBlurCommand : public Command {
 
   int run() override {
     params_.border = parse_border_option(options_.border);
-    // Grey runs as grey; grey+alpha, RGB and RGBA as RGBA.
-    auto device_channels = [](const Image& input) { return input.channels == 1 ? 1 : 4; };
     return run_image_filter(
         options_,
         {.command = "box-blur",
          .variants = &box_blur_variants(),
          .check_params = [&] { box_blur_check_params(params_); },
-         .choose = choose_step(params_, options_.variant, device_channels, box_blur_choose, box_blur_unsupported),
+         .choose = choose_step(params_, options_.variant, Alpha::filtered, box_blur_choose, box_blur_unsupported),
          .run = [&](Context& ctx, const Image& input,
                     Timing* timing) { return box_blur(ctx, input, params_, options_.variant, timing); },
          .describe =

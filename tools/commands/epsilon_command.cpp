@@ -93,14 +93,12 @@ class EpsilonCommand : public Command {
 
   int run_image() {
     if (options_.output == "-") throw UsageError("images are written to a file, not to stdout ('-' is for video)");
-    // Grey and grey+alpha run as grey (the grey channel filtered, the alpha copied), RGB and RGBA as RGBA.
-    auto device_channels = [](const Image& input) { return input.channels <= 2 ? 1 : 4; };
     return run_image_filter(
         options_,
         {.command = "epsilon",
          .variants = &epsilon_variants(),
          .check_params = [&] { epsilon_check_params(params_); },
-         .choose = choose_step(params_, options_.variant, device_channels, epsilon_choose, epsilon_unsupported),
+         .choose = choose_step(params_, options_.variant, Alpha::kept_apart, epsilon_choose, epsilon_unsupported),
          .run = [&](Context& ctx, const Image& input,
                     Timing* timing) { return epsilon(ctx, input, params_, options_.variant, timing); },
          .describe = [&] { return parameters(); },

@@ -52,9 +52,7 @@ class SobelCommand : public Command {
     params_.border = parse_border_option(options_.border);
     sobel_check_params(params_);
     if (params_.output != SobelOutput::gradients) return;
-    const std::vector<ImageJob> jobs =
-        options_.output_dir.empty() ? std::vector<ImageJob>{{options_.input, options_.output}} : batch_jobs(options_);
-    for (const ImageJob& job : jobs) {
+    for (const ImageJob& job : image_jobs(options_)) {
       std::string ext = std::filesystem::path(job.output).extension().string();
       std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return char(std::tolower(c)); });
       if (ext != ".npy")
