@@ -40,7 +40,8 @@ struct DeviceImage {
   static DeviceImage view(Context& ctx, cl_mem buffer, int width, int height, int channels, std::size_t offset = 0,
                           std::size_t row_pitch = 0);
   // A packed image over host memory at `data` (buffer_over_host). The memory must outlive the image.
-  static DeviceImage over_host(Context& ctx, void* data, int width, int height, int channels, bool upload);
+  static DeviceImage over_host(Context& ctx, void* data, int width, int height, int channels, bool upload,
+                               std::string_view scratch = {});
   Image download(Context& ctx) const;
 };
 
@@ -49,11 +50,13 @@ struct DeviceImage {
 inline constexpr std::size_t kHostBufferAlignment = 16;
 // A device buffer over `bytes` of host memory at `data`: that memory itself (CL_MEM_USE_HOST_PTR) where the
 // device computes in host memory (Context::works_in_host_memory) and `data` is aligned to kHostBufferAlignment;
-// else a new device buffer, filled from `data` when `upload` (blocking, so that a call failing later leaves no
-// copy from the caller's memory in flight). The memory must outlive the buffer.
-cl::Buffer buffer_over_host(Context& ctx, void* data, std::size_t bytes, bool upload);
+// else a device buffer, filled from `data` when `upload` (done reading `data` when it returns, so that a call failing
+// later leaves no copy from the caller's memory in flight; large copies go through pinned staging). That buffer is
+// new, or with `scratch` named, the calling thread's Context::scratch_buffer of that name, kept for the next call of
+// the size. The memory must outlive the buffer.
+cl::Buffer buffer_over_host(Context& ctx, void* data, std::size_t bytes, bool upload, std::string_view scratch = {});
 // Makes the device's writes to `buffer` visible at `data`: a map and unmap where the buffer is that memory
-// (buffer_over_host in place), else a blocking read of its first `bytes`.
+// (buffer_over_host in place), else a blocking read of its first `bytes` (through pinned staging when large).
 void read_to_host(Context& ctx, const cl::Buffer& buffer, void* data, std::size_t bytes);
 
 // How a device-resident call works with the caller's buffers and queue: it first waits for the caller's

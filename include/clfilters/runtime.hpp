@@ -169,6 +169,18 @@ class Context {
   // call with that name.
   cl::Buffer& scratch_buffer(std::string_view name, std::size_t bytes);
 
+  // Host memory the device copies to and from at full speed (page-locked on discrete GPUs): a buffer allocated with
+  // CL_MEM_ALLOC_HOST_PTR and mapped until the Context goes.
+  struct PinnedBuffer {
+    cl::Buffer buffer;
+    std::uint8_t* data = nullptr;
+    std::size_t bytes = 0;
+    cl::Event last_copy;  // the last copy from or to `data`: wait for it before touching `data` again
+  };
+  // A pinned staging buffer kept between calls under `name`, grown when too small; each thread has its own, valid
+  // until the thread's next call with that name. Host-to-host calls on GPUs stage their transfers through these.
+  PinnedBuffer& pinned_buffer(std::string_view name, std::size_t bytes);
+
   // The last fallback of this thread's calls on this Context, for a caller that reports which variant ran. The
   // filters record each one when "auto" falls back; record_fallback says whether this Context has not met it before
   // (the filters warn once, not at every frame of a video).
@@ -180,6 +192,7 @@ class Context {
   DeviceHandle device_;
   cl::Context context_;
   cl::CommandQueue& plain_queue();
+  void unmap_pinned(PinnedBuffer& pinned);
   cl::CommandQueue& profiling_queue();
   cl::CommandQueue queue_;        // with profiling; created on first use when the caller's queue has none
   cl::CommandQueue plain_queue_;  // without; created on first use

@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "runtime/fault_injection.hpp"
+#include "runtime/host_transfer.hpp"
 #include "runtime/launch.hpp"
 
 namespace clf {
@@ -33,12 +34,33 @@ DeviceImage DeviceImage::allocate(Context& ctx, int width, int height, int chann
   return img;
 }
 
+namespace {
+// Where the device's memory is its own (a GPU), large copies go through pinned staging (host_transfer.hpp).
+bool stages_copies(const Context& ctx, std::size_t bytes) {
+  return !ctx.works_in_host_memory() && bytes >= kStagingMinimum;
+}
+
+// A copy of `bytes` from `data` into `buffer`, done reading `data` when it returns.
+void write_from_host(Context& ctx, const cl::Buffer& buffer, const void* data, std::size_t bytes) {
+  if (stages_copies(ctx, bytes))
+    write_staged(ctx, buffer, data, bytes);
+  else
+    check_cl(ctx.queue().enqueueWriteBuffer(buffer, CL_TRUE, 0, bytes, data), "clEnqueueWriteBuffer");
+}
+
+void read_into_host(Context& ctx, const cl::Buffer& buffer, void* data, std::size_t bytes) {
+  if (stages_copies(ctx, bytes))
+    read_staged(ctx, buffer, data, bytes);
+  else
+    check_cl(ctx.queue().enqueueReadBuffer(buffer, CL_TRUE, 0, bytes, data), "clEnqueueReadBuffer");
+}
+}  // namespace
+
 DeviceImage DeviceImage::upload(Context& ctx, const Image& image) {
   if (image.type != SampleType::u8)
     throw std::invalid_argument(fmt::format("device images hold 8-bit samples, not {}", sample_type_name(image.type)));
   DeviceImage img = allocate(ctx, image.width, image.height, image.channels);
-  check_cl(ctx.queue().enqueueWriteBuffer(img.buffer, CL_TRUE, 0, img.byte_size(), image.data.data()),
-           "clEnqueueWriteBuffer");
+  write_from_host(ctx, img.buffer, image.data.data(), img.byte_size());
   return img;
 }
 
@@ -82,12 +104,12 @@ cl::array<cl::size_type, 3> rect_region(const DeviceImage& img) {
 }
 }  // namespace
 
-cl::Buffer buffer_over_host(Context& ctx, void* data, std::size_t bytes, bool upload) {
+cl::Buffer buffer_over_host(Context& ctx, void* data, std::size_t bytes, bool upload, std::string_view scratch) {
   if (ctx.works_in_host_memory() && reinterpret_cast<std::uintptr_t>(data) % kHostBufferAlignment == 0) {
     return ctx.buffer(CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR, bytes, data);
   }
-  cl::Buffer b = ctx.buffer(CL_MEM_READ_WRITE, bytes);
-  if (upload) check_cl(ctx.queue().enqueueWriteBuffer(b, CL_TRUE, 0, bytes, data), "clEnqueueWriteBuffer");
+  cl::Buffer b = scratch.empty() ? ctx.buffer(CL_MEM_READ_WRITE, bytes) : ctx.scratch_buffer(scratch, bytes);
+  if (upload) write_from_host(ctx, b, data, bytes);
   return b;
 }
 
@@ -97,7 +119,7 @@ void read_to_host(Context& ctx, const cl::Buffer& buffer, void* data, std::size_
   check_cl(buffer.getInfo(CL_MEM_HOST_PTR, &host), "clGetMemObjectInfo");
   check_cl(buffer.getInfo(CL_MEM_FLAGS, &flags), "clGetMemObjectInfo");
   if (!(flags & CL_MEM_USE_HOST_PTR) || host != data) {
-    check_cl(ctx.queue().enqueueReadBuffer(buffer, CL_TRUE, 0, bytes, data), "clEnqueueReadBuffer");
+    read_into_host(ctx, buffer, data, bytes);
     return;
   }
   // The buffer is `data`: mapping it is what makes the device's writes visible there (OpenCL 1.2, 5.4.3).
@@ -109,16 +131,17 @@ void read_to_host(Context& ctx, const cl::Buffer& buffer, void* data, std::size_
   check_cl(unmapped.wait(), "clWaitForEvents");
 }
 
-DeviceImage DeviceImage::over_host(Context& ctx, void* data, int width, int height, int channels, bool upload) {
+DeviceImage DeviceImage::over_host(Context& ctx, void* data, int width, int height, int channels, bool upload,
+                                   std::string_view scratch) {
   DeviceImage img = packed_shape(width, height, channels);
-  img.buffer = buffer_over_host(ctx, data, img.byte_size(), upload);
+  img.buffer = buffer_over_host(ctx, data, img.byte_size(), upload, scratch);
   return img;
 }
 
 Image DeviceImage::download(Context& ctx) const {
   Image out = Image::uninitialized(width, height, channels);
   if (packed()) {
-    check_cl(ctx.queue().enqueueReadBuffer(buffer, CL_TRUE, 0, byte_size(), out.data.data()), "clEnqueueReadBuffer");
+    read_into_host(ctx, buffer, out.data.data(), byte_size());
   } else {
     check_cl(ctx.queue().enqueueReadBufferRect(buffer, CL_TRUE, rect_origin(*this), {0, 0, 0}, rect_region(*this),
                                                pitch(), 0, row_bytes(), 0, out.data.data()),

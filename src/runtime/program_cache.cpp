@@ -126,6 +126,8 @@ struct Context::Cached {
   std::map<std::string, cl::Program, std::less<>> programs;
   std::map<std::string, cl::Kernel, std::less<>> kernels;
   std::map<std::string, std::pair<cl::Buffer, std::size_t>, std::less<>> scratch;
+  // Pinned staging by thread and name; a std::map, so references stay valid as entries are added.
+  std::map<std::string, PinnedBuffer, std::less<>> pinned;
   std::map<std::string, bool, std::less<>> features;
   std::map<std::string, std::uint64_t, std::less<>> source_hashes;
   std::map<std::string, ClError, std::less<>> failed_builds;
@@ -169,6 +171,7 @@ Context::Context(cl_context context, cl_device_id device, cl_command_queue queue
 
 Context::~Context() {
   // Never throws: finishing may fail if the device is lost, and there is nothing to do about it here.
+  for (auto& [key, pinned] : cached_->pinned) unmap_pinned(pinned);
   if (queue_()) queue_.finish();
   if (plain_queue_()) plain_queue_.finish();
 }
@@ -323,6 +326,30 @@ cl::Buffer& Context::scratch_buffer(std::string_view name, std::size_t bytes) {
     it->second = {buffer(CL_MEM_READ_WRITE, bytes), bytes};
   }
   return it->second.first;
+}
+
+void Context::unmap_pinned(PinnedBuffer& pinned) {
+  if (!pinned.data) return;
+  // No copy may still use the memory when it is unmapped.
+  if (pinned.last_copy()) pinned.last_copy.wait();
+  queue().enqueueUnmapMemObject(pinned.buffer, pinned.data);
+  queue().finish();
+  pinned = {};
+}
+
+Context::PinnedBuffer& Context::pinned_buffer(std::string_view name, std::size_t bytes) {
+  const std::string key = thread_key() + "\n" + std::string(name);
+  const std::lock_guard lock(cached_->mutex);
+  PinnedBuffer& pinned = cached_->pinned[key];
+  if (pinned.bytes < bytes) {
+    unmap_pinned(pinned);
+    cl::Buffer b = buffer(CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, bytes);
+    cl_int err = CL_SUCCESS;
+    void* data = queue().enqueueMapBuffer(b, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, bytes, nullptr, nullptr, &err);
+    if (err != CL_SUCCESS) throw ClError(err, fmt::format("clEnqueueMapBuffer({} bytes)", bytes));
+    pinned = {std::move(b), static_cast<std::uint8_t*>(data), bytes, {}};
+  }
+  return pinned;
 }
 
 bool Context::record_fallback(VariantFallback fallback) {

@@ -1,0 +1,27 @@
+// SPDX-License-Identifier: Apache-2.0
+// Host-to-device and device-to-host copies through pinned staging, for devices whose memory is not the host's (GPUs).
+// A copy from pageable memory runs at a fraction of the bus's speed (8.5 GB/s up, 15.6 down on the NVIDIA H200
+// machine, against 55 from pinned memory), so the bytes go through Context::pinned_buffer chunks instead: a few
+// threads each copy their chunks into their own pair of pinned buffers while the device transfers the previous ones.
+#pragma once
+
+#include <cstddef>
+
+#include "clfilters/runtime.hpp"
+
+namespace clf {
+
+// Chunk sizes: large enough that each transfer's fixed cost (about 10 us) is small beside its bytes, small enough
+// that the pinned memory a thread keeps stays modest (2 chunks per worker).
+inline constexpr std::size_t kStagingChunk = std::size_t(8) << 20;
+// Below this a copy goes straight from the caller's memory: the staging would cost more than it saves.
+inline constexpr std::size_t kStagingMinimum = std::size_t(1) << 20;
+
+// Writes `bytes` from `src` to `dst` at offset 0. Returns once `src` has been read, which does not mean the device
+// has the bytes: commands enqueued on ctx.queue() afterwards see them. `chunk` is for tests.
+void write_staged(Context& ctx, const cl::Buffer& dst, const void* src, std::size_t bytes,
+                  std::size_t chunk = kStagingChunk);
+// Reads the first `bytes` of `src` into `dst`, after every command enqueued before; returns when they are there.
+void read_staged(Context& ctx, const cl::Buffer& src, void* dst, std::size_t bytes, std::size_t chunk = kStagingChunk);
+
+}  // namespace clf
