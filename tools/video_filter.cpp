@@ -96,9 +96,9 @@ void add_video_options(CLI::App* cmd, VideoCommandOptions& o, const std::string&
 }
 
 bool is_video_input(const ImageCommandOptions& image, const VideoCommandOptions& video) {
-  // Pipes and devices given by name are streams: images are read from regular files.
-  return !video.raw_format.empty() || image.input == "-" || video::is_stream_path(image.input) ||
-         video::looks_like_y4m(image.input);
+  // Pipes and devices given by name are streams, unless OUT is an image: then IN is an image read from a pipe.
+  if (!video.raw_format.empty() || image.input == "-" || video::looks_like_y4m(image.input)) return true;
+  return video::is_stream_path(image.input) && (image.output.empty() || !has_image_extension(image.output));
 }
 
 void refuse_video_options(const VideoCommandOptions& video) {

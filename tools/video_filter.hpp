@@ -30,7 +30,8 @@ struct VideoCommandOptions {
 // Adds --raw-format, --size, --planes (its help naming `default_planes`), --progress and -q/--quiet.
 void add_video_options(CLI::App* cmd, VideoCommandOptions& options, const std::string& default_planes);
 
-// Whether IN is video: --raw-format, "-", a pipe or device, or a regular file that starts with the Y4M signature.
+// Whether IN is video: --raw-format, "-", a regular file that starts with the Y4M signature, or a pipe or device
+// unless OUT is an image (an image may be read from a pipe).
 bool is_video_input(const ImageCommandOptions& image, const VideoCommandOptions& video);
 // For an image input: a usage error if a video-only option was given.
 void refuse_video_options(const VideoCommandOptions& video);

@@ -79,7 +79,7 @@ void VideoProgress::write_block(std::int64_t frames, bool last) {
     block += "out_time_us=N/A\nout_time_ms=N/A\nout_time=N/A\nspeed=N/A\n";
   }
   block += last ? "progress=end\n" : "progress=continue\n";
-  // A reader gone (a closed pipe) does not stop the filter: the video matters more than its progress.
+  // A failed write (a full disk) does not stop the filter: the video matters more than its progress.
   std::fwrite(block.data(), 1, block.size(), file_);
   std::fflush(file_);
 }
