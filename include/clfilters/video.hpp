@@ -211,7 +211,8 @@ struct PipelineStats {
 // naming the stream (`name`), the frame size and the limit. filter_video checks this first.
 void check_pipeline_memory(const Context& ctx, const StreamInfo& info, const std::string& name,
                            const PipelineOptions& options = {});
-// The same for a plan's filtered planes (the Y-only plan above).
+// The same for a plan's filtered planes (the call above checks the Y-only plan). Both throw std::invalid_argument for a
+// plan that does not fit the stream.
 void check_pipeline_memory(const Context& ctx, const StreamInfo& info, const VideoPlan& plan, const std::string& name,
                            const PipelineOptions& options = {});
 // The part of that check that needs no device, the host staging buffers: a caller runs it before opening one, whose

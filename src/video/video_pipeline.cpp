@@ -190,6 +190,7 @@ void check_pipeline_host_memory(const StreamInfo& info, const std::string& name,
 
 void check_pipeline_host_memory(const StreamInfo& info, const VideoPlan& plan, const std::string& name,
                                 const PipelineOptions& options) {
+  check_plan(info, plan);
   const std::uint64_t slots = frames_in_flight(options),
                       staging = slots * (info.frame_bytes + filtered_bytes(info, plan));
   if (const std::uint64_t available = io_detail::allocatable_bytes(); staging > available)
@@ -203,6 +204,7 @@ void check_pipeline_memory(const Context& ctx, const StreamInfo& info, const std
 
 void check_pipeline_memory(const Context& ctx, const StreamInfo& info, const VideoPlan& plan, const std::string& name,
                            const PipelineOptions& options) {
+  check_plan(info, plan);
   const DeviceInfo& device = ctx.info();
   const std::uint64_t slots = frames_in_flight(options), frame = info.frame_bytes,
                       filtered = filtered_bytes(info, plan);

@@ -130,6 +130,10 @@ struct PlaneCase {
   std::function<std::vector<cl::Event>(Context&, const DeviceImage&, DeviceImage&)> device;
   std::function<Image(const Image&)> reference;
   double tolerance = 0;  // docs/SPEC.md: 0 for the integer filters, 1 for the bilateral
+
+  PlaneFilter device_filter() const {
+    return [call = device](const DeviceImage& in, DeviceImage& out) { return call(testing::test_context(), in, out); };
+  }
 };
 
 // The same parameters in every case, so that each program is built once for the whole suite.
@@ -300,6 +304,22 @@ TEST_F(VideoPlanesPipeline, EveryFilterOnEveryY4mColourSpace) {
       expect_frames_equal(expected_frames(frames, filtered, filter), parse_stream(bytes, header, planes), label);
     }
   }
+}
+
+TEST_F(VideoPlanesPipeline, APlanThatDoesNotFitTheStreamIsRefused) {
+  const StreamInfo info = raw_stream_info(VideoFormat::i420, 8, 6);
+  VideoPlan no_source = same_layout_plan(info, {0});
+  no_source.planes[1].source = 7;
+  EXPECT_THROW(check_pipeline_host_memory(info, no_source, "a.yuv"), std::invalid_argument);
+  EXPECT_THROW(same_layout_plan(info, {3}), std::invalid_argument);
+  // U's 4x3 plane cannot be the 8x6 Y plane of a grey output.
+  VideoPlan wrong_size = grey_output_plan(info);
+  wrong_size.planes[0].source = 1;
+  testing::write_file(path("in.yuv"), std::string(info.frame_bytes, 'x'));
+  VideoReader reader = VideoReader::open_raw(path("in.yuv"), VideoFormat::i420, 8, 6);
+  VideoWriter writer(path("out.yuv"), wrong_size.output);
+  EXPECT_THROW(filter_video(testing::test_context(), reader, writer, plane_cases()[0].device_filter(), wrong_size),
+               std::invalid_argument);
 }
 
 TEST_F(VideoPlanesPipeline, RawLayoutsAndAChromaPlaneAlone) {
