@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// Video streams: Y4M (YUV4MPEG2) and raw planar YUV (NV12, I420) read and written frame by frame from files
-// or pipes ("-" = stdin/stdout), and a streaming pipeline that filters the Y plane of each frame on the device
-// with any plane filter while the next frames are read and the previous ones written.
+// Video streams: Y4M (YUV4MPEG2) and raw planar YUV (NV12, I420, YUV444P, grey) read and written frame by frame
+// from files or pipes ("-" = stdin/stdout), and a streaming pipeline that filters any set of planes of each frame
+// on the device with any plane filter while the next frames are read and the previous ones written.
 #pragma once
 
 #include <cstdint>
@@ -37,9 +37,11 @@ class InputStreamError : public VideoError {
   using VideoError::VideoError;
 };
 
-enum class VideoFormat { y4m, nv12, i420 };
+// Raw formats: nv12 (Y, then U and V interleaved at half size), i420 (Y, U, V; chroma at half size), yuv444p
+// (Y, U, V at full size), gray (Y alone: what sobel writes for raw input).
+enum class VideoFormat { y4m, nv12, i420, yuv444p, gray };
 
-// "nv12" or "i420" (case-insensitive); throws std::invalid_argument for anything else.
+// "nv12", "i420", "yuv444p" or "gray" (case-insensitive); throws std::invalid_argument for anything else.
 VideoFormat parse_raw_format(const std::string& text);
 // "WxH", both at least 1; throws std::invalid_argument.
 std::pair<int, int> parse_frame_size(const std::string& text);
@@ -50,17 +52,35 @@ bool looks_like_y4m(const std::string& path);
 // Whether `path` names an existing pipe, socket or device (/dev/stdin, a FIFO, <(ffmpeg ...)).
 bool is_stream_path(const std::string& path);
 
+// One plane of a frame: 8-bit samples, row-major and packed. Chroma planes of 4:2:0 are (w+1)/2 x (h+1)/2, of
+// 4:2:2 (w+1)/2 x h, of 4:4:4 w x h. NV12's one chroma plane ('c') interleaves U and V: its width is in bytes.
+struct PlaneInfo {
+  char name = 'y';  // 'y', 'u', 'v', 'a' (alpha of C444alpha) or 'c' (NV12's interleaved U and V)
+  int width = 0;
+  int height = 0;
+  std::size_t offset = 0;  // bytes from the frame's start
+
+  std::size_t bytes() const { return std::size_t(width) * std::size_t(height); }
+};
+
 // The shape of every frame of a stream. A frame is stored as its planes one after the other, the
-// full-resolution Y plane first; the rest (chroma, alpha for C444alpha) is copied unchanged.
+// full-resolution Y plane first.
 struct StreamInfo {
   VideoFormat format = VideoFormat::y4m;
   int width = 0;
   int height = 0;
-  std::string colorspace;  // Y4M: the C tag ("420jpeg" when absent); raw: "nv12" or "i420"
+  std::string colorspace;  // Y4M: the C tag ("420jpeg" when absent); raw: "nv12", "i420", "yuv444p" or "gray"
   std::string header;      // Y4M: the header line as read, without '\n'; written back unchanged
   std::size_t frame_bytes = 0;
+  std::vector<PlaneInfo> planes;  // in stream order, Y first; their bytes add up to frame_bytes
+  int rate_num = 0;               // the frame rate, rate_num / rate_den frames a second (Y4M's F tag); 0 if unknown
+  int rate_den = 0;
 
   std::size_t luma_bytes() const { return std::size_t(width) * std::size_t(height); }
+  // Seconds of video in `frames` frames, or a negative number when the rate is unknown.
+  double seconds_of(std::int64_t frames) const {
+    return rate_num > 0 && rate_den > 0 ? double(frames) * rate_den / rate_num : -1.0;
+  }
 };
 
 // Parses a Y4M header line (without its '\n'). `name` labels errors. Throws VideoError for a bad
@@ -68,6 +88,15 @@ struct StreamInfo {
 StreamInfo parse_y4m_header(const std::string& line, const std::string& name);
 // The layout of a raw stream; throws std::invalid_argument for a bad size.
 StreamInfo raw_stream_info(VideoFormat format, int width, int height);
+// The grey stream of `input`'s size: Y4M with the header's C tag made Cmono (frame rate, aspect, interlacing and
+// other tags kept, ffmpeg's XYSCSS chroma tag dropped), raw `gray` for raw input.
+StreamInfo grey_stream_info(const StreamInfo& input);
+
+// The planes `text` names in `info`, as indices into info.planes, in stream order: "y", "u", "v", "all" (Y, U and
+// V, never alpha), or a comma list such as "y,u". Throws std::invalid_argument, naming the stream (`name`), for an
+// unknown name, a plane the stream lacks (U or V of Cmono or gray) and NV12's chroma (U and V interleaved in one
+// plane, which the filters do not take).
+std::vector<int> select_planes(const StreamInfo& info, const std::string& text, const std::string& name);
 
 // Reads a stream frame by frame. Only the current frame is held, so memory stays bounded.
 class VideoReader {
@@ -113,8 +142,10 @@ class VideoWriter {
   VideoWriter(const VideoWriter&) = delete;
   VideoWriter& operator=(const VideoWriter&) = delete;
 
-  // Writes one frame: the FRAME line with `parameters` (Y4M), then the filtered Y plane, then the
-  // rest of the frame unchanged, and flushes it. Throws VideoError naming the output.
+  // Writes one frame: the FRAME line with `parameters` (Y4M), then `parts` one after the other (their sizes must
+  // add up to the stream's frame_bytes), and flushes it. Throws VideoError naming the output.
+  void write_frame(const std::string& parameters, std::span<const std::span<const std::uint8_t>> parts);
+  // The same with two parts: the Y plane, then the rest of the frame.
   void write_frame(const std::string& parameters, std::span<const std::uint8_t> luma,
                    std::span<const std::uint8_t> rest);
   // Flushes, syncs and renames the temporary file into place.
@@ -135,13 +166,37 @@ class VideoWriter {
   std::int64_t frames_written_ = 0;
 };
 
-// Filters the Y plane of one frame on the device: `input` and `output` are 1-channel images of the
-// frame's size. Enqueues on ctx.queue() and returns the kernels' events without waiting.
+// Filters one plane of one frame on the device: `input` and `output` are 1-channel images of the plane's size
+// (the chroma planes of 4:2:0 and 4:2:2 are smaller than Y). Enqueues on ctx.queue() and returns the kernels'
+// events without waiting.
 using PlaneFilter = std::function<std::vector<cl::Event>(const DeviceImage& input, DeviceImage& output)>;
+
+// How one plane of an output frame is made from the input frame: plane `source` of the input, filtered or copied
+// bit for bit. A filtered plane has its source's size; so has a copied one.
+struct OutputPlane {
+  int source = 0;
+  bool filtered = false;
+};
+
+// What filter_video makes of each frame: the output stream's layout (the VideoWriter's StreamInfo) and, for each
+// of its planes, where it comes from.
+struct VideoPlan {
+  StreamInfo output = {};
+  std::vector<OutputPlane> planes = {};  // one per output.planes
+};
+
+// The input's own layout, the planes `filtered` (indices into input.planes, e.g. from select_planes) filtered and
+// the others copied. Throws std::invalid_argument for an index out of range.
+VideoPlan same_layout_plan(const StreamInfo& input, const std::vector<int>& filtered);
+// A grey stream (grey_stream_info) of the filtered Y plane: what sobel writes for video.
+VideoPlan grey_output_plan(const StreamInfo& input);
 
 struct PipelineOptions {
   int frames_in_flight = 3;  // host and device buffers; frame n+2 is read while n+1 computes, n downloads
   bool progress = false;     // frames, fps and elapsed time on stderr, updated in place
+  // Called after each frame is written with the number written so far (on the calling thread): for progress
+  // reports of the caller's own, which decide themselves how often to print.
+  std::function<void(std::int64_t frames)> on_frame = nullptr;
 };
 
 struct PipelineStats {
@@ -156,9 +211,15 @@ struct PipelineStats {
 // naming the stream (`name`), the frame size and the limit. filter_video checks this first.
 void check_pipeline_memory(const Context& ctx, const StreamInfo& info, const std::string& name,
                            const PipelineOptions& options = {});
+// The same for a plan's filtered planes (the call above checks the Y-only plan). Both throw std::invalid_argument for a
+// plan that does not fit the stream.
+void check_pipeline_memory(const Context& ctx, const StreamInfo& info, const VideoPlan& plan, const std::string& name,
+                           const PipelineOptions& options = {});
 // The part of that check that needs no device, the host staging buffers: a caller runs it before opening one, whose
 // driver may itself need more address space than is left (PoCL's threads on a 16-core machine under `ulimit -v`).
 void check_pipeline_host_memory(const StreamInfo& info, const std::string& name, const PipelineOptions& options = {});
+void check_pipeline_host_memory(const StreamInfo& info, const VideoPlan& plan, const std::string& name,
+                                const PipelineOptions& options = {});
 
 // Reads every frame of `reader`, filters its Y plane with `filter` and writes the frame to `writer`
 // with everything else copied bit for bit. Upload, compute and download of successive frames overlap:
@@ -168,6 +229,11 @@ void check_pipeline_host_memory(const StreamInfo& info, const std::string& name,
 // errors leave the writer uncommitted.
 PipelineStats filter_video(Context& ctx, VideoReader& reader, VideoWriter& writer, const PlaneFilter& filter,
                            const PipelineOptions& options = {});
+// The same for any plan: each filtered plane of `plan` goes through `filter` at its own size (one upload, filter
+// and download per plane, on the same queues), the other planes are copied from the frame as read. `writer` must
+// have been opened with plan.output. Throws std::invalid_argument for a plan that does not fit the reader's stream.
+PipelineStats filter_video(Context& ctx, VideoReader& reader, VideoWriter& writer, const PlaneFilter& filter,
+                           const VideoPlan& plan, const PipelineOptions& options = {});
 
 }  // namespace video
 }  // namespace clf

@@ -3,9 +3,10 @@
 //
 // Each frame goes through three stages on three in-order queues: upload on `upload`, the filter on
 // ctx.queue(), download on `download`, chained with events. A frame occupies one of N slots (host
-// staging memory and a pair of device images) from its read until it is written, so while the host
-// reads frame n+2 and writes frame n-1, the device uploads, filters and downloads frames n+1 and n.
-// Memory is N frames whatever the length of the stream.
+// staging memory and a pair of device images per filtered plane) from its read until it is written, so while
+// the host reads frame n+2 and writes frame n-1, the device uploads, filters and downloads frames n+1 and n.
+// Memory is N frames whatever the length of the stream. Each stage handles the frame's filtered planes one after
+// the other; the frame's last upload and last download stand for all of them, the queues being in order.
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -43,10 +44,54 @@ StagingBuffer make_staging(Context& ctx, cl::CommandQueue& queue, std::size_t by
   return s;
 }
 
+// Where the filtered planes of a plan are: their plane in the input frame and their place in the slot's
+// `filtered` staging buffer (one after the other).
+struct FilteredPlane {
+  PlaneInfo plane;             // in the input frame
+  std::size_t staging_offset;  // in Slot::filtered
+};
+
+std::vector<FilteredPlane> filtered_planes(const StreamInfo& info, const VideoPlan& plan) {
+  std::vector<FilteredPlane> planes;
+  std::size_t offset = 0;
+  for (const OutputPlane& p : plan.planes)
+    if (p.filtered) {
+      planes.push_back({info.planes[std::size_t(p.source)], offset});
+      offset += planes.back().plane.bytes();
+    }
+  return planes;
+}
+
+std::size_t filtered_bytes(const StreamInfo& info, const VideoPlan& plan) {
+  std::size_t bytes = 0;
+  for (const FilteredPlane& p : filtered_planes(info, plan)) bytes += p.plane.bytes();
+  return bytes;
+}
+
+// The plan must fit the stream: every source plane exists and has the output plane's size.
+void check_plan(const StreamInfo& info, const VideoPlan& plan) {
+  if (plan.planes.size() != plan.output.planes.size())
+    throw std::invalid_argument("filter_video: the plan has one entry per output plane");
+  for (std::size_t i = 0; i < plan.planes.size(); ++i) {
+    const OutputPlane& p = plan.planes[i];
+    if (p.source < 0 || std::size_t(p.source) >= info.planes.size())
+      throw std::invalid_argument(fmt::format("filter_video: output plane {} names no input plane", i));
+    const PlaneInfo &from = info.planes[std::size_t(p.source)], &to = plan.output.planes[i];
+    if (from.width != to.width || from.height != to.height)
+      throw std::invalid_argument(fmt::format("filter_video: output plane {} is {}x{}, its source {}x{}", i, to.width,
+                                              to.height, from.width, from.height));
+  }
+}
+
+// The plan of the Y-only calls: the stream's layout, Y filtered.
+VideoPlan luma_plan(const StreamInfo& info) {
+  return same_layout_plan(info, {0});
+}
+
 struct Slot {
-  StagingBuffer frame;  // the frame as read: Y plane, then the rest (written back from here unchanged)
-  StagingBuffer luma;   // the filtered Y plane as downloaded
-  DeviceImage input, output;
+  StagingBuffer frame;                       // the frame as read (its copied planes are written from here unchanged)
+  StagingBuffer filtered;                    // the filtered planes as downloaded, one after the other
+  std::vector<DeviceImage> inputs, outputs;  // one pair per filtered plane
   std::string parameters;
   cl::Event downloaded;
   std::vector<cl::Event> kernels;
@@ -55,7 +100,9 @@ struct Slot {
 
 class Pipeline {
  public:
-  Pipeline(Context& ctx, const StreamInfo& info, int slot_count) : ctx_(ctx) {
+  Pipeline(Context& ctx, const StreamInfo& info, const std::vector<FilteredPlane>& planes, std::size_t filtered_bytes,
+           int slot_count)
+      : ctx_(ctx) {
     cl_int err = CL_SUCCESS;
     upload_ = cl::CommandQueue(ctx.context(), ctx.device(), 0, &err);
     check_cl(err, "clCreateCommandQueue");
@@ -65,9 +112,11 @@ class Pipeline {
     try {
       for (Slot& s : slots_) {
         s.frame = make_staging(ctx, upload_, info.frame_bytes);
-        s.luma = make_staging(ctx, upload_, info.luma_bytes());
-        s.input = DeviceImage::allocate(ctx, info.width, info.height, 1);
-        s.output = DeviceImage::allocate(ctx, info.width, info.height, 1);
+        if (filtered_bytes) s.filtered = make_staging(ctx, upload_, filtered_bytes);
+        for (const FilteredPlane& p : planes) {
+          s.inputs.push_back(DeviceImage::allocate(ctx, p.plane.width, p.plane.height, 1));
+          s.outputs.push_back(DeviceImage::allocate(ctx, p.plane.width, p.plane.height, 1));
+        }
       }
     } catch (...) {
       release();  // an allocation or map refused part way: what was mapped is unmapped
@@ -83,7 +132,7 @@ class Pipeline {
     upload_.finish();
     download_.finish();
     for (Slot& s : slots_) {
-      for (StagingBuffer* b : {&s.frame, &s.luma})
+      for (StagingBuffer* b : {&s.frame, &s.filtered})
         if (b->data) upload_.enqueueUnmapMemObject(b->buffer, b->data), b->data = nullptr;
     }
     upload_.finish();
@@ -136,17 +185,31 @@ std::size_t frames_in_flight(const PipelineOptions& options) {
 }  // namespace
 
 void check_pipeline_host_memory(const StreamInfo& info, const std::string& name, const PipelineOptions& options) {
-  const std::uint64_t slots = frames_in_flight(options), staging = slots * (info.frame_bytes + info.luma_bytes());
+  check_pipeline_host_memory(info, luma_plan(info), name, options);
+}
+
+void check_pipeline_host_memory(const StreamInfo& info, const VideoPlan& plan, const std::string& name,
+                                const PipelineOptions& options) {
+  check_plan(info, plan);
+  const std::uint64_t slots = frames_in_flight(options),
+                      staging = slots * (info.frame_bytes + filtered_bytes(info, plan));
   if (const std::uint64_t available = io_detail::allocatable_bytes(); staging > available)
     refuse_frames_in_flight(info, name, slots, staging, "host memory", available);
 }
 
 void check_pipeline_memory(const Context& ctx, const StreamInfo& info, const std::string& name,
                            const PipelineOptions& options) {
+  check_pipeline_memory(ctx, info, luma_plan(info), name, options);
+}
+
+void check_pipeline_memory(const Context& ctx, const StreamInfo& info, const VideoPlan& plan, const std::string& name,
+                           const PipelineOptions& options) {
+  check_plan(info, plan);
   const DeviceInfo& device = ctx.info();
-  const std::uint64_t slots = frames_in_flight(options), frame = info.frame_bytes, luma = info.luma_bytes();
-  // Per slot: the frame's staging buffer, the filtered plane's, and two device images of the plane.
-  const std::uint64_t staging = slots * (frame + luma), images = slots * 2 * luma;
+  const std::uint64_t slots = frames_in_flight(options), frame = info.frame_bytes,
+                      filtered = filtered_bytes(info, plan);
+  // Per slot: the frame's staging buffer, the filtered planes', and two device images of each filtered plane.
+  const std::uint64_t staging = slots * (frame + filtered), images = slots * 2 * filtered;
   auto refuse = [&](std::uint64_t needed, const std::string& what, std::uint64_t limit) {
     refuse_frames_in_flight(info, name, slots, needed, what, limit);
   };
@@ -164,40 +227,58 @@ void check_pipeline_memory(const Context& ctx, const StreamInfo& info, const std
 
 PipelineStats filter_video(Context& ctx, VideoReader& reader, VideoWriter& writer, const PlaneFilter& filter,
                            const PipelineOptions& options) {
+  return filter_video(ctx, reader, writer, filter, luma_plan(reader.info()), options);
+}
+
+PipelineStats filter_video(Context& ctx, VideoReader& reader, VideoWriter& writer, const PlaneFilter& filter,
+                           const VideoPlan& plan, const PipelineOptions& options) {
   const StreamInfo& info = reader.info();
-  const std::size_t frame_bytes = info.frame_bytes, luma_bytes = info.luma_bytes();
+  check_plan(info, plan);
+  const std::vector<FilteredPlane> planes = filtered_planes(info, plan);
+  const std::size_t frame_bytes = info.frame_bytes, staged_bytes = filtered_bytes(info, plan);
   const std::size_t slot_count = frames_in_flight(options);
-  check_pipeline_memory(ctx, info, reader.name(), options);
+  check_pipeline_memory(ctx, info, plan, reader.name(), options);
   // Within the limits, a device or host that still cannot allocate is named with the sizes, in one line.
   std::optional<Pipeline> pipe_storage;
   try {
-    pipe_storage.emplace(ctx, info, int(slot_count));
+    pipe_storage.emplace(ctx, info, planes, staged_bytes, int(slot_count));
   } catch (const ClError& e) {
     if (e.code() != CL_MEM_OBJECT_ALLOCATION_FAILURE && e.code() != CL_OUT_OF_RESOURCES &&
         e.code() != CL_OUT_OF_HOST_MEMORY && e.code() != CL_INVALID_BUFFER_SIZE)
       throw;
     throw VideoError(fmt::format("{}: {} could not allocate {} frames in flight of {}x{} C{} ({}): {}", reader.name(),
                                  ctx.info().name, slot_count, info.width, info.height, info.colorspace,
-                                 io_detail::readable_bytes(slot_count * (frame_bytes + 3 * luma_bytes)), e.what()));
+                                 io_detail::readable_bytes(slot_count * (frame_bytes + 3 * staged_bytes)), e.what()));
   } catch (const std::bad_alloc&) {
     throw VideoError(fmt::format("{}: not enough memory for {} frames in flight of {}x{} C{} ({})", reader.name(),
                                  slot_count, info.width, info.height, info.colorspace,
-                                 io_detail::readable_bytes(slot_count * (frame_bytes + 3 * luma_bytes))));
+                                 io_detail::readable_bytes(slot_count * (frame_bytes + 3 * staged_bytes))));
   }
   Pipeline& pipe = *pipe_storage;
   Progress progress(options.progress);
   PipelineStats stats;
 
+  std::vector<std::span<const std::uint8_t>> parts(plan.planes.size());
   std::int64_t next_read = 0, next_write = 0;  // frames are written in the order they were read
   auto write_oldest = [&] {
     Slot& s = pipe.slots_[std::size_t(next_write) % slot_count];
-    check_cl(s.downloaded.wait(), "clWaitForEvents");
-    stats.kernel_ms += kernel_milliseconds(s.kernels);
-    writer.write_frame(s.parameters, {s.luma.data, luma_bytes}, {s.frame.data + luma_bytes, frame_bytes - luma_bytes});
+    if (!planes.empty()) {
+      check_cl(s.downloaded.wait(), "clWaitForEvents");
+      stats.kernel_ms += kernel_milliseconds(s.kernels);
+    }
+    for (std::size_t i = 0, k = 0; i < plan.planes.size(); ++i) {
+      const OutputPlane& p = plan.planes[i];
+      const PlaneInfo& source = info.planes[std::size_t(p.source)];
+      parts[i] = p.filtered
+                     ? std::span<const std::uint8_t>(s.filtered.data + planes[k++].staging_offset, source.bytes())
+                     : std::span<const std::uint8_t>(s.frame.data + source.offset, source.bytes());
+    }
+    writer.write_frame(s.parameters, parts);
     s.busy = false;
     ++next_write;
     ++stats.frames;
     progress.frame_done(stats.frames);
+    if (options.on_frame) options.on_frame(stats.frames);
   };
 
   for (;;) {
@@ -213,22 +294,31 @@ PipelineStats filter_video(Context& ctx, VideoReader& reader, VideoWriter& write
       throw InputStreamError(e.what());
     }
     if (!got_frame) break;
-
-    cl::Event uploaded, computed;
-    check_cl(pipe.upload_.enqueueWriteBuffer(s.input.buffer, CL_FALSE, 0, luma_bytes, s.frame.data, nullptr, &uploaded),
-             "clEnqueueWriteBuffer");
-    check_cl(pipe.upload_.flush(), "clFlush");
-    const std::vector<cl::Event> after_upload{uploaded};
-    check_cl(ctx.queue().enqueueBarrierWithWaitList(&after_upload), "clEnqueueBarrierWithWaitList");
-    s.kernels = filter(s.input, s.output);
-    // A marker covers every command the filter enqueued, whatever events it returned.
-    check_cl(ctx.queue().enqueueMarkerWithWaitList(nullptr, &computed), "clEnqueueMarkerWithWaitList");
-    check_cl(ctx.queue().flush(), "clFlush");
-    const std::vector<cl::Event> after_compute{computed};
-    check_cl(pipe.download_.enqueueReadBuffer(s.output.buffer, CL_FALSE, 0, luma_bytes, s.luma.data, &after_compute,
-                                              &s.downloaded),
-             "clEnqueueReadBuffer");
-    check_cl(pipe.download_.flush(), "clFlush");
+    if (!planes.empty()) {
+      cl::Event uploaded, computed;
+      for (std::size_t k = 0; k < planes.size(); ++k)
+        check_cl(pipe.upload_.enqueueWriteBuffer(s.inputs[k].buffer, CL_FALSE, 0, planes[k].plane.bytes(),
+                                                 s.frame.data + planes[k].plane.offset, nullptr, &uploaded),
+                 "clEnqueueWriteBuffer");
+      check_cl(pipe.upload_.flush(), "clFlush");
+      const std::vector<cl::Event> after_upload{uploaded};  // the last upload: the queue is in order
+      check_cl(ctx.queue().enqueueBarrierWithWaitList(&after_upload), "clEnqueueBarrierWithWaitList");
+      s.kernels.clear();
+      for (std::size_t k = 0; k < planes.size(); ++k) {
+        std::vector<cl::Event> events = filter(s.inputs[k], s.outputs[k]);
+        s.kernels.insert(s.kernels.end(), events.begin(), events.end());
+      }
+      // A marker covers every command the filter enqueued, whatever events it returned.
+      check_cl(ctx.queue().enqueueMarkerWithWaitList(nullptr, &computed), "clEnqueueMarkerWithWaitList");
+      check_cl(ctx.queue().flush(), "clFlush");
+      const std::vector<cl::Event> after_compute{computed};
+      for (std::size_t k = 0; k < planes.size(); ++k)
+        check_cl(pipe.download_.enqueueReadBuffer(s.outputs[k].buffer, CL_FALSE, 0, planes[k].plane.bytes(),
+                                                  s.filtered.data + planes[k].staging_offset,
+                                                  k == 0 ? &after_compute : nullptr, &s.downloaded),
+                 "clEnqueueReadBuffer");
+      check_cl(pipe.download_.flush(), "clFlush");
+    }
     s.busy = true;
     ++next_read;
   }

@@ -86,6 +86,36 @@ int named_bit_depth(const std::string& cs) {
   return parse_positive(std::string_view(cs).substr(digits_at), 64, bits) ? int(bits) : 0;
 }
 
+// The planes of a frame of `info`'s colour space and size, one after the other; sets info.frame_bytes.
+// `chroma_w` x `chroma_h` is the size of U and V; `alpha` adds a full-size fourth plane.
+void lay_out_planes(StreamInfo& info, int chroma_w, int chroma_h, bool alpha, bool interleaved = false) {
+  info.planes.clear();
+  std::size_t offset = 0;
+  auto add = [&](char name, int w, int h) {
+    info.planes.push_back({.name = name, .width = w, .height = h, .offset = offset});
+    offset += info.planes.back().bytes();
+  };
+  add('y', info.width, info.height);
+  if (interleaved) {
+    add('c', 2 * chroma_w, chroma_h);
+  } else if (chroma_w > 0) {
+    add('u', chroma_w, chroma_h);
+    add('v', chroma_w, chroma_h);
+  }
+  if (alpha) add('a', info.width, info.height);
+  info.frame_bytes = offset;
+}
+
+// The F tag's n:d (is_ratio checked), or 0:0 when either is 0 or out of range.
+void set_rate(StreamInfo& info, std::string_view value) {
+  const auto colon = value.find(':');
+  std::uint64_t n = 0, d = 0;
+  if (!parse_positive(value.substr(0, colon), 1u << 30, n) || !parse_positive(value.substr(colon + 1), 1u << 30, d))
+    return;
+  info.rate_num = int(n);
+  info.rate_den = int(d);
+}
+
 }  // namespace
 
 VideoFormat parse_raw_format(const std::string& text) {
@@ -93,7 +123,10 @@ VideoFormat parse_raw_format(const std::string& text) {
   std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
   if (lower == "nv12") return VideoFormat::nv12;
   if (lower == "i420") return VideoFormat::i420;
-  throw std::invalid_argument(fmt::format("unknown raw video format '{}' (expected nv12 or i420)", printable(text)));
+  if (lower == "yuv444p") return VideoFormat::yuv444p;
+  if (lower == "gray") return VideoFormat::gray;
+  throw std::invalid_argument(
+      fmt::format("unknown raw video format '{}' (expected nv12, i420, yuv444p or gray)", printable(text)));
 }
 
 std::pair<int, int> parse_frame_size(const std::string& text) {
@@ -150,6 +183,7 @@ StreamInfo parse_y4m_header(const std::string& line, const std::string& name) {
       case 'F':
       case 'A':
         if (!is_ratio(value)) throw bad(fmt::format("'{}' is not a ratio n:d", printable(tag)));
+        if (tag[0] == 'F') set_rate(info, value);
         break;
       case 'I':
         if (value.size() != 1 || std::string_view("ptbm?").find(value[0]) == std::string_view::npos)
@@ -171,22 +205,22 @@ StreamInfo parse_y4m_header(const std::string& line, const std::string& name) {
   info.height = int(h);
   if (!has_colorspace) info.colorspace = "420jpeg";  // the Y4M default
 
-  const std::size_t luma = w * h, half_w = (w + 1) / 2, half_h = (h + 1) / 2;
+  const int half_w = int((w + 1) / 2), half_h = int((h + 1) / 2);
   const std::string& cs = info.colorspace;
   if (cs == "420jpeg" || cs == "420paldv" || cs == "420mpeg2" || cs == "420")
-    info.frame_bytes = luma + 2 * half_w * half_h;
+    lay_out_planes(info, half_w, half_h, false);
   else if (cs == "422")
-    info.frame_bytes = luma + 2 * half_w * h;
+    lay_out_planes(info, half_w, int(h), false);
   else if (cs == "444")
-    info.frame_bytes = 3 * luma;
+    lay_out_planes(info, int(w), int(h), false);
   else if (cs == "444alpha")
-    info.frame_bytes = 4 * luma;  // the alpha plane is copied like the chroma
+    lay_out_planes(info, int(w), int(h), true);  // the alpha plane is always copied
   else if (cs == "mono")
-    info.frame_bytes = luma;
+    lay_out_planes(info, 0, 0, false);
   else if (const int bits = named_bit_depth(cs); bits != 0 && bits != 8)
     throw VideoError(
-        fmt::format("{}: C{} is {}-bit video; only 8-bit video is supported (convert it, e.g. "
-                    "ffmpeg ... -pix_fmt yuv420p)",
+        fmt::format("{}: C{} is {}-bit video: 16-bit samples are not supported yet, only 8-bit video (convert "
+                    "it, e.g. ffmpeg ... -pix_fmt yuv420p)",
                     name, printable(cs), bits));
   else
     throw VideoError(
@@ -205,11 +239,22 @@ StreamInfo raw_stream_info(VideoFormat format, int width, int height) {
   info.format = format;
   info.width = width;
   info.height = height;
-  info.colorspace = format == VideoFormat::nv12 ? "nv12" : "i420";
-  // Both are 4:2:0; odd sizes round the chroma up, as ffmpeg does. NV12 interleaves U and V in one
-  // plane of half_w pairs, I420 stores U then V: the same number of bytes.
-  const std::size_t half_w = (std::size_t(width) + 1) / 2, half_h = (std::size_t(height) + 1) / 2;
-  info.frame_bytes = info.luma_bytes() + 2 * half_w * half_h;
+  const int half_w = (width + 1) / 2, half_h = (height + 1) / 2;  // odd sizes round the chroma up, as ffmpeg's
+  switch (format) {
+    case VideoFormat::nv12:
+      info.colorspace = "nv12";
+      lay_out_planes(info, half_w, half_h, false, /*interleaved=*/true);
+      break;
+    case VideoFormat::i420:
+      info.colorspace = "i420";
+      lay_out_planes(info, half_w, half_h, false);
+      break;
+    case VideoFormat::yuv444p:
+      info.colorspace = "yuv444p";
+      lay_out_planes(info, width, height, false);
+      break;
+    default: info.colorspace = "gray"; lay_out_planes(info, 0, 0, false);
+  }
   return info;
 }
 
@@ -380,16 +425,24 @@ void VideoWriter::write(const void* data, std::size_t size) {
 
 void VideoWriter::write_frame(const std::string& parameters, std::span<const std::uint8_t> luma,
                               std::span<const std::uint8_t> rest) {
+  if (luma.size() != info_.luma_bytes())
+    throw std::invalid_argument("VideoWriter::write_frame: planes do not match the stream's frame size");
+  const std::span<const std::uint8_t> parts[] = {luma, rest};
+  write_frame(parameters, parts);
+}
+
+void VideoWriter::write_frame(const std::string& parameters, std::span<const std::span<const std::uint8_t>> parts) {
   if (!file_) throw std::logic_error("VideoWriter::write_frame after commit");
-  if (luma.size() != info_.luma_bytes() || luma.size() + rest.size() != info_.frame_bytes)
+  std::size_t total = 0;
+  for (const auto& part : parts) total += part.size();
+  if (total != info_.frame_bytes)
     throw std::invalid_argument("VideoWriter::write_frame: planes do not match the stream's frame size");
   if (info_.format == VideoFormat::y4m) {
     write("FRAME", 5);
     write(parameters.data(), parameters.size());
     write("\n", 1);
   }
-  write(luma.data(), luma.size());
-  write(rest.data(), rest.size());
+  for (const auto& part : parts) write(part.data(), part.size());
   // Each finished frame reaches the file or the pipe now, so a later failure keeps it.
   if (std::fflush(file_) != 0) fail("cannot write: " + errno_message(errno));
   ++frames_written_;

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // clfilters bilateral IN OUT [--sigma-spatial S] [--sigma-range R] [--radius N] [--window square|disk]
 //                            [--distance l2|l1] [--border ...] [--variant ...] [--device ...] [--time]
+// Video (video_filter.hpp): every plane is filtered by default.
 #include <fmt/format.h>
 
 #include "clfilters/bilateral.hpp"
 #include "cli_common.hpp"
+#include "video_filter.hpp"
 
 namespace clf::cli {
 namespace {
@@ -33,37 +35,55 @@ class BilateralCommand : public Command {
                     "colour distance in the range weight: l2 (Euclidean over R, G, B) or l1 (|dR| + |dG| + |dB|, as "
                     "OpenCV's bilateralFilter); grey: both are |p - c|")
         ->capture_default_str();
+    add_video_options(cmd, video_, "all");
     return cmd;
   }
 
   int run() override {
     params_.border = parse_border_option(options_.border);
+    if (is_video_input(options_, video_))
+      return run_video_filter(
+          options_, video_,
+          {.command = "bilateral",
+           .variants = &bilateral_variants(),
+           .check_params = [&] { check_params(); },
+           .default_planes = "all",
+           .choose = plane_choose_step(params_, options_.variant, bilateral_choose, bilateral_unsupported),
+           .prepare = [&](Context& ctx, int w, int h) { bilateral_prepare(ctx, params_, options_.variant, w, h, 1); },
+           .filter = [&](Context& ctx, const DeviceImage& in,
+                         DeviceImage& out) { return bilateral(ctx, in, out, params_, options_.variant); },
+           .describe = [&] { return describe(); }});
+    refuse_video_options(video_);
     return run_image_filter(
         options_,
         {.command = "bilateral",
          .variants = &bilateral_variants(),
-         .check_params =
-             [&] {
-               params_.window = parse_bilateral_window(window_);
-               params_.distance = parse_bilateral_distance(distance_);
-               bilateral_check_params(params_);
-               // BilateralParams' radius -1 stands for the default; here the default is --radius left out.
-               if (radius_->count() > 0 && params_.radius < 0)
-                 throw UsageError(fmt::format("radius must be 0..{}, got {}", kMaxBilateralRadius, params_.radius));
-             },
+         .check_params = [&] { check_params(); },
          .choose = choose_step(params_, options_.variant, Alpha::kept_apart, bilateral_choose, bilateral_unsupported),
          .run = [&](Context& ctx, const Image& input,
                     Timing* timing) { return bilateral(ctx, input, params_, options_.variant, timing); },
-         .describe =
-             [&] {
-               return fmt::format("bilateral sigma_spatial={} sigma_range={} radius={} window={} distance={} border={}",
-                                  params_.sigma_spatial, params_.sigma_range, bilateral_radius(params_),
-                                  to_string(params_.window), to_string(params_.distance), to_string(params_.border));
-             }});
+         .describe = [&] { return describe(); },
+         .quiet = video_.quiet});
   }
 
  private:
+  void check_params() {
+    params_.window = parse_bilateral_window(window_);
+    params_.distance = parse_bilateral_distance(distance_);
+    bilateral_check_params(params_);
+    // BilateralParams' radius -1 stands for the default; here the default is --radius left out.
+    if (radius_->count() > 0 && params_.radius < 0)
+      throw UsageError(fmt::format("radius must be 0..{}, got {}", kMaxBilateralRadius, params_.radius));
+  }
+
+  std::string describe() const {
+    return fmt::format("bilateral sigma_spatial={} sigma_range={} radius={} window={} distance={} border={}",
+                       params_.sigma_spatial, params_.sigma_range, bilateral_radius(params_), to_string(params_.window),
+                       to_string(params_.distance), to_string(params_.border));
+  }
+
   ImageCommandOptions options_;
+  VideoCommandOptions video_;
   BilateralParams params_;
   CLI::Option* radius_ = nullptr;
   std::string window_ = "square", distance_ = "l2";

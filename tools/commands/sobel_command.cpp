@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // clfilters sobel IN OUT [--output magnitude|l1|gradients] [--border ...] [--variant ...] [--device ...] [--time]
+// Video (video_filter.hpp): a grey stream (Y4M Cmono, raw gray) of the Y plane's magnitude (or l1).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -8,6 +9,7 @@
 
 #include "clfilters/sobel.hpp"
 #include "cli_common.hpp"
+#include "video_filter.hpp"
 
 namespace clf::cli {
 namespace {
@@ -21,31 +23,63 @@ class SobelCommand : public Command {
                     "magnitude (round(sqrt(gx^2+gy^2)), clamped to 255) | l1 (min(255, |gx|+|gy|)) | gradients "
                     "(gx and gy as an H x W x 2 int16 .npy)")
         ->capture_default_str();
+    add_video_options(cmd, video_, "y");
     return cmd;
   }
 
   int run() override {
+    if (is_video_input(options_, video_))
+      return run_video_filter(
+          options_, video_,
+          {.command = "sobel",
+           .variants = &sobel_variants(),
+           .check_params = [&] { check_video_params(); },
+           .default_planes = "y",
+           .grey_output = true,
+           .choose =
+               [&](Context& ctx, int w, int h) {
+                 VariantChoice choice = sobel_choose(ctx, params_, options_.variant, w, h);
+                 auto why = sobel_unsupported(ctx.info(), choice.variant, params_, w, h, choice.config);
+                 return std::pair{std::move(choice), std::move(why)};
+               },
+           .prepare = [&](Context& ctx, int w, int h) { sobel_prepare(ctx, params_, options_.variant, w, h); },
+           .filter = [&](Context& ctx, const DeviceImage& in,
+                         DeviceImage& out) { return sobel(ctx, in, out, params_, options_.variant); },
+           .describe = [&] { return describe(); }});
+    refuse_video_options(video_);
     return run_image_filter(
-        options_,
-        {.command = "sobel",
-         .variants = &sobel_variants(),
-         .check_params = [&] { check_params(); },
-         .choose =
-             [&](Context& ctx, const Image& input) {
-               VariantChoice choice = sobel_choose(ctx, params_, options_.variant, input.width, input.height);
-               auto why =
-                   sobel_unsupported(ctx.info(), choice.variant, params_, input.width, input.height, choice.config);
-               return std::pair{std::move(choice), std::move(why)};
-             },
-         .run = [&](Context& ctx, const Image& input,
-                    Timing* timing) { return sobel(ctx, input, params_, options_.variant, timing); },
-         .describe =
-             [&] {
-               return fmt::format("sobel output={} border={}", to_string(params_.output), to_string(params_.border));
-             }});
+        options_, {.command = "sobel",
+                   .variants = &sobel_variants(),
+                   .check_params = [&] { check_params(); },
+                   .choose =
+                       [&](Context& ctx, const Image& input) {
+                         VariantChoice choice = sobel_choose(ctx, params_, options_.variant, input.width, input.height);
+                         auto why = sobel_unsupported(ctx.info(), choice.variant, params_, input.width, input.height,
+                                                      choice.config);
+                         return std::pair{std::move(choice), std::move(why)};
+                       },
+                   .run = [&](Context& ctx, const Image& input,
+                              Timing* timing) { return sobel(ctx, input, params_, options_.variant, timing); },
+                   .describe = [&] { return describe(); },
+                   .quiet = video_.quiet});
   }
 
  private:
+  std::string describe() const {
+    return fmt::format("sobel output={} border={}", to_string(params_.output), to_string(params_.border));
+  }
+
+  // Video frames become grey frames: magnitude or l1, not the two int16 gradient planes.
+  void check_video_params() {
+    params_.output = parse_sobel_output(output_);
+    params_.border = parse_border_option(options_.border);
+    sobel_check_params(params_);
+    if (params_.output == SobelOutput::gradients)
+      throw UsageError(
+          "--output gradients writes two int16 planes, which a video stream cannot hold; use "
+          "magnitude or l1 for video");
+  }
+
   // --output and --border, their ranges, and that gradients go to .npy (usage errors).
   void check_params() {
     params_.output = parse_sobel_output(output_);
@@ -62,6 +96,7 @@ class SobelCommand : public Command {
   }
 
   ImageCommandOptions options_;
+  VideoCommandOptions video_;
   std::string output_ = "magnitude";
   SobelParams params_;
 };

@@ -1,0 +1,190 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "video_filter.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <stdexcept>
+
+#include "clfilters/image_io.hpp"
+#include "clfilters/video.hpp"
+#include "video_progress.hpp"
+
+namespace clf::cli {
+namespace {
+
+bool has_image_extension(const std::string& path) {
+  std::string ext = std::filesystem::path(path).extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
+  for (const char* e : {".png", ".jpg", ".jpeg", ".pgm", ".ppm", ".pnm", ".npy"})
+    if (ext == e) return true;
+  return false;
+}
+
+std::string output_name(const std::string& path) {
+  return path == "-" ? "<stdout>" : path;
+}
+
+// "y,u,v" for the filtered planes of `plan`.
+std::string plane_names(const video::StreamInfo& info, const video::VideoPlan& plan) {
+  std::string names;
+  for (const video::OutputPlane& p : plan.planes)
+    if (p.filtered) names += fmt::format("{}{}", names.empty() ? "" : ",", info.planes[std::size_t(p.source)].name);
+  return names;
+}
+
+// The usage checks that need no stream: the options' combinations, the raw layout and OUT's name.
+void check_video_usage(const ImageCommandOptions& image, const VideoCommandOptions& video,
+                       const VideoFilterSteps& steps) {
+  if (!image.output_dir.empty()) throw UsageError("-o DIR is for images; a video takes IN OUT");
+  if (image.output != "-" && has_image_extension(image.output))
+    throw UsageError(
+        fmt::format("{}: video is written in the input's format (a .y4m or .yuv file, or - for stdout), not as an "
+                    "image",
+                    image.output));
+  if (!video.raw_format.empty() && video.size.empty()) throw UsageError("--raw-format needs --size WxH");
+  if (video.raw_format.empty() && !video.size.empty())
+    throw UsageError("--size is for raw video; give --raw-format too");
+  if (video.progress == "-" && image.output == "-")
+    throw UsageError("--progress - and OUT - would both write stdout; give --progress a file");
+  if (steps.grey_output && !video.planes.empty() && video.planes != "y")
+    throw UsageError(
+        fmt::format("{} writes the gradient magnitude of the Y plane as a grey stream: --planes takes only y, got '{}'",
+                    steps.command, video.planes));
+}
+
+// The planes to filter: --planes, else the command's default. The default "all" on NV12 filters Y alone (its
+// chroma is interleaved), with a note; an explicit request for NV12's chroma is a usage error.
+std::vector<int> chosen_planes(const video::VideoReader& reader, const VideoCommandOptions& video,
+                               const VideoFilterSteps& steps) {
+  std::string text = video.planes.empty() ? steps.default_planes : video.planes;
+  if (video.planes.empty() && reader.info().format == video::VideoFormat::nv12 && text != "y") {
+    if (!video.quiet)
+      fmt::print(stderr, "clfilters: note: {}: nv12 interleaves U and V, which are copied; only Y is filtered\n",
+                 reader.name());
+    text = "y";
+  }
+  try {
+    return video::select_planes(reader.info(), text, reader.name());
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+}
+
+}  // namespace
+
+void add_video_options(CLI::App* cmd, VideoCommandOptions& o, const std::string& default_planes) {
+  cmd->get_option("FILES")->description(
+      "IN OUT. IN: an image (PNG, JPEG, PGM/PPM, .npy), a Y4M video, raw YUV with --raw-format, or - for stdin "
+      "(Y4M unless --raw-format). OUT: an image (the format follows the extension) or, for video, a file or - "
+      "for stdout in the input's format. Or, with -o DIR, any number of input images");
+  cmd->add_option("--raw-format", o.raw_format, "IN is raw planar YUV: nv12, i420 or yuv444p (needs --size)");
+  cmd->add_option("--size", o.size, "frame size of raw YUV, WxH");
+  cmd->add_option("--planes", o.planes,
+                  fmt::format("video planes to filter: y, u, v, all or a comma list (y,u); the others are copied "
+                              "bit for bit (default {})",
+                              default_planes));
+  cmd->add_option("--progress", o.progress,
+                  "video: write ffmpeg-style progress blocks (frame=, fps=, out_time_us=, speed=, progress=) to FILE "
+                  "or - (stdout), about twice a second");
+  cmd->add_flag("-q,--quiet", o.quiet, "print nothing but errors (no progress line, no summary)");
+}
+
+bool is_video_input(const ImageCommandOptions& image, const VideoCommandOptions& video) {
+  // Pipes and devices given by name are streams, unless OUT is an image: then IN is an image read from a pipe.
+  if (!video.raw_format.empty() || image.input == "-" || video::looks_like_y4m(image.input)) return true;
+  return video::is_stream_path(image.input) && (image.output.empty() || !has_image_extension(image.output));
+}
+
+void refuse_video_options(const VideoCommandOptions& video) {
+  if (!video.size.empty()) throw UsageError("--size is for raw video; give --raw-format too");
+  if (!video.planes.empty()) throw UsageError("--planes is for video (Y4M or raw YUV), not images");
+  if (!video.progress.empty()) throw UsageError("--progress is for video (Y4M or raw YUV), not images");
+}
+
+int run_video_filter(const ImageCommandOptions& image, const VideoCommandOptions& video,
+                     const VideoFilterSteps& steps) {
+  try {
+    steps.check_params();
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+  check_variant_name(image.variant, *steps.variants);
+  check_video_usage(image, video, steps);
+  video::VideoFormat raw = video::VideoFormat::y4m;
+  int raw_width = 0, raw_height = 0;
+  if (!video.raw_format.empty()) {
+    try {
+      raw = video::parse_raw_format(video.raw_format);
+      if (raw == video::VideoFormat::gray) throw std::invalid_argument("--raw-format takes nv12, i420 or yuv444p");
+      std::tie(raw_width, raw_height) = video::parse_frame_size(video.size);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(e.what());
+    }
+  }
+  if (image.output != "-") check_output_path(image.output, /*streams=*/true);
+  // The header first: a frame size over the limits is refused before the device is opened.
+  video::VideoReader reader = raw == video::VideoFormat::y4m
+                                  ? video::VideoReader::open_y4m(image.input)
+                                  : video::VideoReader::open_raw(image.input, raw, raw_width, raw_height);
+  const video::StreamInfo& info = reader.info();
+  const video::VideoPlan plan = steps.grey_output ? video::grey_output_plan(info)
+                                                  : video::same_layout_plan(info, chosen_planes(reader, video, steps));
+  video::check_pipeline_host_memory(info, plan, reader.name());  // before the device's driver takes its share
+  Context ctx(image.device);
+  video::check_pipeline_memory(ctx, info, plan, reader.name());
+  // The variant of each plane size, checked and its programs built before any output exists; Y's names the run.
+  std::map<std::pair<int, int>, VariantChoice> choices;
+  std::optional<VariantChoice> luma_choice;
+  for (const video::OutputPlane& p : plan.planes) {
+    if (!p.filtered) continue;
+    const video::PlaneInfo& plane = info.planes[std::size_t(p.source)];
+    const auto size = std::pair{plane.width, plane.height};
+    if (choices.count(size)) continue;
+    auto [choice, why] = steps.choose(ctx, plane.width, plane.height);
+    if (why) throw UsageError(*why);
+    steps.prepare(ctx, plane.width, plane.height);
+    if (!luma_choice) luma_choice = choice;
+    choices.emplace(size, std::move(choice));
+  }
+
+  VideoProgress progress(!video.quiet && ::isatty(STDERR_FILENO) != 0, video.progress, info);
+  video::VideoWriter writer(image.output, plan.output);
+  const auto filter = [&](const DeviceImage& in, DeviceImage& out) { return steps.filter(ctx, in, out); };
+  video::PipelineStats stats;
+  try {
+    stats = video::filter_video(ctx, reader, writer, filter, plan,
+                                {.on_frame = [&](std::int64_t frames) { progress.frame_done(frames); }});
+  } catch (const video::InputStreamError& e) {
+    progress.finish(writer.frames_written());
+    // A cut or corrupt input: its complete frames are the output, as they are on a pipe, and the exit is 1.
+    if (writer.frames_written() == 0 && image.output != "-")
+      throw std::runtime_error(fmt::format("{}; no complete frame, nothing written", e.what()));
+    writer.commit();
+    throw std::runtime_error(fmt::format("{}; the {} complete frame(s) before it were written to {}", e.what(),
+                                         writer.frames_written(), output_name(image.output)));
+  }
+  writer.commit();
+  progress.finish(stats.frames);
+
+  if (video.quiet) return 0;
+  // With the video (or the progress blocks) on stdout, the summary goes to stderr.
+  std::FILE* out = image.output == "-" || video.progress == "-" ? stderr : stdout;
+  const std::string ran = luma_choice ? variant_that_ran(ctx, *luma_choice) : "none";
+  fmt::print(out, "{} variant={} on {} ({}): {}x{} {}{}, planes {}, {} frames -> {}\n", steps.describe(), ran,
+             ctx.info().name, ctx.info().platform_name, info.width, info.height,
+             info.format == video::VideoFormat::y4m ? "C" : "", info.colorspace, plane_names(info, plan), stats.frames,
+             output_name(image.output));
+  if (image.time)
+    fmt::print(out, "kernel {:.3f} ms ({:.3f} ms per frame), total {:.3f} s, {:.1f} fps\n", stats.kernel_ms,
+               stats.frames ? stats.kernel_ms / double(stats.frames) : 0.0, stats.seconds,
+               stats.seconds > 0 ? double(stats.frames) / stats.seconds : 0.0);
+  return 0;
+}
+
+}  // namespace clf::cli
