@@ -7,6 +7,7 @@
 //
 // Build options:
 //   -D CHANNELS=1|4   grey (uchar per pixel) or RGBA (one packed uint per pixel, R in the low byte)
+//   -D CPU_ROWS=1     adds cpu_rows' kernel (bilateral_cpu_rows.cl)
 // Per-call values (size, radius, border, distance, 1/(2 sigma^2), weight tables) are kernel arguments, so
 // the window and distance choices share one program.
 //
@@ -324,3 +325,8 @@ __kernel void bilateral_pixels4(__global const pix_t* src, __global pix_t* dst, 
 }
 
 #include "bilateral_unrolled.cl"
+
+// cpu_rows: for CPU devices (its own build, -D CPU_ROWS=1, so that a refused build still leaves the others').
+#if CPU_ROWS
+#include "bilateral_cpu_rows.cl"
+#endif

@@ -341,7 +341,7 @@ TEST(BilateralHost, AutoPicksASupportedVariant) {
 }
 
 // The rule without tuning data: unrolled on GPUs where its radius is built, range_table elsewhere.
-TEST(BilateralHost, AutoRulePrefersUnrolledOnGpus) {
+TEST(BilateralHost, AutoRulePrefersUnrolledOnGpusAndCpuRowsOnCpus) {
   DeviceInfo device = test_context().info();
   const BilateralParams nine = make_params({3, 30}, 4, {}), wide = make_params({3, 30}, 16, {});
   device.type = CL_DEVICE_TYPE_GPU;
@@ -349,6 +349,9 @@ TEST(BilateralHost, AutoRulePrefersUnrolledOnGpus) {
   EXPECT_EQ(bilateral_auto_variant(device, nine, 640, 480, 4), "unrolled");
   EXPECT_NE(bilateral_auto_variant(device, wide, 640, 480, 1), "unrolled");  // radius 16 > kMaxUnrolledRadius
   device.type = CL_DEVICE_TYPE_CPU;
+  EXPECT_EQ(bilateral_auto_variant(device, nine, 640, 480, 1), "cpu_rows");
+  EXPECT_EQ(bilateral_auto_variant(device, wide, 640, 480, 4), "cpu_rows");
+  device.max_alloc_bytes = 4096;  // too small for cpu_rows' ring of rows
   EXPECT_EQ(bilateral_auto_variant(device, nine, 640, 480, 1), "range_table");
 }
 

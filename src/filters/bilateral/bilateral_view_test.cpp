@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// The bilateral filter on views of the caller's buffers with a row pitch and an offset: unrolled reads and writes
-// them as they are (its PITCHED build; vector stores where both positions are aligned, scalar ones elsewhere),
-// other variants through packed copies; all within 1 of the reference.
+// The bilateral filter on views of the caller's buffers with a row pitch and an offset: unrolled (its PITCHED
+// build; vector stores where both positions are aligned, scalar ones elsewhere) and cpu_rows read and write them as
+// they are, other variants through packed copies; all within 1 of the reference.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -43,20 +43,21 @@ TEST_P(BilateralViews, WithinOneOfTheReferenceAndLeaveTheRestOfTheBuffer) {
       [&](const DeviceImage& i, DeviceImage& o) { return bilateral(ctx, i, o, params, c.variant); }, 1);
 }
 
-INSTANTIATE_TEST_SUITE_P(Layouts, BilateralViews,
-                         ::testing::Values(
-                             // Offsets and pitches of whole 4-pixel groups: the vector stores.
-                             BilateralViewCase{"unrolled", 1, {8, 160, 4, 156, 0}},
-                             BilateralViewCase{"unrolled", 4, {4, 152, 12, 164, 0}},
-                             // Off them: the scalar stores; a packed input with a pitched output.
-                             BilateralViewCase{"unrolled", 4, {3, 151, 1, 157, 0}},
-                             BilateralViewCase{"unrolled", 1, {0, 150, 5, 155, 0}},
-                             BilateralViewCase{"range_table", 4, {3, 151, 1, 157, 2}}),
-                         [](const auto& test) {
-                           const BilateralViewCase& c = test.param;
-                           return fmt::format("{}_c{}_in{}x{}_out{}x{}", c.variant, c.channels, c.layout.in_offset,
-                                              c.layout.in_stride, c.layout.out_offset, c.layout.out_stride);
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    Layouts, BilateralViews,
+    ::testing::Values(
+        // Offsets and pitches of whole 4-pixel groups: the vector stores.
+        BilateralViewCase{"unrolled", 1, {8, 160, 4, 156, 0}}, BilateralViewCase{"unrolled", 4, {4, 152, 12, 164, 0}},
+        // Off them: the scalar stores; a packed input with a pitched output.
+        BilateralViewCase{"unrolled", 4, {3, 151, 1, 157, 0}}, BilateralViewCase{"unrolled", 1, {0, 150, 5, 155, 0}},
+        BilateralViewCase{"range_table", 4, {3, 151, 1, 157, 2}},
+        // cpu_rows: row pointers from the strides, any layout.
+        BilateralViewCase{"cpu_rows", 1, {5, 153, 2, 161, 0}}, BilateralViewCase{"cpu_rows", 4, {3, 151, 1, 157, 0}}),
+    [](const auto& test) {
+      const BilateralViewCase& c = test.param;
+      return fmt::format("{}_c{}_in{}x{}_out{}x{}", c.variant, c.channels, c.layout.in_offset, c.layout.in_stride,
+                         c.layout.out_offset, c.layout.out_stride);
+    });
 
 }  // namespace
 }  // namespace clf

@@ -120,6 +120,24 @@ INSTANTIATE_TEST_SUITE_P(Sizes, BilateralWindowVariants,
                          ::testing::Values(SizeCase{1, 1}, SizeCase{7, 5}, SizeCase{37, 19}, SizeCase{101, 67}),
                          [](const auto& test) { return size_name(test.param); });
 
+// cpu_rows with every band count, down to one row a band (more bands than rows), and widths that leave a partial
+// vector step: within 1 of the reference, every output written.
+TEST(BilateralCpuRows, EveryBandCountWithinOneOfTheReference) {
+  Context& ctx = test_context();
+  for (int c : {1, 4}) {
+    const auto seed = testing::fresh_seed();
+    const Image in = testing::random_image(45, 23, c, SampleType::u8, seed);
+    DeviceImage d_in = DeviceImage::upload(ctx, in);
+    for (int bands : {2, 8, 16, 64}) {
+      const BilateralParams p =
+          shaped({2, 20}, 3, kBorders[bands % 4], kWindows[bands % 3 == 1], kDistances[bands % 5 == 3]);
+      SCOPED_TRACE(fmt::format("channels={} bands_per_unit={} {} seed={}", c, bands, describe_shape(p), seed));
+      ASSERT_TRUE(testing::images_equal(bilateral_reference(in, p),
+                                        run_device("cpu_rows", d_in, p, {{"bands_per_unit", bands}}), 1.0));
+    }
+  }
+}
+
 // unrolled says why it does not run the options it does not compute; auto picks a variant that does, on a GPU
 // too, where it would otherwise pick unrolled.
 TEST(BilateralWindowVariants, UnrolledRefusesAndAutoPicksAVariantThatComputesThem) {

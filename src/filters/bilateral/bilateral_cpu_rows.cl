@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: Apache-2.0
+// cpu_rows: the bilateral filter written for CPU devices (PoCL maps each work-group to a thread and runs its
+// work-item as plain code). One work-item, in a work-group of its own, per band of output rows; no local memory,
+// no barriers. The band keeps the 2r+1 input rows its current output row's window covers in a ring of float rows
+// (its own part of `scratch`), each scaled by the unrolled variant's colour scale and padded by the border, so the
+// window loop reads them with no border test; entering the next output row replaces one ring row. Along the row
+// it computes 8 outputs a step in float8 vectors, so the code is SIMD whatever PoCL's work-group vectoriser does.
+//
+// Per tap (grey): d = p' - c', e = fma(d, -d, s), w = exp2(e), sum = fma(w, p', sum), wsum += w, with
+// p' = p * scale, scale = sqrt(log2(e) / (2 sr^2)) rounded to 16 bits (so p' and d are exact) and s the tap's
+// spatial exponent (log2 of its weight; -1e30 outside the disk: skipped). Colour: d over R, G and B, e =
+// s - |d|^2 (l2) or s - (|dR| + |dG| + |dB|)^2 (l1). exp2 is cpu_exp2: the unrolled variant's soft_exp2, whose
+// error analysis (bilateral_unrolled.cl: relative error 7.5e-5, |v' - v| <= 0.02; the scale's rounding, <= 0.83
+// in the worst case) carries over, since the weights are the same numbers: |v' - v| < 1.
+//
+// Ring row layout, in floats: plane k (R', G', B' or the grey p') of ring slot s of band b at
+// scratch + ((b * (2r+1) + s) * planes + k) * stride; element i is column i - r, the border's value outside the
+// image, zeros past column w + r (read by the last step's unused lanes).
+// Per-call values (size, radius, border, distance, band height, layout) are arguments: one build per channel count.
+// Rows are in_stride and out_stride pixels apart from pixel in_off and out_off on (a packed image: stride w,
+// offset 0), so pitched views are read and written in place.
+
+#define CPU_PLANES (CHANNELS == 4 ? 3 : 1)
+
+// 2^x, x <= 100, by bilateral_unrolled.cl's soft_exp2 (degree-3 polynomial, exponent bits added), eight lanes
+// at once; clamped at -125, below which its bit arithmetic fails (a weight of ~2^-125 next to the centre's ~1).
+inline float8 cpu_exp2(float8 x) {
+  x = fmax(x, -125.0f);
+  const float8 t = x + 12582912.0f;
+  const float8 f = x - (t - 12582912.0f);
+  const float8 p = fma(fma(fma(0x1.c3f76p-5f, f, 0x1.f0de1ap-3f), f, 0x1.62f31ap-1f), f, 0x1.fff692p-1f);
+  return as_float8(as_uint8(p) + (as_uint8(t) << 23));
+}
+
+// Channel k (0 = R or grey) of a pixel, as a float.
+inline float cpu_channel(pix_t p, int k) {
+#if CHANNELS == 4
+  return (float)((p >> (8 * k)) & 0xFFu);
+#else
+  (void)k;
+  return (float)p;
+#endif
+}
+
+// Fills ring row `ring` (plane-major, `stride` floats a plane) with input row y, scaled, padded by the border.
+inline void cpu_fill_ring_row(__global const pix_t* src, __global float* ring, int y, int w, int h, int r, int mode,
+                              pix_t cval, float scale, int stride, int in_stride, int in_off) {
+  const int yy = border_index(y, h, mode);
+  __global const pix_t* row = src + (long)in_off + (long)yy * in_stride;
+  for (int k = 0; k < CPU_PLANES; ++k) {
+    __global float* out = ring + k * stride + r;  // out[x] is column x
+    for (int x = -r; x < 0; ++x) {
+      const int xx = border_index(x, w, mode);
+      out[x] = scale * cpu_channel(yy < 0 || xx < 0 ? cval : row[xx], k);
+    }
+    int x = 0;
+    if (yy < 0) {
+      for (; x < w; ++x) out[x] = scale * cpu_channel(cval, k);
+    } else {
+      for (; x + 8 <= w; x += 8) {
+#if CHANNELS == 4
+        const uint8 p = vload8(0, row + x);
+        vstore8(scale * convert_float8((p >> (uint)(8 * k)) & 0xFFu), 0, out + x);
+#else
+        vstore8(scale * convert_float8(vload8(0, row + x)), 0, out + x);
+#endif
+      }
+      for (; x < w; ++x) out[x] = scale * cpu_channel(row[x], k);
+    }
+    for (; x < w + r; ++x) {
+      const int xx = border_index(x, w, mode);
+      out[x] = scale * cpu_channel(yy < 0 || xx < 0 ? cval : row[xx], k);
+    }
+    for (; x < stride - r; ++x) out[x] = 0.0f;
+  }
+}
+
+// Rounds v / scale to 8 bits (SPEC "Rounding to 8 bits": nearest, ties up, clamped), eight lanes.
+inline uint8 cpu_round(float8 sum, float8 wsum, float scale) {
+  return convert_uint8(clamp(floor(sum / (wsum * scale) + 0.5f), 0.0f, 255.0f));
+}
+
+__kernel void bilateral_cpu_rows(__global const pix_t* src, __global pix_t* dst, int w, int h, int r, int mode,
+                                 uint cval_bits, int l1, __constant const float* spatial_log2, float scale,
+                                 int band_rows, int stride, __global float* scratch, int in_stride, int in_off,
+                                 int out_stride, int out_off) {
+  const int d = 2 * r + 1;
+  const int y0 = get_global_id(0) * band_rows, y1 = min(y0 + band_rows, h);
+  const pix_t cval = (pix_t)cval_bits;
+  __global float* ring = scratch + (long)get_global_id(0) * d * CPU_PLANES * stride;
+#define CPU_SLOT(y) (ring + (long)(((y)-y0 + d) % d) * CPU_PLANES * stride)
+  // The window rows of the band's first output row but the last, which the loop adds.
+  for (int y = y0 - r; y < y0 + r; ++y)
+    cpu_fill_ring_row(src, CPU_SLOT(y), y, w, h, r, mode, cval, scale, stride, in_stride, in_off);
+  for (int y = y0; y < y1; ++y) {
+    cpu_fill_ring_row(src, CPU_SLOT(y + r), y + r, w, h, r, mode, cval, scale, stride, in_stride, in_off);
+    __global const float* centre = CPU_SLOT(y) + r;
+    __global pix_t* out = dst + (long)out_off + (long)y * out_stride;
+    for (int x = 0; x < w; x += 8) {
+      float8 wsum = 0.0f;
+#if CHANNELS == 4
+      const float8 cr = vload8(0, centre + x), cg = vload8(0, centre + stride + x),
+                   cb = vload8(0, centre + 2 * stride + x);
+      float8 sr = 0.0f, sg = 0.0f, sb = 0.0f;
+#else
+      const float8 c = vload8(0, centre + x);
+      float8 sum = 0.0f;
+#endif
+      for (int j = 0; j < d; ++j) {
+        __global const float* row = CPU_SLOT(y - r + j) + x;
+        for (int i = 0; i < d; ++i) {
+          const float s = spatial_log2[j * d + i];
+          if (s < -1e29f) continue;  // outside the disk
+#if CHANNELS == 4
+          const float8 pr = vload8(0, row + i), pg = vload8(0, row + stride + i), pb = vload8(0, row + 2 * stride + i);
+          const float8 dr = pr - cr, dg = pg - cg, db = pb - cb;
+          float8 e;
+          if (l1) {
+            const float8 n = fabs(dr) + fabs(dg) + fabs(db);
+            e = fma(n, -n, (float8)s);
+          } else {
+            e = fma(dr, -dr, fma(dg, -dg, fma(db, -db, (float8)s)));
+          }
+          const float8 wt = cpu_exp2(e);
+          sr = fma(wt, pr, sr);
+          sg = fma(wt, pg, sg);
+          sb = fma(wt, pb, sb);
+#else
+          const float8 p = vload8(0, row + i);
+          const float8 dd = p - c;
+          const float8 wt = cpu_exp2(fma(dd, -dd, (float8)s));
+          sum = fma(wt, p, sum);
+#endif
+          wsum += wt;
+        }
+      }
+#if CHANNELS == 4
+      // Alpha is the centre's, from the input.
+      __global const pix_t* in = src + (long)in_off + (long)y * in_stride;
+      const uint8 rgb =
+          cpu_round(sr, wsum, scale) | (cpu_round(sg, wsum, scale) << 8u) | (cpu_round(sb, wsum, scale) << 16u);
+      if (x + 8 <= w) {
+        vstore8(rgb | (vload8(0, in + x) & 0xFF000000u), 0, out + x);
+      } else {
+        const uint tail[8] = {rgb.s0, rgb.s1, rgb.s2, rgb.s3, rgb.s4, rgb.s5, rgb.s6, rgb.s7};
+        for (int k = 0; x + k < w; ++k) out[x + k] = tail[k] | (in[x + k] & 0xFF000000u);
+      }
+#else
+      const uint8 v = cpu_round(sum, wsum, scale);
+      if (x + 8 <= w) {
+        vstore8(convert_uchar8(v), 0, out + x);
+      } else {
+        const uint tail[8] = {v.s0, v.s1, v.s2, v.s3, v.s4, v.s5, v.s6, v.s7};
+        for (int k = 0; x + k < w; ++k) out[x + k] = (uchar)tail[k];
+      }
+#endif
+    }
+  }
+#undef CPU_SLOT
+}
