@@ -20,10 +20,12 @@ struct SobelCall {
   int height = 0;
   int in_stride = 0, out_stride = 0;  // pixels from one row's start to the next
   int in_offset = 0, out_offset = 0;  // pixels from the buffer's start to pixel (0, 0)
+  bool interleaved = false;           // gradients as (gx, gy) pairs in out_a (DeviceGradientPairs)
   bool on_views() const { return in_stride != 0; }
 };
 
-// What a call reads and writes: the grey input, and gx and gy (gradients) or the 8-bit output twice.
+// What a call reads and writes: the grey input, and gx and gy (gradients) or the 8-bit output or the interleaved
+// gradients twice.
 struct SobelTarget {
   const DeviceImage& in;
   const cl::Buffer& out_a;
