@@ -202,6 +202,11 @@ __kernel void grey_from_rgba(__global const uchar4* in, __global uchar* out) {
   const uint4 p = convert_uint4(in[i]);
   out[i] = (uchar)((77u * p.x + 150u * p.y + 29u * p.z + 128u) >> 8);
 }
+__kernel void grey_from_rgb(__global const uchar* in, __global uchar* out) {
+  const size_t i = get_global_id(0);
+  const uint3 p = convert_uint3(vload3(i, in));
+  out[i] = (uchar)((77u * p.x + 150u * p.y + 29u * p.z + 128u) >> 8);
+}
 __kernel void float_from_grey(__global const uchar* in, __global float* out) {
   const size_t i = get_global_id(0);
   out[i] = (float)in[i];
@@ -277,12 +282,19 @@ nb::object sobel_py(nb::handle img, const std::string& output, const std::string
   NewArray gy = gradients ? new_array(a.height, a.width, 1, false, SampleType::i16) : NewArray{};
   {
     nb::gil_scoped_release release;
-    // Colour becomes grey on the host, as the library's host call converts it.
-    Image grey;
-    if (a.channels != 1) grey = sobel_grey(to_image(a));
-    const void* grey_data = a.channels == 1 ? a.data : grey.data.data();
+    // RGB and RGBA become grey on the device (SPEC's formula, as the library's host call converts them), with no
+    // pass of the host over the pixels; grey+alpha keeps its grey channel on the host.
     const std::size_t pixels = std::size_t(a.width) * a.height;
-    DeviceImage in{buffer_over_host(ctx, const_cast<void*>(grey_data), pixels, true), a.width, a.height, 1};
+    Image grey;
+    if (a.channels == 2) grey = sobel_grey(to_image(a));
+    DeviceImage in{{}, a.width, a.height, 1};
+    if (a.channels == 3 || a.channels == 4) {
+      const cl::Buffer colour = buffer_over_host(ctx, const_cast<void*>(a.data), a.byte_size(), true);
+      in.buffer = ctx.scratch_buffer("python sobel grey", pixels);
+      convert(ctx, a.channels == 3 ? "grey_from_rgb" : "grey_from_rgba", colour, in.buffer, pixels);
+    } else {
+      in.buffer = buffer_over_host(ctx, const_cast<void*>(a.channels == 1 ? a.data : grey.data.data()), pixels, true);
+    }
     if (gradients) {
       DeviceGradients g{buffer_over_host(ctx, gx.data, pixels * 2, false),
                         buffer_over_host(ctx, gy.data, pixels * 2, false), a.width, a.height};
