@@ -95,18 +95,22 @@ def host_to_host(ctx, sizes, channels_list, runs):
     rng = np.random.default_rng()
     for size in sizes:
         w, h = map(int, size.split("x"))
+        # Every channel count's calls of one size interleaved together, so that their ratio sees one load.
+        cases = []
         for channels in channels_list:
             a = rng.integers(0, 256, (h, w, channels) if channels > 1 else (h, w), dtype=np.uint8)
-            ours = lambda: clf.box_blur(a, diameter=9, ctx=ctx)  # noqa: E731
-            cpu = lambda: cv2.blur(a, (9, 9), borderType=cv2.BORDER_REPLICATE)  # noqa: E731
-            umat = lambda: cv2.blur(cv2.UMat(a), (9, 9), borderType=cv2.BORDER_REPLICATE).get()  # noqa: E731
-            row = [f"{ms:.2f}" for ms in interleaved_ms([ours, cpu, umat] if ocl else [ours, cpu], runs)]
-            if not ocl:
-                row.append("n/a")
-            ref = ours().astype(int)
-            diffs = [np.abs(cpu().astype(int) - ref).max()]
+            fns = [
+                lambda a=a: clf.box_blur(a, diameter=9, ctx=ctx),
+                lambda a=a: cv2.blur(a, (9, 9), borderType=cv2.BORDER_REPLICATE),
+            ]
             if ocl:
-                diffs.append(np.abs(umat().astype(int) - ref).max())
+                fns.append(lambda a=a: cv2.blur(cv2.UMat(a), (9, 9), borderType=cv2.BORDER_REPLICATE).get())
+            cases.append((channels, fns))
+        times = interleaved_ms([fn for _, fns in cases for fn in fns], runs)
+        for channels, fns in cases:
+            row = [f"{times.pop(0):.2f}" for _ in fns] + ([] if ocl else ["n/a"])
+            ref = fns[0]().astype(int)
+            diffs = [np.abs(fn().astype(int) - ref).max() for fn in fns[1:]]
             print(f"| {w}x{h}x{channels} | {' | '.join(row)} | {', '.join(map(str, diffs))} |")
     print(f"\nload average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 

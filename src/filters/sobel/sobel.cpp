@@ -281,20 +281,18 @@ std::vector<cl::Event> sobel(Context& ctx, const DeviceImage& in, SobelDeviceOut
   return std::visit([&](auto& planes) { return sobel(ctx, in, planes, params, variant, config, wait); }, out.planes);
 }
 
-Image sobel(Context& ctx, const Image& input, const SobelParams& params, std::string_view variant, Timing* timing) {
-  if (input.type != SampleType::u8 || input.channels < 1 || input.channels > 4)
-    throw std::invalid_argument(fmt::format("Sobel takes 8-bit images with 1 to 4 channels, got {} channel(s) of {}",
-                                            input.channels, sample_type_name(input.type)));
-  // Program builds are one-off costs, not part of the call's time (SPEC "Total time"); the grey
-  // conversion on the host is part of it. Gradients are written as pairs, the result's layout.
-  SobelCall prepared{params, input.width, input.height};
-  prepared.interleaved = params.output == SobelOutput::gradients;
-  prepare(ctx, prepared, variant, {});
-  const HostCallClock clock;
+void sobel_prepare_host_call(Context& ctx, const SobelParams& params, std::string_view variant, int width, int height,
+                             const TuningConfig& config) {
+  SobelCall call{params, width, height};
+  call.interleaved = params.output == SobelOutput::gradients;
+  prepare(ctx, call, variant, config);
+}
+
+Image sobel_host_call(Context& ctx, const Image& input, const SobelParams& params, std::string_view variant,
+                      const TuningConfig& config, std::vector<cl::Event>& events) {
   Image converted;
   const Image& grey = input.channels == 1 ? input : (converted = sobel_grey(input));
-  const auto call = [&](const DeviceImage& in, auto& out) { return sobel(ctx, in, out, params, variant); };
-  std::vector<cl::Event> events;
+  const auto call = [&](const DeviceImage& in, auto& out) { return sobel(ctx, in, out, params, variant, config); };
   Image result;
   if (params.output == SobelOutput::gradients) {
     const DeviceImage d_in =
@@ -302,11 +300,24 @@ Image sobel(Context& ctx, const Image& input, const SobelParams& params, std::st
     result = Image::uninitialized(grey.width, grey.height, 2, SampleType::i16);
     DeviceGradientPairs d_out{buffer_over_host(ctx, result.data.data(), result.byte_size(), false), grey.width,
                               grey.height};
-    events = call(d_in, d_out);
+    for (cl::Event& e : call(d_in, d_out)) events.push_back(std::move(e));
     read_to_host(ctx, d_out.buffer, result.data.data(), result.byte_size());
   } else {
     result = filter_host_image(ctx, grey, call, events);
   }
+  return result;
+}
+
+Image sobel(Context& ctx, const Image& input, const SobelParams& params, std::string_view variant, Timing* timing) {
+  if (input.type != SampleType::u8 || input.channels < 1 || input.channels > 4)
+    throw std::invalid_argument(fmt::format("Sobel takes 8-bit images with 1 to 4 channels, got {} channel(s) of {}",
+                                            input.channels, sample_type_name(input.type)));
+  // Program builds are one-off costs, not part of the call's time (SPEC "Total time"); the grey
+  // conversion on the host is part of it.
+  sobel_prepare_host_call(ctx, params, variant, input.width, input.height, {});
+  const HostCallClock clock;
+  std::vector<cl::Event> events;
+  Image result = sobel_host_call(ctx, input, params, variant, {}, events);
   clock.finish(timing, events);
   return result;
 }

@@ -46,6 +46,14 @@ struct SobelDeviceOutput {
   Image download(Context& ctx) const;
 };
 
+// The host call's work (sobel(ctx, Image, ...)) with tunables: colour made grey, then the device call over the host
+// memory; gradients written as pairs, the result's layout. Its events are appended to `events`. The prepare builds
+// the programs it runs, so that a timed call does not include them.
+void sobel_prepare_host_call(Context& ctx, const SobelParams& params, std::string_view variant, int width, int height,
+                             const TuningConfig& config);
+Image sobel_host_call(Context& ctx, const Image& input, const SobelParams& params, std::string_view variant,
+                      const TuningConfig& config, std::vector<cl::Event>& events);
+
 // sobel() into whichever output `out` holds.
 std::vector<cl::Event> sobel(Context& ctx, const DeviceImage& input, SobelDeviceOutput& out, const SobelParams& params,
                              std::string_view variant = "auto", const TuningConfig& config = {},
