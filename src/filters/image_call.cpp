@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <limits>
 
 namespace clf {
 
@@ -104,6 +105,9 @@ __kernel void rgb_from_rgba(__global const uchar* rgba, __global uchar* rgb, uin
 // Enqueues `kernel` of kRgbSource over `pixels`, `group` pixels a work-item.
 cl::Event convert_rgb(Context& ctx, const char* kernel, std::size_t group, const cl::Buffer& in, const cl::Buffer& out,
                       std::size_t pixels) {
+  // The kernels count pixels in 32 bits (the filters' own limit, check_image_size, is far below).
+  if (pixels > std::numeric_limits<cl_uint>::max())
+    throw std::invalid_argument(fmt::format("an RGB image of {} pixels is too large (below 2^32)", pixels));
   cl::Kernel k(ctx.program_from_source("rgb_layout.cl", kRgbSource, ""), kernel);
   check_cl(k.setArg(0, in), "clSetKernelArg");
   check_cl(k.setArg(1, out), "clSetKernelArg");
