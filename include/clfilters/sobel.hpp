@@ -48,6 +48,19 @@ struct DeviceGradients {
   Image download(Context& ctx) const;
 };
 
+// gx and gy interleaved in one packed buffer, H x W x 2 int16: the host call's and the command line's layout,
+// written by the kernels themselves.
+struct DeviceGradientPairs {
+  cl::Buffer buffer;
+  int width = 0;
+  int height = 0;
+
+  std::size_t byte_size() const { return static_cast<std::size_t>(width) * height * 4; }
+
+  static DeviceGradientPairs allocate(Context& ctx, int width, int height);
+  Image download(Context& ctx) const;
+};
+
 // Every Sobel variant, in the order seed 003 section 9.3 introduces them.
 const std::vector<VariantInfo>& sobel_variants();
 
@@ -87,6 +100,10 @@ std::vector<cl::Event> sobel(Context& ctx, const DeviceImage& input, DeviceImage
 std::vector<cl::Event> sobel(Context& ctx, const DeviceImage& input, DeviceGradients& output, const SobelParams& params,
                              std::string_view variant = "auto", const TuningConfig& config = {},
                              const std::vector<cl::Event>& wait = {});
+// The same writing gx and gy interleaved (params.output must be gradients); the variants and tuning of the planes.
+std::vector<cl::Event> sobel(Context& ctx, const DeviceImage& input, DeviceGradientPairs& output,
+                             const SobelParams& params, std::string_view variant = "auto",
+                             const TuningConfig& config = {}, const std::vector<cl::Event>& wait = {});
 
 // Builds (or loads from the cache) the program a call with these arguments will run, so that the
 // first call's time does not include compilation. Throws like sobel for bad arguments.

@@ -116,7 +116,7 @@ class DeviceImage:
     @staticmethod
     def upload(ctx: Context, array: numpy.ndarray) -> DeviceImage:
         """
-        Copies a C-contiguous host array to the device of `ctx`: uint8 of shape H x W or H x W x C (C in 1, 3, 4), or float32 of shape H x W.
+        Copies a host array (any layout) to the device of `ctx`: uint8 of shape H x W or H x W x C (C in 1, 3, 4), or float32 of shape H x W.
         """
 
     @staticmethod
@@ -160,7 +160,7 @@ def box_blur(img: numpy.ndarray | DeviceImage, diameter: int = 9, border: str = 
 
     diameter: 1..4095 (default 9), odd or even.
     border: 'replicate' (default), 'reflect101', 'constant' or 'constant=V'.
-    `img` is a NumPy array (uint8, H x W or H x W x C, C in 1 to 4; C-contiguous: other arrays are refused, not copied) or a DeviceImage. An array gives a new array of its shape; a DeviceImage a DeviceImage on its context (or `out`, a DeviceImage of the same shape), enqueued without waiting. `ctx` is the Context to run on (default: clfilters.default_context()). `variant` picks a variant as --variant does.
+    `img` is a NumPy array (uint8, H x W or H x W x C, C in 1 to 4; C-contiguous ones are read in place, other layouts packed first) or a DeviceImage. An array gives a new array of its shape; a DeviceImage a DeviceImage on its context (or `out`, a DeviceImage of the same shape), enqueued without waiting. `ctx` is the Context to run on (default: clfilters.default_context()). `variant` picks a variant as --variant does.
     """
 
 def epsilon(img: numpy.ndarray | DeviceImage, radius: int = 4, threshold: int = 20, border: str = 'replicate', variant: str = 'auto', ctx: Context | None = None, out: DeviceImage | None = None) -> numpy.ndarray | DeviceImage:
@@ -170,7 +170,7 @@ def epsilon(img: numpy.ndarray | DeviceImage, radius: int = 4, threshold: int = 
     radius: 1..32 (default 4), a (2r+1) x (2r+1) window.
     threshold: 0..255 (default 20).
     border: 'replicate' (default), 'reflect101', 'constant' or 'constant=V'.
-    `img` is a NumPy array (uint8, H x W or H x W x C, C in 1 to 4; C-contiguous: other arrays are refused, not copied) or a DeviceImage. An array gives a new array of its shape; a DeviceImage a DeviceImage on its context (or `out`, a DeviceImage of the same shape), enqueued without waiting. `ctx` is the Context to run on (default: clfilters.default_context()). `variant` picks a variant as --variant does.
+    `img` is a NumPy array (uint8, H x W or H x W x C, C in 1 to 4; C-contiguous ones are read in place, other layouts packed first) or a DeviceImage. An array gives a new array of its shape; a DeviceImage a DeviceImage on its context (or `out`, a DeviceImage of the same shape), enqueued without waiting. `ctx` is the Context to run on (default: clfilters.default_context()). `variant` picks a variant as --variant does.
     """
 
 def bilateral(img: numpy.ndarray | DeviceImage, sigma_spatial: float = 3.0, sigma_range: float = 30.0, radius: int | None = None, border: str = 'replicate', window: str = 'square', distance: str = 'l2', variant: str = 'auto', ctx: Context | None = None, out: DeviceImage | None = None) -> numpy.ndarray | DeviceImage:
@@ -183,7 +183,7 @@ def bilateral(img: numpy.ndarray | DeviceImage, sigma_spatial: float = 3.0, sigm
     border: 'replicate' (default), 'reflect101', 'constant' or 'constant=V'.
     window: 'square' (default), the whole (2r+1) x (2r+1) window, or 'disk', the taps with dx^2 + dy^2 <= r^2.
     distance: 'l2' (default), the Euclidean colour distance, or 'l1', |dR| + |dG| + |dB| (grey: both are |p - c|). window='disk', distance='l1' are the taps and weights of OpenCV's bilateralFilter.
-    `img` is a NumPy array (uint8, H x W or H x W x C, C in 1 to 4; C-contiguous: other arrays are refused, not copied) or a DeviceImage. An array gives a new array of its shape; a DeviceImage a DeviceImage on its context (or `out`, a DeviceImage of the same shape), enqueued without waiting. `ctx` is the Context to run on (default: clfilters.default_context()). `variant` picks a variant as --variant does.
+    `img` is a NumPy array (uint8, H x W or H x W x C, C in 1 to 4; C-contiguous ones are read in place, other layouts packed first) or a DeviceImage. An array gives a new array of its shape; a DeviceImage a DeviceImage on its context (or `out`, a DeviceImage of the same shape), enqueued without waiting. `ctx` is the Context to run on (default: clfilters.default_context()). `variant` picks a variant as --variant does.
     """
 
 def sobel(img: numpy.ndarray | DeviceImage, output: str = 'magnitude', border: str = 'replicate', variant: str = 'auto', ctx: Context | None = None) -> numpy.ndarray | DeviceImage | tuple[numpy.ndarray | DeviceImage, numpy.ndarray | DeviceImage]:
@@ -192,7 +192,7 @@ def sobel(img: numpy.ndarray | DeviceImage, output: str = 'magnitude', border: s
 
     output: 'magnitude' (default; round(sqrt(gx^2 + gy^2)) clamped to 255, uint8 H x W), 'l1' (min(255, |gx| + |gy|), uint8 H x W) or 'gradients' (a tuple (gx, gy) of int16 H x W).
     border: 'replicate' (default), 'reflect101', 'constant' or 'constant=V'.
-    `img`: a uint8 array (H x W or H x W x C, C in 1 to 4; C-contiguous) or a uint8 DeviceImage (colour is made grey on the device). `ctx` is the Context to run on (default: clfilters.default_context()); `variant` picks a variant as --variant does.
+    `img`: a uint8 array (H x W or H x W x C, C in 1 to 4; any layout) or a uint8 DeviceImage (colour is made grey on the device). `ctx` is the Context to run on (default: clfilters.default_context()); `variant` picks a variant as --variant does.
     """
 
 def edges(img: numpy.ndarray | DeviceImage, ctx: Context | None = None) -> numpy.ndarray | DeviceImage:

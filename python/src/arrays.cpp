@@ -9,6 +9,8 @@
 #include <stdexcept>
 
 #include "binding.hpp"
+#include "common/parallel.hpp"
+#include "filters/image_call.hpp"
 
 namespace clf::py {
 
@@ -76,10 +78,11 @@ PyDeviceImage upload(nb::object owner, nb::handle array_obj) {
   {
     nb::gil_scoped_release release;
     if (in.channels == 3) {
-      // RGB travels as RGBA with alpha 255, as the host calls send it.
-      const Image rgba = to_filter_layout(to_image(in));
-      check_cl(ctx.queue().enqueueWriteBuffer(img.buffer, CL_TRUE, 0, rgba.byte_size(), rgba.data.data()),
-               "clEnqueueWriteBuffer");
+      // RGB travels as RGBA with alpha 255, as the host calls send it, converted on the device. The wait keeps the
+      // array's memory, which the buffer may use in place, until the conversion has read it.
+      const cl::Buffer rgb = buffer_over_host(ctx, const_cast<void*>(in.data), in.byte_size(), true);
+      check_cl(enqueue_rgba_from_rgb(ctx, rgb, img.buffer, std::size_t(in.width) * in.height).wait(),
+               "clWaitForEvents");
     } else {
       check_cl(ctx.queue().enqueueWriteBuffer(img.buffer, CL_TRUE, 0, in.byte_size(), in.data), "clEnqueueWriteBuffer");
     }
@@ -154,6 +157,32 @@ PyDeviceImage view(nb::object owner, nb::handle buffer, nb::object shape, nb::ob
   return img;
 }
 
+// The samples of a strided array in C order, rows in parallel; each sample is `Sample` bytes.
+template <class Sample>
+void pack_rows(const HostArray& a, Sample* out) {
+  const auto* base = static_cast<const Sample*>(a.data);
+  const std::int64_t sy = a.array.stride(0), sx = a.array.stride(1), sc = a.channel_axis ? a.array.stride(2) : 0;
+  const std::size_t row = std::size_t(a.width) * a.channels;
+  const std::size_t bytes = row * a.height * sizeof(Sample);
+  parallel_rows(a.height, bytes >= (std::size_t(1) << 18) ? 0 : 1, [&](int y0, int y1) {
+    for (int y = y0; y < y1; ++y) {
+      Sample* o = out + std::size_t(y) * row;
+      for (int x = 0; x < a.width; ++x)
+        for (int c = 0; c < a.channels; ++c) *o++ = base[y * sy + x * sx + c * sc];
+    }
+  });
+}
+
+Image packed_copy(const HostArray& a) {
+  Image image = Image::uninitialized(a.width, a.height, a.channels, *a.type);
+  switch (sample_size(*a.type)) {
+    case 1: pack_rows(a, image.data.data()); break;
+    case 2: pack_rows(a, reinterpret_cast<std::uint16_t*>(image.data.data())); break;
+    default: pack_rows(a, reinterpret_cast<std::uint32_t*>(image.data.data())); break;
+  }
+  return image;
+}
+
 }  // namespace
 
 std::size_t HostArray::byte_size() const {
@@ -178,21 +207,28 @@ HostArray host_array(nb::handle obj, std::string_view what) {
   a.width = int(a.array.shape(1));
   a.channels = ndim == 3 ? int(a.array.shape(2)) : 1;
   a.channel_axis = ndim == 3;
+  a.data = a.array.data();
   // Strides in elements; a dimension of extent 1 may have any stride, an empty array any strides.
   std::int64_t expected = 1;
+  bool contiguous = true;
   for (std::size_t d = ndim; a.array.size() > 0 && d-- > 0;) {
-    if (a.array.shape(d) != 1 && a.array.stride(d) != expected)
-      throw nb::value_error(
-          fmt::format("{} reads arrays in place and needs a C-contiguous one (np.ascontiguousarray makes one)", what)
-              .c_str());
+    if (a.array.shape(d) != 1 && a.array.stride(d) != expected) contiguous = false;
     expected *= std::int64_t(a.array.shape(d));
   }
-  a.data = a.array.data();
+  if (!contiguous) {
+    if (!a.type)
+      throw nb::type_error(
+          fmt::format("{} takes arrays of uint8, uint16, int16 or float32, got {}", what, a.dtype_name).c_str());
+    nb::gil_scoped_release release;
+    a.packed = std::make_shared<const Image>(packed_copy(a));
+    a.data = a.packed->data.data();
+  }
   return a;
 }
 
 Image to_image(const HostArray& array) {
-  Image image(array.width, array.height, array.channels, *array.type);
+  if (array.packed) return *array.packed;
+  Image image = Image::uninitialized(array.width, array.height, array.channels, *array.type);
   if (image.byte_size()) std::memcpy(image.data.data(), array.data, image.byte_size());
   return image;
 }
@@ -267,12 +303,14 @@ PyDeviceImage allocate_like(nb::object owner, Context& ctx, int width, int heigh
 nb::object download(const PyDeviceImage& image) {
   Context& ctx = *image.ctx;
   if (image.dtype == DeviceDtype::u8 && image.channels == 3) {
-    Image rgba;
-    {
-      nb::gil_scoped_release release;
-      rgba = image.u8().download(ctx);
-    }
-    return to_numpy(from_filter_layout(rgba, 3), true);
+    // RGBA on the device (always packed: views hold 1 or 4 channels), RGB converted there.
+    NewArray rgb = new_array(image.height, image.width, 3, true, SampleType::u8);
+    nb::gil_scoped_release release;
+    const std::size_t pixels = std::size_t(image.width) * image.height;
+    const cl::Buffer out = buffer_over_host(ctx, rgb.data, pixels * 3, false);
+    enqueue_rgb_from_rgba(ctx, image.buffer, out, pixels);
+    read_to_host(ctx, out, rgb.data, pixels * 3);
+    return std::move(rgb.array);
   }
   NewArray out = new_array(image.height, image.width, image.channels, image.channel_axis, sample_type(image.dtype));
   nb::gil_scoped_release release;  // until the return below, which moves the array without touching its count
@@ -300,7 +338,7 @@ void bind_arrays(nb::module_& m) {
       "downloads it.")
       .def_static("upload", &upload, "ctx"_a, "array"_a,
                   nb::sig("def upload(ctx: Context, array: numpy.ndarray) -> DeviceImage"),
-                  "Copies a C-contiguous host array to the device of `ctx`: "
+                  "Copies a host array (any layout) to the device of `ctx`: "
                   "uint8 of shape H x W or H x W x C (C in 1, 3, 4), or float32 of shape H x W.")
       .def_static(
           "view", &view, "ctx"_a, "buffer"_a, "shape"_a = nb::none(), "dtype"_a = nb::none(), "offset"_a = 0,

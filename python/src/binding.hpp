@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -25,10 +26,12 @@ namespace nb = nanobind;
 
 // ---- host arrays -------------------------------------------------------------------------------
 
-// A C-contiguous host array of shape H x W or H x W x C, read in place.
+// A host array of shape H x W or H x W x C: a C-contiguous one read in place, any other layout (a slice, a
+// transpose, Fortran order) packed in C order in one pass.
 struct HostArray {
-  nb::ndarray<nb::ro> array;  // keeps the memory alive
-  const void* data = nullptr;
+  nb::ndarray<nb::ro> array;            // keeps the memory alive
+  std::shared_ptr<const Image> packed;  // the packed copy of a non-contiguous array
+  const void* data = nullptr;           // the samples in C order: the array's own, or packed's
   int width = 0;
   int height = 0;
   int channels = 1;
@@ -39,8 +42,8 @@ struct HostArray {
 };
 
 // Reads `obj` (a NumPy array or anything with the buffer or DLPack protocol) as an image for `what`. Throws
-// TypeError for an object that is not an array, ValueError for a wrong number of dimensions, a non-contiguous
-// array (refused rather than copied: arrays are read in place) or an empty one.
+// TypeError for an object that is not an array, ValueError for a wrong number of dimensions. A non-contiguous
+// array of a sample type clfilters has is packed (with the GIL released), one of another type is refused.
 HostArray host_array(nb::handle obj, std::string_view what);
 
 // A copy of the array as an Image (for the calls that convert on the host anyway). Needs `type`.

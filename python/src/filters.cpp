@@ -19,6 +19,7 @@
 #include "clfilters/epsilon.hpp"
 #include "clfilters/jacobi.hpp"
 #include "clfilters/sobel.hpp"
+#include "filters/image_call.hpp"
 
 namespace clf::py {
 
@@ -121,6 +122,18 @@ nb::object run_u8_filter(nb::handle img, nb::handle ctx_obj, nb::handle out, con
   Context& ctx = call_context(ctx_obj, owner);
   if (a.channels == 1 || a.channels == 4)
     return filter_in_place(ctx, a.data, a.width, a.height, a.channels, a.channel_axis, f.device);
+  if (a.channels == 3) {
+    // RGB becomes RGBA and back on the device, with no pass of the host over the pixels.
+    NewArray rgb = new_array(a.height, a.width, 3, true, SampleType::u8);
+    {
+      nb::gil_scoped_release release;
+      std::vector<cl::Event> events;
+      filter_host_rgb(
+          ctx, static_cast<const std::uint8_t*>(a.data), static_cast<std::uint8_t*>(rgb.data), a.width, a.height,
+          [&](const DeviceImage& in, DeviceImage& o) { return f.device(ctx, in, o); }, events);
+    }
+    return std::move(rgb.array);
+  }
   Image result;
   {
     nb::gil_scoped_release release;
@@ -187,6 +200,11 @@ const char* const kConversionSource = R"CLC(
 __kernel void grey_from_rgba(__global const uchar4* in, __global uchar* out) {
   const size_t i = get_global_id(0);
   const uint4 p = convert_uint4(in[i]);
+  out[i] = (uchar)((77u * p.x + 150u * p.y + 29u * p.z + 128u) >> 8);
+}
+__kernel void grey_from_rgb(__global const uchar* in, __global uchar* out) {
+  const size_t i = get_global_id(0);
+  const uint3 p = convert_uint3(vload3(i, in));
   out[i] = (uchar)((77u * p.x + 150u * p.y + 29u * p.z + 128u) >> 8);
 }
 __kernel void float_from_grey(__global const uchar* in, __global float* out) {
@@ -264,12 +282,19 @@ nb::object sobel_py(nb::handle img, const std::string& output, const std::string
   NewArray gy = gradients ? new_array(a.height, a.width, 1, false, SampleType::i16) : NewArray{};
   {
     nb::gil_scoped_release release;
-    // Colour becomes grey on the host, as the library's host call converts it.
-    Image grey;
-    if (a.channels != 1) grey = sobel_grey(to_image(a));
-    const void* grey_data = a.channels == 1 ? a.data : grey.data.data();
+    // RGB and RGBA become grey on the device (SPEC's formula, as the library's host call converts them), with no
+    // pass of the host over the pixels; grey+alpha keeps its grey channel on the host.
     const std::size_t pixels = std::size_t(a.width) * a.height;
-    DeviceImage in{buffer_over_host(ctx, const_cast<void*>(grey_data), pixels, true), a.width, a.height, 1};
+    Image grey;
+    if (a.channels == 2) grey = sobel_grey(to_image(a));
+    DeviceImage in{{}, a.width, a.height, 1};
+    if (a.channels == 3 || a.channels == 4) {
+      const cl::Buffer colour = buffer_over_host(ctx, const_cast<void*>(a.data), a.byte_size(), true);
+      in.buffer = ctx.scratch_buffer("python sobel grey", pixels);
+      convert(ctx, a.channels == 3 ? "grey_from_rgb" : "grey_from_rgba", colour, in.buffer, pixels);
+    } else {
+      in.buffer = buffer_over_host(ctx, const_cast<void*>(a.channels == 1 ? a.data : grey.data.data()), pixels, true);
+    }
     if (gradients) {
       DeviceGradients g{buffer_over_host(ctx, gx.data, pixels * 2, false),
                         buffer_over_host(ctx, gy.data, pixels * 2, false), a.width, a.height};
@@ -439,8 +464,9 @@ constexpr const char* kImageTypes = "numpy.ndarray | DeviceImage";
 void bind_filters(nb::module_& m) {
   m.def("_time_cpp_box_blur", &time_cpp_box_blur, "img"_a, "diameter"_a, "runs"_a, "ctx"_a = nb::none());
   const std::string img_doc =
-      "`img` is a NumPy array (uint8, H x W or H x W x C, C in 1 to 4; C-contiguous: other arrays are refused, "
-      "not copied) or a DeviceImage. An array gives a new array of its shape; a DeviceImage a DeviceImage on its "
+      "`img` is a NumPy array (uint8, H x W or H x W x C, C in 1 to 4; C-contiguous ones are read in place, "
+      "other layouts packed first) or a DeviceImage. An array gives a new array of its shape; a DeviceImage a "
+      "DeviceImage on its "
       "context (or `out`, a DeviceImage of the same shape), enqueued without waiting. `ctx` is the Context to "
       "run on (default: clfilters.default_context()). `variant` picks a variant as --variant does.";
   m.def("box_blur", &box_blur_py, "img"_a, "diameter"_a = 9, "border"_a = "replicate", "variant"_a = "auto",
@@ -499,7 +525,7 @@ void bind_filters(nb::module_& m) {
         "output: 'magnitude' (default; round(sqrt(gx^2 + gy^2)) clamped to 255, uint8 H x W), 'l1' "
         "(min(255, |gx| + |gy|), uint8 H x W) or 'gradients' (a tuple (gx, gy) of int16 H x W).\n"
         "border: 'replicate' (default), 'reflect101', 'constant' or 'constant=V'.\n"
-        "`img`: a uint8 array (H x W or H x W x C, C in 1 to 4; C-contiguous) or a uint8 DeviceImage (colour is "
+        "`img`: a uint8 array (H x W or H x W x C, C in 1 to 4; any layout) or a uint8 DeviceImage (colour is "
         "made grey on the device). `ctx` is the Context to run on (default: clfilters.default_context()); "
         "`variant` picks a variant as --variant does.");
   m.def("edges", &edges_py, "img"_a, "ctx"_a = nb::none(),

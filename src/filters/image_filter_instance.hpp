@@ -47,8 +47,15 @@ class ImageFilterInstance final : public FilterInstance {
   std::vector<cl::Event> enqueue(const std::string& variant, const TuningConfig& config) override {
     return Traits::enqueue(ctx_, d_in_, d_out_, params_, variant, config);
   }
-  // As the library's host calls run: over the host memory itself on a CPU device (DeviceImage::over_host).
+  // As the library's host calls run: over the host memory itself on a CPU device (DeviceImage::over_host); a filter
+  // whose host call differs from its device call (Traits::host_to_host) runs that.
   double run_host_to_host(const std::string& variant, const TuningConfig& config) override {
+    if constexpr (requires { Traits::host_to_host(ctx_, input_, params_, variant, config); }) {
+      Traits::prepare_host_to_host(ctx_, params_, variant, input_, config);  // builds are not part of a call's time
+      const auto start = std::chrono::steady_clock::now();
+      Traits::host_to_host(ctx_, input_, params_, variant, config);
+      return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    }
     Traits::prepare(ctx_, params_, variant, input_, config);  // builds are not part of a call's time
     const auto start = std::chrono::steady_clock::now();
     const auto call = [&](const DeviceImage& in, typename Traits::Output& out) {

@@ -5,8 +5,12 @@
 // Build options:
 //   -D OUTPUT=0|1|2   magnitude (uchar), l1 (uchar) or gradients (two short planes). It changes the
 //                     output type, so it is a build option; size, border and constant are arguments.
+//   -D INTERLEAVED=1  with OUTPUT=2: gx and gy interleaved in out_a (pixel i at 2i and 2i+1, the host call's
+//                     H x W x 2 layout, written by the kernel so that a CPU device's host call makes no pass to
+//                     interleave the planes); out_b is unused.
 // Every kernel takes (input, out_a, out_b, ...): out_a and out_b are gx and gy for gradients; for the
-// 8-bit outputs out_a is the output and out_b is unused (the host passes out_a again).
+// 8-bit outputs and the interleaved gradients out_a is the output and out_b is unused (the host passes out_a
+// again).
 
 #ifndef OUTPUT
 #define OUTPUT 0
@@ -19,6 +23,9 @@
 typedef short out_t;
 #else
 typedef uchar out_t;
+#endif
+#ifndef INTERLEAVED
+#define INTERLEAVED 0
 #endif
 
 // -D PITCHED=1 (not from a seed): the caller's buffers as they are (DeviceImage::view), rows in_stride and
@@ -80,7 +87,9 @@ inline uchar16 magnitude_u8_16(short16 gx, short16 gy) {
 
 // Writes output pixel i.
 inline void store_pixel(__global out_t* out_a, __global out_t* out_b, int i, int gx, int gy) {
-#if OUTPUT == OUTPUT_GRADIENTS
+#if OUTPUT == OUTPUT_GRADIENTS && INTERLEAVED
+  vstore2((short2)((short)gx, (short)gy), i, out_a);
+#elif OUTPUT == OUTPUT_GRADIENTS
   out_a[i] = (short)gx;
   out_b[i] = (short)gy;
 #elif OUTPUT == OUTPUT_L1
@@ -93,7 +102,19 @@ inline void store_pixel(__global out_t* out_a, __global out_t* out_b, int i, int
 // Writes output pixels i .. i+count-1 (count <= 16): one vector store when all 16 are inside the
 // row, else element by element so nothing is written past the row.
 inline void store_16(__global out_t* out_a, __global out_t* out_b, int i, int count, short16 gx, short16 gy) {
-#if OUTPUT == OUTPUT_GRADIENTS
+#if OUTPUT == OUTPUT_GRADIENTS && INTERLEAVED
+  if (count == 16) {
+    // One little-endian word per pixel, gx in its low half: widening arithmetic, where shuffle2 came out about
+    // five times slower on PoCL.
+    const uint16 pairs = convert_uint16(as_ushort16(gx)) | (convert_uint16(as_ushort16(gy)) << 16);
+    vstore16(pairs, 0, (__global uint*)(out_a + 2 * i));
+    return;
+  }
+  short ax[16], ay[16];
+  vstore16(gx, 0, ax);
+  vstore16(gy, 0, ay);
+  for (int k = 0; k < count; ++k) vstore2((short2)(ax[k], ay[k]), i + k, out_a);
+#elif OUTPUT == OUTPUT_GRADIENTS
   if (count == 16) {
     vstore16(gx, 0, out_a + i);
     vstore16(gy, 0, out_b + i);
@@ -294,17 +315,21 @@ __kernel void sobel_block16x2(__global const uchar* src, __global out_t* out_a, 
 #define ALIGNED 0
 #endif
 // in_words_t holds VEC input or 8-bit output pixels, grad_words_t VEC gradients of one plane.
+// pair_words_t holds VEC interleaved (gx, gy) pairs, one word each (INTERLEAVED).
 #if VEC == 4
 typedef uint in_words_t;
 typedef uint2 grad_words_t;
+typedef uint4 pair_words_t;
 #define as_in_words as_uint
 #elif VEC == 8
 typedef uint2 in_words_t;
 typedef uint4 grad_words_t;
+typedef uint8 pair_words_t;
 #define as_in_words as_uint2
 #elif VEC == 16
 typedef uint4 in_words_t;
 typedef uint8 grad_words_t;
+typedef uint16 pair_words_t;
 #define as_in_words as_uint4
 #else
 #error "VEC must be 4, 8 or 16"
@@ -315,6 +340,15 @@ typedef uint8 grad_words_t;
 #define as_short_v CAT(as_short, VEC)
 #define vload_v CAT(vload, VEC)
 #define vstore_v CAT(vstore, VEC)
+
+// Stores VEC interleaved pairs, pixels i .. i+VEC-1 (INTERLEAVED): one vector store of words.
+inline void store_pairs(__global short* restrict out, int i, pair_words_t words) {
+#if ALIGNED
+  *(__global pair_words_t*)(out + 2 * i) = words;
+#else
+  vstore_v(words, 0, (__global uint*)(out + 2 * i));
+#endif
+}
 
 // round(sqrt(s)) for 0 <= s <= MAGNITUDE_SATURATES, exactly, in fewer and cheaper instructions than
 // rounded_sqrt (not from a seed: the int <-> float conversions use exponent bits on the full-rate
@@ -395,7 +429,23 @@ inline void strip_row_sums(StripRow r, int hs[VEC], int hd[VEC]) {
 // is inside the row, else element by element so nothing is written past the row.
 inline void store_strip(__global out_t* restrict out_a, __global out_t* restrict out_b, int i, int count,
                         const int gx[VEC], const int gy[VEC]) {
-#if OUTPUT == OUTPUT_GRADIENTS
+#if OUTPUT == OUTPUT_GRADIENTS && INTERLEAVED
+  union {
+    pair_words_t v;
+    uint a[VEC];
+  } p;
+#pragma unroll
+  for (int k = 0; k < VEC; ++k) p.a[k] = ((uint)gx[k] & 0xFFFF) | ((uint)gy[k] << 16);
+  if (count == VEC) {
+    store_pairs(out_a, i, p.v);
+    return;
+  }
+#if !ALIGNED
+#pragma unroll
+  for (int k = 0; k < VEC; ++k)
+    if (k < count) vstore2((short2)((short)gx[k], (short)gy[k]), i + k, out_a);
+#endif
+#elif OUTPUT == OUTPUT_GRADIENTS
   union {
     grad_words_t v;
     uint a[VEC / 2];

@@ -36,12 +36,14 @@ ResolvedCall<SobelCall, SobelTarget> resolve(Context& ctx, const SobelCall& call
   return plan_call(ctx, sobel_table(), call, std::move(choice), why);
 }
 
-// A call's output: the 8-bit image (a view of the caller's buffer too), or the packed gx and gy planes.
+// A call's output: the 8-bit image (a view of the caller's buffer too), the packed gx and gy planes, or the packed
+// pairs.
 struct SobelOutputs {
-  DeviceImage* image;             // nullptr for gradients
-  const DeviceGradients* planes;  // nullptr for the 8-bit outputs
-  const cl::Buffer& out_a() const { return image ? image->buffer : planes->gx; }
-  const cl::Buffer& out_b() const { return image ? image->buffer : planes->gy; }
+  DeviceImage* image;                     // nullptr for gradients
+  const DeviceGradients* planes;          // nullptr for the 8-bit outputs and the pairs
+  const DeviceGradientPairs* pairs = {};  // nullptr but for the pairs
+  const cl::Buffer& out_a() const { return image ? image->buffer : pairs ? pairs->buffer : planes->gx; }
+  const cl::Buffer& out_b() const { return image ? image->buffer : pairs ? pairs->buffer : planes->gy; }
   bool shares_buffer_with(const DeviceImage& in) const { return in.buffer() == out_a()() || in.buffer() == out_b()(); }
 };
 
@@ -107,7 +109,8 @@ std::vector<cl::Event> enqueue(Context& ctx, const DeviceImage& in, const SobelO
                                std::string_view variant, const TuningConfig& config,
                                const std::vector<cl::Event>& wait) {
   if (in.channels != 1) throw std::invalid_argument("sobel: the device input must have 1 channel (grey)");
-  const SobelCall call{params, in.width, in.height};
+  SobelCall call{params, in.width, in.height};
+  call.interleaved = out.pairs != nullptr;
   const auto r = resolve(ctx, call, variant, config);
   try {
     return run(ctx, r, call, in, out, wait);
@@ -202,6 +205,22 @@ Image DeviceGradients::download(Context& ctx) const {
   return out;
 }
 
+DeviceGradientPairs DeviceGradientPairs::allocate(Context& ctx, int width, int height) {
+  if (width < 1 || height < 1)
+    throw std::invalid_argument(fmt::format("gradient pairs need a size of at least 1x1 (got {}x{})", width, height));
+  DeviceGradientPairs g;
+  g.width = width;
+  g.height = height;
+  g.buffer = ctx.buffer(CL_MEM_READ_WRITE, g.byte_size());
+  return g;
+}
+
+Image DeviceGradientPairs::download(Context& ctx) const {
+  Image out = Image::uninitialized(width, height, 2, SampleType::i16);
+  check_cl(ctx.queue().enqueueReadBuffer(buffer, CL_TRUE, 0, byte_size(), out.data.data()), "clEnqueueReadBuffer");
+  return out;
+}
+
 SobelDeviceOutput SobelDeviceOutput::allocate(Context& ctx, int width, int height, const SobelParams& params) {
   if (params.output == SobelOutput::gradients) return {DeviceGradients::allocate(ctx, width, height)};
   return {DeviceImage::allocate(ctx, width, height, 1)};
@@ -211,15 +230,21 @@ Image SobelDeviceOutput::download(Context& ctx) const {
   return std::visit([&](const auto& out) { return out.download(ctx); }, planes);
 }
 
-void sobel_prepare(Context& ctx, const SobelParams& params, std::string_view variant, int width, int height,
-                   const TuningConfig& config) {
-  const KernelPlan plan = resolve(ctx, {params, width, height}, variant, config).plan;
+namespace {
+void prepare(Context& ctx, const SobelCall& call, std::string_view variant, const TuningConfig& config) {
+  const KernelPlan plan = resolve(ctx, call, variant, config).plan;
   try {
     for (const auto& pass : plan.passes) ctx.kernel("sobel.cl", plan.options, pass.kernel);
   } catch (const ClError& e) {
     // "auto" meets the refusal again at the call, which falls back (enqueue above).
     if (variant != "auto" || !is_variant_refusal(e)) throw;
   }
+}
+}  // namespace
+
+void sobel_prepare(Context& ctx, const SobelParams& params, std::string_view variant, int width, int height,
+                   const TuningConfig& config) {
+  prepare(ctx, {params, width, height}, variant, config);
 }
 
 std::vector<cl::Event> sobel(Context& ctx, const DeviceImage& in, DeviceImage& out, const SobelParams& params,
@@ -241,9 +266,46 @@ std::vector<cl::Event> sobel(Context& ctx, const DeviceImage& in, DeviceGradient
   return enqueue(ctx, in, SobelOutputs{nullptr, &out}, params, variant, config, wait);
 }
 
+std::vector<cl::Event> sobel(Context& ctx, const DeviceImage& in, DeviceGradientPairs& out, const SobelParams& params,
+                             std::string_view variant, const TuningConfig& config, const std::vector<cl::Event>& wait) {
+  if (params.output != SobelOutput::gradients)
+    throw std::invalid_argument(
+        fmt::format("sobel: a DeviceGradientPairs output needs output=gradients, not {}", to_string(params.output)));
+  if (out.width != in.width || out.height != in.height)
+    throw std::invalid_argument("sobel: the gradient pairs must have the input's size");
+  return enqueue(ctx, in, SobelOutputs{nullptr, nullptr, &out}, params, variant, config, wait);
+}
+
 std::vector<cl::Event> sobel(Context& ctx, const DeviceImage& in, SobelDeviceOutput& out, const SobelParams& params,
                              std::string_view variant, const TuningConfig& config, const std::vector<cl::Event>& wait) {
   return std::visit([&](auto& planes) { return sobel(ctx, in, planes, params, variant, config, wait); }, out.planes);
+}
+
+void sobel_prepare_host_call(Context& ctx, const SobelParams& params, std::string_view variant, int width, int height,
+                             const TuningConfig& config) {
+  SobelCall call{params, width, height};
+  call.interleaved = params.output == SobelOutput::gradients;
+  prepare(ctx, call, variant, config);
+}
+
+Image sobel_host_call(Context& ctx, const Image& input, const SobelParams& params, std::string_view variant,
+                      const TuningConfig& config, std::vector<cl::Event>& events) {
+  Image converted;
+  const Image& grey = input.channels == 1 ? input : (converted = sobel_grey(input));
+  const auto call = [&](const DeviceImage& in, auto& out) { return sobel(ctx, in, out, params, variant, config); };
+  Image result;
+  if (params.output == SobelOutput::gradients) {
+    const DeviceImage d_in =
+        DeviceImage::over_host(ctx, const_cast<std::uint8_t*>(grey.data.data()), grey.width, grey.height, 1, true);
+    result = Image::uninitialized(grey.width, grey.height, 2, SampleType::i16);
+    DeviceGradientPairs d_out{buffer_over_host(ctx, result.data.data(), result.byte_size(), false), grey.width,
+                              grey.height};
+    for (cl::Event& e : call(d_in, d_out)) events.push_back(std::move(e));
+    read_to_host(ctx, d_out.buffer, result.data.data(), result.byte_size());
+  } else {
+    result = filter_host_image(ctx, grey, call, events);
+  }
+  return result;
 }
 
 Image sobel(Context& ctx, const Image& input, const SobelParams& params, std::string_view variant, Timing* timing) {
@@ -252,22 +314,10 @@ Image sobel(Context& ctx, const Image& input, const SobelParams& params, std::st
                                             input.channels, sample_type_name(input.type)));
   // Program builds are one-off costs, not part of the call's time (SPEC "Total time"); the grey
   // conversion on the host is part of it.
-  sobel_prepare(ctx, params, variant, input.width, input.height);
+  sobel_prepare_host_call(ctx, params, variant, input.width, input.height, {});
   const HostCallClock clock;
-  Image converted;
-  const Image& grey = input.channels == 1 ? input : (converted = sobel_grey(input));
-  const auto call = [&](const DeviceImage& in, auto& out) { return sobel(ctx, in, out, params, variant); };
   std::vector<cl::Event> events;
-  Image result;
-  if (params.output == SobelOutput::gradients) {
-    const DeviceImage d_in =
-        DeviceImage::over_host(ctx, const_cast<std::uint8_t*>(grey.data.data()), grey.width, grey.height, 1, true);
-    DeviceGradients d_out = DeviceGradients::allocate(ctx, grey.width, grey.height);
-    events = call(d_in, d_out);
-    result = d_out.download(ctx);
-  } else {
-    result = filter_host_image(ctx, grey, call, events);
-  }
+  Image result = sobel_host_call(ctx, input, params, variant, {}, events);
   clock.finish(timing, events);
   return result;
 }

@@ -20,10 +20,12 @@ struct SobelCall {
   int height = 0;
   int in_stride = 0, out_stride = 0;  // pixels from one row's start to the next
   int in_offset = 0, out_offset = 0;  // pixels from the buffer's start to pixel (0, 0)
+  bool interleaved = false;           // gradients as (gx, gy) pairs in out_a (DeviceGradientPairs)
   bool on_views() const { return in_stride != 0; }
 };
 
-// What a call reads and writes: the grey input, and gx and gy (gradients) or the 8-bit output twice.
+// What a call reads and writes: the grey input, and gx and gy (gradients) or the 8-bit output or the interleaved
+// gradients twice.
 struct SobelTarget {
   const DeviceImage& in;
   const cl::Buffer& out_a;
@@ -43,6 +45,14 @@ struct SobelDeviceOutput {
   // What the host call returns: the 8-bit image, or H x W x 2 int16 (gx, gy).
   Image download(Context& ctx) const;
 };
+
+// The host call's work (sobel(ctx, Image, ...)) with tunables: colour made grey, then the device call over the host
+// memory; gradients written as pairs, the result's layout. Its events are appended to `events`. The prepare builds
+// the programs it runs, so that a timed call does not include them.
+void sobel_prepare_host_call(Context& ctx, const SobelParams& params, std::string_view variant, int width, int height,
+                             const TuningConfig& config);
+Image sobel_host_call(Context& ctx, const Image& input, const SobelParams& params, std::string_view variant,
+                      const TuningConfig& config, std::vector<cl::Event>& events);
 
 // sobel() into whichever output `out` holds.
 std::vector<cl::Event> sobel(Context& ctx, const DeviceImage& input, SobelDeviceOutput& out, const SobelParams& params,

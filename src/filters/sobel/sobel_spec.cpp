@@ -55,6 +55,16 @@ struct SobelTraits {
                                         const std::string& variant, const TuningConfig& config) {
     return sobel(ctx, in, out, p, variant, config);
   }
+  // The library's host call, which writes gradients as pairs rather than the planes `enqueue` times.
+  static void prepare_host_to_host(Context& ctx, const Params& p, const std::string& variant, const Image& in,
+                                   const TuningConfig& config) {
+    sobel_prepare_host_call(ctx, p, variant, in.width, in.height, config);
+  }
+  static void host_to_host(Context& ctx, const Image& in, const Params& p, const std::string& variant,
+                           const TuningConfig& config) {
+    std::vector<cl::Event> events;
+    sobel_host_call(ctx, in, p, variant, config, events);
+  }
   static Image reference(const Image& in, const Params& p, int threads) { return sobel_reference(in, p, threads); }
   static VariantChoice choose_auto(Context& ctx, const Params& p, const Image& in) {
     return sobel_choose(ctx, p, "auto", in.width, in.height);

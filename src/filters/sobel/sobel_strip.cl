@@ -414,6 +414,25 @@ __kernel void sobel_strip(__global const uchar* restrict src, __global out_t* re
       gy.a[2 * j] = ((ye & 0xFFFF) | (yo << 16)) ^ 0x80008000u;
       gy.a[2 * j + 1] = ((ye >> 16) | (yo & 0xFFFF0000u)) ^ 0x80008000u;
     }
+#if INTERLEAVED
+    // Word 2m + h: pixel 2m + h's pair, from the low (h = 0) or high (h = 1) lanes of gx's and gy's word m.
+    union {
+      pair_words_t v;
+      uint a[VEC];
+    } pairs;
+#pragma unroll
+    for (int m = 0; m < VEC / 2; ++m) {
+      pairs.a[2 * m] = (gx.a[m] & 0xFFFFu) | (gy.a[m] << 16);
+      pairs.a[2 * m + 1] = (gx.a[m] >> 16) | (gy.a[m] & 0xFFFF0000u);
+    }
+    if (interior || count == VEC) {
+      store_pairs(out_a, i, pairs.v);
+    } else {
+#pragma unroll
+      for (int k = 0; k < VEC; ++k)
+        if (k < count) *(__global uint*)(out_a + 2 * (i + k)) = pairs.a[k];
+    }
+#else
     if (interior || count == VEC) {
 #if ALIGNED
       *(__global grad_words_t*)(out_a + i) = gx.v;
@@ -430,6 +449,7 @@ __kernel void sobel_strip(__global const uchar* restrict src, __global out_t* re
           out_b[i + k] = (short)(gy.a[k / 2] >> (16 * (k % 2)));
         }
     }
+#endif  // INTERLEAVED
 #else
     InWords o;
 #pragma unroll

@@ -249,11 +249,17 @@ TEST(SobelReference, ConvertsColourInputsFirst) {
 // ---- every variant against the reference ----------------------------------------------------
 
 // Runs `variant` with `params` on the device input and downloads the result; outputs are poisoned
-// first so unwritten pixels show.
+// first so unwritten pixels show. Gradients are written both as planes, which the caller checks, and as
+// interleaved pairs, checked here against the reference.
 Image run_device(const std::string& variant, const DeviceImage& d_in, const SobelParams& params,
                  const TuningConfig& config = {}) {
   Context& ctx = test_context();
   if (params.output == SobelOutput::gradients) {
+    DeviceGradientPairs pairs = DeviceGradientPairs::allocate(ctx, d_in.width, d_in.height);
+    poison(ctx, pairs.buffer, pairs.byte_size());
+    sobel(ctx, d_in, pairs, params, variant, config);
+    EXPECT_TRUE(testing::images_equal(sobel_reference(d_in.download(ctx), params), pairs.download(ctx)))
+        << "the interleaved gradients";
     DeviceGradients out = DeviceGradients::allocate(ctx, d_in.width, d_in.height);
     poison(ctx, out.gx, out.plane_bytes());
     poison(ctx, out.gy, out.plane_bytes());
@@ -535,12 +541,17 @@ TEST(SobelHost, RejectsBadParameters) {
   DeviceImage rgba_out = DeviceImage::allocate(ctx, 8, 8, 4);
   DeviceGradients gradients = DeviceGradients::allocate(ctx, 8, 8);
   DeviceGradients small_gradients = DeviceGradients::allocate(ctx, 7, 8);
+  DeviceGradientPairs pairs = DeviceGradientPairs::allocate(ctx, 8, 8);
+  DeviceGradientPairs small_pairs = DeviceGradientPairs::allocate(ctx, 8, 7);
   const SobelParams magnitude{}, grad{SobelOutput::gradients, {}};
   EXPECT_THROW(sobel(ctx, d_in, grey_out, grad), std::invalid_argument);        // gradients into 8 bits
   EXPECT_THROW(sobel(ctx, d_in, gradients, magnitude), std::invalid_argument);  // 8 bits into planes
   EXPECT_THROW(sobel(ctx, d_in, small_out, magnitude), std::invalid_argument);
   EXPECT_THROW(sobel(ctx, d_in, rgba_out, magnitude), std::invalid_argument);
   EXPECT_THROW(sobel(ctx, d_in, small_gradients, grad), std::invalid_argument);
+  EXPECT_THROW(sobel(ctx, d_in, pairs, magnitude), std::invalid_argument);  // 8 bits into pairs
+  EXPECT_THROW(sobel(ctx, d_in, small_pairs, grad), std::invalid_argument);
+  EXPECT_THROW(DeviceGradientPairs::allocate(ctx, 0, 8), std::invalid_argument);
   const DeviceImage rgba_in = DeviceImage::upload(ctx, testing::random_image(8, 8, 4, SampleType::u8, 1));
   EXPECT_THROW(sobel(ctx, rgba_in, grey_out, magnitude), std::invalid_argument);
 }

@@ -48,9 +48,11 @@ KernelPlan::Pass pass(const VariantInfo& info, const TuningConfig& config, std::
   return {"sobel_" + info.name, global, local};
 }
 
-// On views, -D PITCHED=1 (sobel.cl) adds their layout as the kernels' last arguments.
+// On views, -D PITCHED=1 (sobel.cl) adds their layout as the kernels' last arguments; -D INTERLEAVED=1 writes
+// gradient pairs.
 std::string base_options(const SobelCall& call) {
-  return fmt::format("-D OUTPUT={}{}", static_cast<int>(call.params.output), call.on_views() ? " -D PITCHED=1" : "");
+  return fmt::format("-D OUTPUT={}{}{}", static_cast<int>(call.params.output), call.on_views() ? " -D PITCHED=1" : "",
+                     call.interleaved ? " -D INTERLEAVED=1" : "");
 }
 
 // Sets PITCHED's arguments, the last four, on views.

@@ -69,6 +69,15 @@ TEST_P(SobelViews, MatchTheReferenceAndLeaveTheRestOfTheBuffer) {
     cl::Event::waitForEvents(events);
     EXPECT_EQ(rect_copies(events), c.copies);
     EXPECT_TRUE(testing::images_equal(ref, planes.download(ctx)));
+    // The same as interleaved pairs, which take the input view as the planes do.
+    DeviceGradientPairs pairs = DeviceGradientPairs::allocate(ctx, c.width, height);
+    const std::vector<std::int16_t> pair_poison(2 * std::size_t(c.width) * height, std::int16_t(-21846));
+    check_cl(ctx.queue().enqueueWriteBuffer(pairs.buffer, CL_TRUE, 0, pairs.byte_size(), pair_poison.data()),
+             "clEnqueueWriteBuffer");
+    const auto pair_events = sobel(ctx, in_view, pairs, params, c.variant, c.config);
+    cl::Event::waitForEvents(pair_events);
+    EXPECT_EQ(rect_copies(pair_events), c.copies);
+    EXPECT_TRUE(testing::images_equal(ref, pairs.download(ctx))) << "the interleaved gradients";
   } else {
     CallersBuffer dst(ctx, Image(c.width, height, 1), c.out_offset, c.out_stride, 0xA5);  // poisoned
     auto out_view = DeviceImage::view(ctx, dst.buffer(), c.width, height, 1, c.out_offset, c.out_stride);
