@@ -137,8 +137,8 @@ void filter_host_rgb(Context& ctx, const std::uint8_t* rgb_in, std::uint8_t* rgb
                      std::vector<cl::Event>& events) {
   const std::size_t pixels = std::size_t(width) * height;
   // The filter only reads its input: the buffer never writes through the const_cast.
-  const cl::Buffer in = buffer_over_host(ctx, const_cast<std::uint8_t*>(rgb_in), pixels * 3, true);
-  const cl::Buffer out = buffer_over_host(ctx, rgb_out, pixels * 3, false);
+  const cl::Buffer in = buffer_over_host(ctx, const_cast<std::uint8_t*>(rgb_in), pixels * 3, true, "host_call.in");
+  const cl::Buffer out = buffer_over_host(ctx, rgb_out, pixels * 3, false, "host_call.out");
   const DeviceImage rgba_in{ctx.scratch_buffer("rgb input as rgba", pixels * 4), width, height, 4};
   DeviceImage rgba_out{ctx.scratch_buffer("rgb output as rgba", pixels * 4), width, height, 4};
   events.push_back(enqueue_rgba_from_rgb(ctx, in, rgba_in.buffer, pixels));
