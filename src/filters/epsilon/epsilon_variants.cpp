@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The epsilon filter's variants, one entry each (one per step of seed 000's Table 2, plus seed 003's fp16 forms):
 // tunables, what each needs from the device, the calls each cannot run, build options and launch ranges, and the
-// enqueue (kernels in epsilon.cl and the file it includes).
+// enqueue (kernels in epsilon.cl and the files it includes).
 #include <fmt/format.h>
 
 #include <algorithm>
