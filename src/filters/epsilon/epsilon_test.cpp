@@ -377,6 +377,23 @@ TEST(EpsilonCpuRows, BandsPartialStepsAndWideWindowsMatchTheReference) {
       }
 }
 
+// Bright windows (240..255, T = 255): 16-bit sums of more than 257 taps would wrap, so radius 8 (289 taps) and
+// 32 show a missing or late move of the row sums to 32 bits; radius 7 (225 taps) keeps them in 16 bits throughout.
+TEST(EpsilonCpuRows, BrightWideWindowsKeepExactSums) {
+  Context& ctx = test_context();
+  const auto seed = testing::fresh_seed();
+  for (int c : {1, 4}) {
+    Image in = testing::random_image(40, 9, c, SampleType::u8, seed);
+    for (auto& v : in.samples<std::uint8_t>()) v = std::uint8_t(240 + v % 16);
+    const DeviceImage d_in = DeviceImage::upload(ctx, in);
+    for (int r : {7, 8, 32}) {
+      const EpsilonParams p = make_params(r, 255, kBorders[1]);
+      SCOPED_TRACE(fmt::format("channels={} {} seed={}", c, describe(p), seed));
+      ASSERT_TRUE(testing::images_equal(epsilon_reference(in, p), run_device("cpu_rows", d_in, p)));
+    }
+  }
+}
+
 // ---- host API: channel layouts, parameter checks, auto ---------------------------------------------
 
 TEST(EpsilonHost, RgbAndGreyAlphaMatchTheReference) {
