@@ -8,6 +8,7 @@
 //                     are filtered on their own, alpha is copied from the centre pixel
 //   -D HAS_IMAGES=1   also build the image-object kernel (naive)
 //   -D HAS_FP16=1     also build the half kernels (cl_khr_fp16)
+//   -D CPU_ROWS=1     adds cpu_rows' kernel (epsilon_cpu_rows.cl)
 // Size, radius, threshold and border are kernel arguments, so one build serves every call.
 //
 // Exactness: every compare is on integers (or on integer-valued halves below 2048, which are exact),
@@ -473,3 +474,8 @@ __kernel void eps_vec4_half(__global const pix_t* src, __global pix_t* dst, int 
 #endif  // HAS_FP16
 
 #include "epsilon_regblock.cl"
+
+// cpu_rows: for CPU devices (its own build, -D CPU_ROWS=1, so that a refused build still leaves the others').
+#if CPU_ROWS
+#include "epsilon_cpu_rows.cl"
+#endif

@@ -353,6 +353,47 @@ TEST(EpsilonTunables, EachTunableValueIsExactOrRefused) {
   }
 }
 
+// cpu_rows at its edges: one output row a band (16 bands per compute unit and 16 rows), widths that leave a
+// partial 16-wide step (1, 15, 33), radii wider than the image, every border, thresholds 0, 255 and one between;
+// grey and RGBA, one build each.
+TEST(EpsilonCpuRows, BandsPartialStepsAndWideWindowsMatchTheReference) {
+  Context& ctx = test_context();
+  const auto seed = testing::fresh_seed();
+  for (int c : {1, 4})
+    for (const auto& [w, h] : {std::pair{1, 16}, {15, 16}, {33, 5}})
+      for (int bands_per_unit : {16, 2}) {
+        const Image in = test_input(w, h, c, seed + std::uint64_t(w));
+        const DeviceImage d_in = DeviceImage::upload(ctx, in);
+        const TuningConfig config{{"bands_per_unit", bands_per_unit}};
+        for (int r : {1, 4, 20})
+          for (const Border& border : testing::kBorders)
+            for (int T : {0, 255, int(seed % 40)}) {
+              const EpsilonParams p = make_params(r, T, border);
+              SCOPED_TRACE(fmt::format("{}x{} channels={} bands_per_unit={} {} seed={}", w, h, c, bands_per_unit,
+                                       describe(p), seed));
+              ASSERT_FALSE(epsilon_unsupported(ctx.info(), "cpu_rows", p, w, h, c, config));
+              ASSERT_TRUE(testing::images_equal(epsilon_reference(in, p), run_device("cpu_rows", d_in, p, config)));
+            }
+      }
+}
+
+// Bright windows (240..255, T = 255): 16-bit sums of more than 257 taps would wrap, so radius 8 (289 taps) and
+// 32 show a missing or late move of the row sums to 32 bits; radius 7 (225 taps) keeps them in 16 bits throughout.
+TEST(EpsilonCpuRows, BrightWideWindowsKeepExactSums) {
+  Context& ctx = test_context();
+  const auto seed = testing::fresh_seed();
+  for (int c : {1, 4}) {
+    Image in = testing::random_image(40, 9, c, SampleType::u8, seed);
+    for (auto& v : in.samples<std::uint8_t>()) v = std::uint8_t(240 + v % 16);
+    const DeviceImage d_in = DeviceImage::upload(ctx, in);
+    for (int r : {7, 8, 32}) {
+      const EpsilonParams p = make_params(r, 255, kBorders[1]);
+      SCOPED_TRACE(fmt::format("channels={} {} seed={}", c, describe(p), seed));
+      ASSERT_TRUE(testing::images_equal(epsilon_reference(in, p), run_device("cpu_rows", d_in, p)));
+    }
+  }
+}
+
 // ---- host API: channel layouts, parameter checks, auto ---------------------------------------------
 
 TEST(EpsilonHost, RgbAndGreyAlphaMatchTheReference) {
@@ -430,6 +471,25 @@ TEST(EpsilonHost, AutoPicksASupportedVariant) {
       const std::string v = epsilon_auto_variant(ctx.info(), p, 640, 480, c);
       EXPECT_FALSE(epsilon_unsupported(ctx.info(), v, p, 640, 480, c)) << v << " r=" << r;
     }
+}
+
+// The rule without tuning data: cpu_rows on CPUs where its temporary fits, regblock on GPUs where its tile fits,
+// else vec4_branchless.
+TEST(EpsilonHost, AutoRulePicksCpuRowsOnCpusAndRegblockOnGpus) {
+  DeviceInfo device = test_context().info();
+  device.local_mem_bytes = 48 * 1024;
+  const EpsilonParams nine = make_params(4, 20, {}), wide = make_params(32, 20, {});
+  device.type = CL_DEVICE_TYPE_CPU;
+  EXPECT_EQ(epsilon_auto_variant(device, nine, 640, 480, 1), "cpu_rows");
+  EXPECT_EQ(epsilon_auto_variant(device, wide, 640, 480, 4), "cpu_rows");
+  device.max_alloc_bytes = 4096;  // too small for cpu_rows' ring of rows
+  EXPECT_EQ(epsilon_auto_variant(device, nine, 640, 480, 1), "vec4_branchless");
+  EXPECT_NE(epsilon_unsupported(device, "cpu_rows", nine, 640, 480, 1).value_or("").find("allocation limit"),
+            std::string::npos);
+  device.type = CL_DEVICE_TYPE_GPU;
+  EXPECT_EQ(epsilon_auto_variant(device, nine, 640, 480, 1), "regblock");
+  device.local_mem_bytes = 1024;
+  EXPECT_EQ(epsilon_auto_variant(device, nine, 640, 480, 1), "vec4_branchless");
 }
 
 TEST(EpsilonHost, UnsupportedNamesTheReason) {

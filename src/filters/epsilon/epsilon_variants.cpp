@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The epsilon filter's variants, one entry each (one per step of seed 000's Table 2, plus seed 003's fp16 forms):
 // tunables, what each needs from the device, the calls each cannot run, build options and launch ranges, and the
-// enqueue (kernels in epsilon.cl and the file it includes).
+// enqueue (kernels in epsilon.cl and the files it includes).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -263,6 +263,63 @@ Entry regblock() {
   return e;
 }
 
+// cpu_rows' bands and ring of border-padded byte rows (epsilon_cpu_rows.cl): 2r + 1 rows of `planes` byte planes
+// per band, each plane `stride` bytes (r columns each side, 16 bytes of overrun, 64-byte aligned).
+struct CpuRowsLayout {
+  int band_rows, bands, stride, planes, diameter;
+  std::size_t bytes() const {
+    return std::size_t(bands) * std::size_t(diameter) * std::size_t(planes) * std::size_t(stride);
+  }
+};
+
+CpuRowsLayout cpu_rows_layout(const DeviceInfo& device, const VariantInfo& info, const EpsilonCall& call,
+                              const TuningConfig& config) {
+  const int r = call.params.radius;
+  CpuRowsLayout layout{};
+  // A few bands per core, so that uneven cores still finish together; each band's first 2r rows are padded
+  // twice (a band's rows and its halo), a small share of the taps' work.
+  const int bands = std::max(1, int(device.compute_units) * tunable_value(config, info, "bands_per_unit"));
+  layout.band_rows = std::max(1, (call.height + bands - 1) / bands);
+  layout.bands = (call.height + layout.band_rows - 1) / layout.band_rows;
+  layout.stride = int(round_up(std::size_t(call.width + 2 * r + 16), 64));
+  layout.planes = call.channels == 4 ? 3 : 1;
+  layout.diameter = 2 * r + 1;
+  return layout;
+}
+
+Entry cpu_rows() {
+  Entry e{{"cpu_rows",
+           "for CPUs: one work-item per band of rows; the window's rows border-padded in a ring of byte rows, 16 "
+           "outputs a ushort16 step, exact integer sums and a float-estimated, integer-corrected division",
+           {{"bands_per_unit", {4, 2, 8, 16}, "bands of rows per compute unit, one work-item each"}}}};
+  const VariantInfo info = e.info;
+  e.unsupported = [info](const DeviceInfo& device, const EpsilonCall& call,
+                         const TuningConfig& config) -> std::optional<std::string> {
+    const std::size_t bytes = cpu_rows_layout(device, info, call, config).bytes();
+    if (bytes > device.max_alloc_bytes)
+      return fmt::format("cpu_rows needs a {} MiB temporary, above the device's {} MiB allocation limit", bytes >> 20,
+                         device.max_alloc_bytes >> 20);
+    return std::nullopt;
+  };
+  e.plan = [info](Context& ctx, const EpsilonCall& call, const TuningConfig& config) {
+    const CpuRowsLayout layout = cpu_rows_layout(ctx.info(), info, call, config);
+    return KernelPlan{base_options(call) + " -D CPU_ROWS=1",
+                      {{"eps_cpu_rows", cl::NDRange(std::size_t(layout.bands)), cl::NDRange(1)}}};
+  };
+  e.enqueue = [info](Context& ctx, const KernelPlan& plan, const EpsilonCall& call, const TuningConfig& config,
+                     ImageTarget& t) {
+    const CpuRowsLayout layout = cpu_rows_layout(ctx.info(), info, call, config);
+    cl::Buffer& scratch = ctx.scratch_buffer("epsilon.cpu_rows", layout.bytes());
+    const bool views = call.on_views();
+    return launch_with_args(ctx, plan, call, t, cl_int(layout.band_rows), cl_int(layout.stride), scratch,
+                            cl_int(views ? call.in_stride : call.width), cl_int(views ? call.in_offset : 0),
+                            cl_int(views ? call.out_stride : call.width), cl_int(views ? call.out_offset : 0));
+  };
+  // Row pointers from the strides and offsets: any layout of whole pixels, at no cost.
+  e.takes_views = [](const EpsilonCall&) { return true; };
+  return e;
+}
+
 }  // namespace
 
 const ImageTable<EpsilonParams>& epsilon_table() {
@@ -297,7 +354,7 @@ const ImageTable<EpsilonParams>& epsilon_table() {
        half_kernel({"vec4_half", "vec4 with half4 pixels and arithmetic, exact; needs cl_khr_fp16 (seed 003 9.2.3)",
                     kLocalSize},
                    "eps_vec4_half", "eps_vec4_select", 4),
-       regblock()});
+       regblock(), cpu_rows()});
   return table;
 }
 

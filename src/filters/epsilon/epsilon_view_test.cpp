@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Epsilon on views of the caller's buffers with a row pitch and an offset: regblock reads and writes them as they
-// are (its PITCHED build), other variants through packed copies; all against the CPU reference.
+// Epsilon on views of the caller's buffers with a row pitch and an offset: regblock (its PITCHED build) and
+// cpu_rows read and write them as they are, other variants through packed copies; all against the CPU reference.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -43,7 +43,9 @@ INSTANTIATE_TEST_SUITE_P(Layouts, EpsilonViews,
                                            EpsilonViewCase{"regblock", 4, {1, 39, 7, 40, 0}},
                                            EpsilonViewCase{
                                                "regblock", 4, {0, 37, 2, 43, 0}},  // packed input, pitched output
-                                           EpsilonViewCase{"vec4_branchless", 1, {3, 41, 5, 45, 2}}),
+                                           EpsilonViewCase{"vec4_branchless", 1, {3, 41, 5, 45, 2}},
+                                           EpsilonViewCase{"cpu_rows", 1, {3, 41, 5, 45, 0}},
+                                           EpsilonViewCase{"cpu_rows", 4, {1, 39, 7, 40, 0}}),
                          [](const auto& test) {
                            const EpsilonViewCase& c = test.param;
                            return fmt::format("{}_c{}_in{}x{}_out{}x{}", c.variant, c.channels, c.layout.in_offset,
