@@ -21,6 +21,19 @@ bool is_variant_refusal(const ClError& e) {
          e.code() == CL_INVALID_WORK_ITEM_SIZE || e.code() == CL_MEM_OBJECT_ALLOCATION_FAILURE;
 }
 
+std::optional<std::string> temporary_problem(const DeviceInfo& device, std::string_view variant, std::size_t bytes) {
+  if (bytes > device.max_alloc_bytes)
+    return fmt::format("{} needs a {} MiB temporary, above the device's {} MiB allocation limit", variant, bytes >> 20,
+                       device.max_alloc_bytes >> 20);
+  return std::nullopt;
+}
+
+RowBands row_bands(const DeviceInfo& device, int per_unit, int height) {
+  const int wanted = std::max(1, int(device.compute_units) * per_unit);
+  const int rows = std::max(1, (height + wanted - 1) / wanted);
+  return {rows, (height + rows - 1) / rows};
+}
+
 std::vector<std::string> fallback_variants(const std::string& rule, const std::vector<VariantInfo>& variants,
                                            const std::string& failed) {
   std::vector<std::string> out;

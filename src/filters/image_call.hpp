@@ -54,6 +54,16 @@ CLF_API void check_image_size(int width, int height);  // exported: the command 
 // Whether the device refused a variant's program build or kernel launch (build failure, out of resources, a
 // work-group it cannot run), which another variant may not meet.
 bool is_variant_refusal(const ClError& e);
+// A variant's reason not to run where the temporary buffer it needs, `bytes`, is above the device's largest
+// allocation; else nullopt.
+std::optional<std::string> temporary_problem(const DeviceInfo& device, std::string_view variant, std::size_t bytes);
+// The bands of rows of a variant written for CPUs, one work-item each: `per_unit` per compute unit, so that uneven
+// cores still finish together, of `rows` rows each but the last.
+struct RowBands {
+  int rows;
+  int count;
+};
+RowBands row_bands(const DeviceInfo& device, int per_unit, int height);
 // Where "auto" goes when `failed` is refused: the filter's built-in rule's choice `rule`, then its plain first
 // variant, without `failed` or repeats.
 std::vector<std::string> fallback_variants(const std::string& rule, const std::vector<VariantInfo>& variants,

@@ -364,11 +364,10 @@ CpuRowsLayout cpu_rows_layout(const DeviceInfo& device, const VariantInfo& info,
                               const TuningConfig& config) {
   const int r = bilateral_radius(call.params);
   CpuRowsLayout layout{};
-  // A few bands per core, so that uneven cores still finish together; each band's first 2r rows are padded
-  // twice (a band's rows and its halo), a small share of the taps' work.
-  const int bands = std::max(1, int(device.compute_units) * tunable_value(config, info, "bands_per_unit"));
-  layout.band_rows = std::max(1, (call.height + bands - 1) / bands);
-  layout.bands = (call.height + layout.band_rows - 1) / layout.band_rows;
+  // Each band's first 2r rows are padded twice (a band's rows and its halo), a small share of the taps' work.
+  const RowBands bands = row_bands(device, tunable_value(config, info, "bands_per_unit"), call.height);
+  layout.band_rows = bands.rows;
+  layout.bands = bands.count;
   layout.stride = int(round_up(std::size_t(call.width + 2 * r + 8), 16));
   layout.planes = call.channels == 4 ? 3 : 1;
   layout.diameter = 2 * r + 1;
@@ -389,13 +388,8 @@ Entry cpu_rows() {
            "rows, 8 outputs a vector step, one polynomial exp2 per tap",
            {{"bands_per_unit", {4, 2, 8, 16}, "bands of rows per compute unit, one work-item each"}}}};
   const VariantInfo info = e.info;
-  e.unsupported = [info](const DeviceInfo& device, const BilateralCall& call,
-                         const TuningConfig& config) -> std::optional<std::string> {
-    const std::size_t bytes = cpu_rows_layout(device, info, call, config).bytes();
-    if (bytes > device.max_alloc_bytes)
-      return fmt::format("cpu_rows needs a {} MiB temporary, above the device's {} MiB allocation limit", bytes >> 20,
-                         device.max_alloc_bytes >> 20);
-    return std::nullopt;
+  e.unsupported = [info](const DeviceInfo& device, const BilateralCall& call, const TuningConfig& config) {
+    return temporary_problem(device, "cpu_rows", cpu_rows_layout(device, info, call, config).bytes());
   };
   e.plan = [info](Context& ctx, const BilateralCall& call, const TuningConfig& config) {
     const CpuRowsLayout layout = cpu_rows_layout(ctx.info(), info, call, config);

@@ -49,13 +49,6 @@ std::size_t pixel_bytes(const BoxBlurCall& call) {
   return call.channels == 4 ? 4 : 1;
 }
 
-std::optional<std::string> temporary_problem(const DeviceInfo& device, const char* variant, std::size_t bytes) {
-  if (bytes > device.max_alloc_bytes)
-    return fmt::format("{} needs a {} MiB temporary, above the device's {} MiB allocation limit", variant, bytes >> 20,
-                       device.max_alloc_bytes >> 20);
-  return std::nullopt;
-}
-
 // What the band variants ask of the device: fused_blocks, fused_prefix, fused_packed and fused_wide, each
 // one work-group row of local_x work-items, halo of them producing no output, with entry and block buffers
 // and the leaving-row ring in dynamic local memory and a ring of `prefetch` rows in registers.
