@@ -18,9 +18,6 @@ using namespace nb::literals;
 
 namespace {
 
-// CL_DEVICE_MEM_BASE_ADDR_ALIGN of PoCL: memory aligned to it is used in place under CL_MEM_USE_HOST_PTR.
-constexpr std::size_t kHostAlignment = 128;
-
 std::optional<SampleType> sample_type_of(const nb::dlpack::dtype& t) {
   if (t == nb::dtype<std::uint8_t>()) return SampleType::u8;
   if (t == nb::dtype<std::uint16_t>()) return SampleType::u16;
@@ -235,10 +232,10 @@ Image to_image(const HostArray& array) {
 
 NewArray new_array(int height, int width, int channels, bool channel_axis, SampleType type) {
   const std::size_t bytes = Image::byte_size_for(width, height, channels, type);
-  const std::size_t rounded = (bytes + kHostAlignment - 1) / kHostAlignment * kHostAlignment;
-  void* data = std::aligned_alloc(kHostAlignment, rounded ? rounded : kHostAlignment);
-  if (!data) throw std::bad_alloc();
-  nb::capsule owner(data, [](void* p) noexcept { std::free(p); });
+  // Image memory: large blocks are kept for the next array of the same size (allocate_host_bytes).
+  auto* held = new ImageBytes(std::max<std::size_t>(bytes, 1));
+  void* data = held->data();
+  nb::capsule owner(held, [](void* p) noexcept { delete static_cast<ImageBytes*>(p); });
   const std::size_t shape[3] = {std::size_t(height), std::size_t(width), std::size_t(channels)};
   nb::dlpack::dtype dtype = nb::dtype<std::uint8_t>();
   if (type == SampleType::i16) dtype = nb::dtype<std::int16_t>();

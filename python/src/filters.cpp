@@ -447,12 +447,12 @@ std::vector<double> time_cpp_box_blur(nb::handle img, int diameter, int runs, nb
   nb::gil_scoped_release release;
   const std::size_t bytes = a.byte_size();
   timed([&] {
-    void* out = std::aligned_alloc(128, (bytes + 127) / 128 * 128);
+    ImageBytes out_bytes(bytes);
+    void* out = out_bytes.data();
     DeviceImage in{buffer_over_host(ctx, const_cast<void*>(a.data), bytes, true), a.width, a.height, a.channels};
     DeviceImage result{buffer_over_host(ctx, out, bytes, false), a.width, a.height, a.channels};
     box_blur(ctx, in, result, params);
     read_to_host(ctx, result.buffer, out, bytes);
-    std::free(out);
   });
   return seconds;
 }

@@ -6,6 +6,10 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+
 #include "testing/test_images.hpp"
 
 namespace clf {
@@ -48,6 +52,31 @@ TEST(FilterLayout, BackKeepsTheFirstChannelsOfAnyType) {
             << "pixel " << i;
     }
   }
+}
+
+// Large blocks are kept when freed and handed to the next image of the same size; what an image promises about its
+// bytes must hold for a reused block too.
+TEST(HostMemory, AReusedBlockKeepsEachConstructorsPromise) {
+  release_cached_host_memory();
+  const int w = 2048, h = 2048;  // 16 MiB as RGBA: the first size kept
+  const std::uint8_t* first = nullptr;
+  {
+    Image dirty = Image::uninitialized(w, h, 4);
+    std::memset(dirty.data.data(), 0xAB, dirty.byte_size());
+    first = dirty.data.data();
+  }
+  const Image zeroed(w, h, 4);
+  EXPECT_EQ(zeroed.data.data(), first) << "the freed block was not reused";
+  const auto nonzero = std::count_if(zeroed.data.begin(), zeroed.data.end(), [](std::uint8_t b) { return b != 0; });
+  EXPECT_EQ(nonzero, 0) << "Image(w, h, c) must come zero-filled";
+  {
+    // Another size never gets the block: its size must come back with it when freed.
+    Image other = Image::uninitialized(w, h + 1, 4);
+    EXPECT_NE(other.data.data(), first);
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(other.data.data()) % HostAlignedAllocator<std::uint8_t>::alignment, 0u);
+    std::memset(other.data.data(), 1, other.byte_size());
+  }
+  release_cached_host_memory();
 }
 
 }  // namespace

@@ -13,7 +13,8 @@ namespace clf {
 
 // Chunk sizes: large enough that each transfer's fixed cost (about 10 us) is small beside its bytes, small enough
 // that the pinned memory a thread keeps stays modest (2 chunks per worker).
-inline constexpr std::size_t kStagingChunk = std::size_t(8) << 20;
+// On the NVIDIA H100 machine, 8 workers stage 268 MB up in 7.4 ms with 2 MiB chunks, 10.0 with 8 MiB, 12.9 with 32.
+inline constexpr std::size_t kStagingChunk = std::size_t(2) << 20;
 // Below this a copy goes straight from the caller's memory: the staging would cost more than it saves.
 inline constexpr std::size_t kStagingMinimum = std::size_t(1) << 20;
 
