@@ -8,6 +8,9 @@ cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 scripts/check-format.sh
 scripts/check-layers.sh
+# One seed for both runs: the sanitizer run draws the release run's sweep cases, whose kernels PoCL has cached.
+export CLF_TEST_RUN_SEED="${CLF_TEST_RUN_SEED:-$(od -An -N6 -tu8 /dev/urandom | tr -d ' ')}"
+echo "CLF_TEST_RUN_SEED=$CLF_TEST_RUN_SEED"
 for preset in release asan; do
   echo "== $preset =="
   scripts/build.sh "$preset"

@@ -15,8 +15,15 @@ namespace clf::testing {
 std::uint64_t fresh_seed() {
   if (const char* pinned = std::getenv("CLF_TEST_SEED")) return std::strtoull(pinned, nullptr, 10);
   static std::uint64_t counter = 0;
-  const auto now = static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
-  return now ^ (0x9E3779B97F4A7C15ull * ++counter);
+  const char* run = std::getenv("CLF_TEST_RUN_SEED");
+  const auto base = run && *run
+                        ? std::strtoull(run, nullptr, 10)
+                        : static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
+  // splitmix64 of the base and the call's number: distinct seeds within a test, the same sequence in another build.
+  std::uint64_t z = base + 0x9E3779B97F4A7C15ull * ++counter;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
 }
 
 CaseSample::CaseSample(double share, std::uint64_t seed) : share_(share), seed_(seed), rng_(seed) {

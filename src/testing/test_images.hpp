@@ -34,7 +34,9 @@ inline const Border kBorders[] = {
     {BorderMode::replicate, 0}, {BorderMode::reflect101, 0}, {BorderMode::constant, 0}, {BorderMode::constant, 173}};
 
 // A seed that differs between runs (and is printed on failure via SCOPED_TRACE by callers),
-// so every run draws fresh inputs. CLF_TEST_SEED pins it to reproduce a failure.
+// so every run draws fresh inputs. CLF_TEST_SEED pins it to reproduce a failure. CLF_TEST_RUN_SEED makes the
+// sequence of seeds a test process draws depend on it alone: scripts/test.sh sets one for the release and the
+// sanitizer runs, which then draw the same sweep cases and so share PoCL's cached kernel builds.
 std::uint64_t fresh_seed();
 
 // The share of a sweep's cases a run checks. Each tunable combination is a program build, 0.3-1 s on PoCL, so a

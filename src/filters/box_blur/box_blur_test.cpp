@@ -167,7 +167,7 @@ TEST(BoxBlurFusedTunables, EveryTunableCombinationMatchesTheReference) {
   Context& ctx = test_context();
   const Image in = testing::random_image(200, 90, 4, SampleType::u8, testing::fresh_seed());
   DeviceImage d_in = DeviceImage::upload(ctx, in);
-  testing::CaseSample sample(0.1);
+  testing::CaseSample sample(0.05);
   for (const std::string variant : {"fused_sliding", "fused_blocks", "fused_prefix"}) {
     const VariantInfo& info = *find_variant(box_blur_variants(), variant);
     for (const TuningConfig& config : all_configs(info)) {
