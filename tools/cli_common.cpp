@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 
 #include <cstdint>
+#include <future>
+#include <memory>
 #include <new>
 #include <optional>
 
@@ -219,9 +221,14 @@ int run_image_filter(const ImageCommandOptions& options, const ImageFilterSteps&
   check_variant_name(options.variant, *steps.variants);
   if (!options.output_dir.empty()) return run_image_batch(options, steps);
   check_output_extension(options.output);
+  // The device is set up while the file decodes: each takes 0.1-0.3 s for a 4K photo on the NVIDIA machine. A bad
+  // file is still reported first (the set-up is waited for, its result dropped).
+  std::future<std::unique_ptr<Context>> setting_up =
+      std::async(std::launch::async, [&] { return std::make_unique<Context>(options.device); });
   const Image input = read_input(options.input);
   check_filter_input(input, options.input, steps.command);
-  Context ctx(options.device);
+  const std::unique_ptr<Context> context = setting_up.get();
+  Context& ctx = *context;
   Timing timing;
   const auto [out, ran] = filter_on_device(ctx, input, options.input, steps, timing);
   write_output(out, options.output, options);

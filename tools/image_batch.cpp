@@ -94,6 +94,9 @@ int run_image_batch(const ImageCommandOptions& options, const ImageFilterSteps& 
                                          made ? ": " + made.message() : std::string()));
   for (const ImageJob& job : jobs) check_output_path(job.output);
 
+  // The first input decodes while the device is set up.
+  const auto read = [](const std::string& path) { return std::async(std::launch::async, read_input, path); };
+  std::future<Image> next = read(jobs.front().input);
   Context ctx(options.device);
   const ProgressLine progress(steps.command, jobs.size(), !steps.quiet);
   std::size_t failed = 0;
@@ -105,8 +108,6 @@ int run_image_batch(const ImageCommandOptions& options, const ImageFilterSteps& 
   std::set<std::string> variants;
   Timing sum;
   // Three stages, one image in each: the next input decodes and the last output encodes while this one filters.
-  const auto read = [](const std::string& path) { return std::async(std::launch::async, read_input, path); };
-  std::future<Image> next = read(jobs.front().input);
   std::future<void> writing;
   const auto finish_writing = [&] {
     if (!writing.valid()) return;
