@@ -145,6 +145,9 @@ class Context {
   // switched from, so commands stay in order across the switch.
   void set_profiling(bool on);
   bool profiling() const { return profiling_; }
+  // In-order queues of the device beside queue() (index 0 or 1), without profiling, kept while the Context lives: a
+  // large host call on a GPU moves its bands up on one and down on the other while queue() runs the kernels.
+  cl::CommandQueue& side_queue(int index);
 
   // A built program for an embedded kernel file ("box_blur.cl") with build options.
   // The shared helper file common/border.cl is prepended. Cached in memory and on disk.

@@ -4,7 +4,12 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
+#include <future>
 #include <limits>
+#include <thread>
+
+#include "runtime/host_transfer.hpp"
 
 namespace clf {
 
@@ -56,10 +61,122 @@ cl_uint constant_bits(const Border& border, int channels) {
   return channels == 4 ? v | (v << 8) | (v << 16) | (v << 24) : v;
 }
 
+namespace {
+
+// Banded host calls: from this size on (a 4K RGBA image is 33 MB), in about this many bands. More bands overlap more
+// but pay a transfer's fixed cost and the halo rows more often.
+constexpr std::size_t kBandedBytes = std::size_t(32) << 20;
+constexpr int kBands = 8;
+// Device buffers a band goes through: its input is uploaded into one of two while the other's kernels run; its
+// output waits in one of three for its download.
+constexpr int kInputSlots = 2, kOutputSlots = 3;
+
+struct Band {
+  int y0, y1;    // the output rows it gives
+  int in0, in1;  // the input rows it reads: `reach` more on each side, within the image
+};
+
+using DeviceCall = std::function<std::vector<cl::Event>(const DeviceImage&, DeviceImage&)>;
+
+// Runs `call` on `input` band by band into `result` (same shape): band b's upload (side queue 0) overlaps the
+// kernels of band b - 1 (ctx.queue()) and the download of band b - 2 (side queue 1, on a thread of its own, since
+// the staged copies keep host threads busy). Band b's kernels wait for its upload and for the output slot's last
+// download; its upload waits for the input slot's last kernels.
+void filter_host_bands(Context& ctx, const Image& input, Image& result, int reach, int band_rows,
+                       const DeviceCall& call, std::vector<cl::Event>& events) {
+  const std::size_t row_bytes = std::size_t(input.width) * std::size_t(input.channels);
+  const int count = (input.height + band_rows - 1) / band_rows;
+  const auto band = [&](int b) {
+    const int y0 = b * band_rows, y1 = std::min(input.height, y0 + band_rows);
+    return Band{y0, y1, std::max(0, y0 - reach), std::min(input.height, y1 + reach)};
+  };
+  const std::size_t slot_bytes = std::size_t(std::min(input.height, band_rows + 2 * reach)) * row_bytes;
+  std::vector<cl::Buffer> in_slots, out_slots;
+  for (int k = 0; k < kInputSlots; ++k)
+    in_slots.push_back(ctx.scratch_buffer(fmt::format("host_bands.in.{}", k), slot_bytes));
+  for (int k = 0; k < kOutputSlots; ++k)
+    out_slots.push_back(ctx.scratch_buffer(fmt::format("host_bands.out.{}", k), slot_bytes));
+  cl::CommandQueue& up = ctx.side_queue(0);
+  cl::CommandQueue& down = ctx.side_queue(1);
+
+  // computed[b]: band b's kernels are enqueued (the marker after them); downloaded[b]: its rows are in `result`.
+  std::vector<std::promise<cl::Event>> computed(static_cast<std::size_t>(count));
+  std::vector<std::promise<void>> downloaded(static_cast<std::size_t>(count));
+  std::vector<std::future<void>> downloads;
+  for (auto& d : downloaded) downloads.push_back(d.get_future());
+  std::vector<cl::Event> kernels_done(static_cast<std::size_t>(count));
+  int next_computed = 0;
+  {
+    std::jthread downloader([&] {
+      int b = 0;
+      try {
+        for (; b < count; ++b) {
+          cl::Event after = computed[std::size_t(b)].get_future().get();
+          const Band k = band(b);
+          read_staged(ctx, out_slots[std::size_t(b % kOutputSlots)], result.data.data() + std::size_t(k.y0) * row_bytes,
+                      std::size_t(k.y1 - k.y0) * row_bytes,
+                      {.device_offset = std::size_t(k.y0 - k.in0) * row_bytes, .queue = &down, .wait = {after}});
+          downloaded[std::size_t(b)].set_value();
+        }
+      } catch (...) {
+        for (; b < count; ++b) downloaded[std::size_t(b)].set_exception(std::current_exception());
+      }
+    });
+    try {
+      for (int b = 0; b < count; ++b) {
+        const Band k = band(b);
+        std::vector<cl::Event> slot_read;
+        if (b >= kInputSlots) slot_read.push_back(kernels_done[std::size_t(b - kInputSlots)]);
+        cl::Event uploaded = write_staged(
+            ctx, in_slots[std::size_t(b % kInputSlots)], input.data.data() + std::size_t(k.in0) * row_bytes,
+            std::size_t(k.in1 - k.in0) * row_bytes, {.queue = &up, .wait = std::move(slot_read)});
+        if (b >= kOutputSlots) downloads[std::size_t(b - kOutputSlots)].get();
+        std::vector<cl::Event> before{uploaded};
+        check_cl(ctx.queue().enqueueBarrierWithWaitList(&before), "clEnqueueBarrierWithWaitList");
+        const DeviceImage in{in_slots[std::size_t(b % kInputSlots)], input.width, k.in1 - k.in0, input.channels};
+        DeviceImage out{out_slots[std::size_t(b % kOutputSlots)], input.width, k.in1 - k.in0, input.channels};
+        for (cl::Event& e : call(in, out)) events.push_back(std::move(e));
+        // The queue is in order: the marker completes after the band's kernels, however many they are.
+        check_cl(ctx.queue().enqueueMarkerWithWaitList(nullptr, &kernels_done[std::size_t(b)]),
+                 "clEnqueueMarkerWithWaitList");
+        check_cl(ctx.queue().flush(), "clFlush");
+        computed[std::size_t(b)].set_value(kernels_done[std::size_t(b)]);
+        next_computed = b + 1;
+      }
+    } catch (...) {
+      // The downloader waits for bands that will not come.
+      for (int b = next_computed; b < count; ++b) computed[std::size_t(b)].set_exception(std::current_exception());
+      throw;
+    }
+  }
+  for (auto& d : downloads)
+    if (d.valid()) d.get();  // the first download error, if any
+}
+
+}  // namespace
+
+std::optional<int> host_call_band_rows(const Context& ctx, int height, int channels, std::size_t bytes, int reach) {
+  if (reach < 0 || (channels != 1 && channels != 4)) return std::nullopt;
+  int rows = 0;
+  if (const char* forced = std::getenv("CLFILTERS_BAND_ROWS"); forced && *forced) {
+    rows = std::max(1, std::atoi(forced));
+  } else {
+    if (ctx.works_in_host_memory() || bytes < kBandedBytes) return std::nullopt;
+    // Halo rows are read twice: bands of at least 8 reaches keep that under a quarter.
+    rows = std::max((height + kBands - 1) / kBands, 8 * reach);
+  }
+  if (rows >= height) return std::nullopt;
+  return rows;
+}
+
 Image filter_host_image(Context& ctx, const Image& input,
                         const std::function<std::vector<cl::Event>(const DeviceImage&, DeviceImage&)>& call,
-                        std::vector<cl::Event>& events) {
+                        std::vector<cl::Event>& events, int reach) {
   Image result = Image::uninitialized(input.width, input.height, input.channels);
+  if (const auto rows = host_call_band_rows(ctx, input.height, input.channels, input.byte_size(), reach)) {
+    filter_host_bands(ctx, input, result, reach, *rows, call, events);
+    return result;
+  }
   // The filter only reads its input: over_host's buffer never writes through the const_cast.
   // On a GPU the device images are kept between calls (scratch buffers), so a stream of same-sized calls allocates
   // nothing.
@@ -162,7 +279,7 @@ void filter_host_rgb(Context& ctx, const std::uint8_t* rgb_in, std::uint8_t* rgb
 
 Image filter_host_image(Context& ctx, const Image& input, Alpha alpha,
                         const std::function<std::vector<cl::Event>(const DeviceImage&, DeviceImage&)>& call,
-                        std::vector<cl::Event>& events) {
+                        std::vector<cl::Event>& events, int reach) {
   if (input.channels == 3) {
     Image result = Image::uninitialized(input.width, input.height, 3);
     filter_host_rgb(ctx, input.data.data(), result.data.data(), input.width, input.height, call, events);
@@ -170,12 +287,12 @@ Image filter_host_image(Context& ctx, const Image& input, Alpha alpha,
   }
   if (input.channels != 2 || alpha == Alpha::filtered) {
     Image converted;
-    Image result = filter_host_image(ctx, in_filter_layout(input, converted), call, events);
+    Image result = filter_host_image(ctx, in_filter_layout(input, converted), call, events, reach);
     return result.channels == input.channels ? result : from_filter_layout(result, input.channels);
   }
   Image grey = Image::uninitialized(input.width, input.height, 1);
   for (std::size_t i = 0; i < input.pixel_count(); ++i) grey.data[i] = input.data[2 * i];
-  const Image filtered = filter_host_image(ctx, grey, call, events);
+  const Image filtered = filter_host_image(ctx, grey, call, events, reach);
   Image result = input;
   for (std::size_t i = 0; i < input.pixel_count(); ++i) result.data[2 * i] = filtered.data[i];
   return result;

@@ -97,12 +97,21 @@ auto run_fallbacks(Context& ctx, std::string_view filter, const std::string& fai
 // the other modes.
 cl_uint constant_bits(const Border& border, int channels);
 
+// The rows of each band when a host call of a filter whose output row y reads input rows y - reach .. y + reach
+// (reach < 0: unknown) is cut into bands, or nothing where it runs in one piece: on a GPU, images of 32 MiB and more
+// go up, through the kernels and down in about 8 bands, one band's upload overlapping the kernels of the one before
+// and the download of the one before that. CLFILTERS_BAND_ROWS=N cuts every image of more than N rows into bands
+// of N, on any device (for tests).
+std::optional<int> host_call_band_rows(const Context& ctx, int height, int channels, std::size_t bytes, int reach);
+
 // The host-to-host call of a filter from one 8-bit image (1 or 4 channels) to another of its shape: `call` runs
 // on device images over `input` and over a new result; its events are appended to `events`. On a CPU device those
-// images are the host memory itself (DeviceImage::over_host), so nothing is copied.
+// images are the host memory itself (DeviceImage::over_host), so nothing is copied. Where host_call_band_rows says
+// so, `call` runs once a band, on device images of the band and its `reach` rows above and below (the image's own
+// edges are the band's there), and must then make the same choice of variant for every band.
 Image filter_host_image(Context& ctx, const Image& input,
                         const std::function<std::vector<cl::Event>(const DeviceImage&, DeviceImage&)>& call,
-                        std::vector<cl::Event>& events);
+                        std::vector<cl::Event>& events, int reach = -1);
 // How a filter treats a fourth channel: filtered like the colours (box blur), or kept out of the arithmetic and
 // copied (epsilon, bilateral).
 enum class Alpha { filtered, kept_apart };
@@ -115,7 +124,7 @@ constexpr int device_channels(int channels, Alpha alpha) {
 // out; grey+alpha as RGBA, or, with alpha kept apart, as its grey plane with alpha copied.
 Image filter_host_image(Context& ctx, const Image& input, Alpha alpha,
                         const std::function<std::vector<cl::Event>(const DeviceImage&, DeviceImage&)>& call,
-                        std::vector<cl::Event>& events);
+                        std::vector<cl::Event>& events, int reach = -1);
 
 // RGB (3 bytes a pixel, packed rows) as the filters take it: RGBA with alpha 255, converted on the device by one
 // kernel each way, so the host makes no pass over the pixels and a GPU moves 3 bytes a pixel rather than 4.
@@ -164,6 +173,9 @@ struct ImageFilterApi {
   Image (*reference)(const Image& input, const P&, int threads);
   void (*check_size)(int width, int height) = check_image_size;
   bool output_may_be_input = true;  // false: refuse a call whose output is its input's buffer
+  // The input rows above and below an output row it reads (its window's half height), for banded host calls;
+  // null: the filter is not cut into bands.
+  int (*reach)(const P&) = nullptr;
 };
 
 // The variant `variant` names for this call: itself, or for "auto" the tuned choice of the call's parameter class,
@@ -276,16 +288,22 @@ std::vector<cl::Event> enqueue_image_call(Context& ctx, const ImageFilterApi<P>&
 template <class P>
 Image host_image_call(Context& ctx, const ImageFilterApi<P>& api, const Image& input, const P& params,
                       std::string_view variant, Alpha alpha, Timing* timing) {
-  prepare_image_call(ctx, api, {params, input.width, input.height, device_channels(input.channels, alpha)}, variant,
-                     {});
+  const int channels = device_channels(input.channels, alpha);
+  const int reach = api.reach ? api.reach(params) : -1;
+  // Bands run with the whole image's choice: the same code for every pixel, so the one-piece result bit for bit.
+  VariantChoice choice{std::string(variant), {}, {}};
+  if (host_call_band_rows(ctx, input.height, channels,
+                          Image::byte_size_for(input.width, input.height, channels, SampleType::u8), reach))
+    choice = choose_image_variant(ctx, api, params, variant, input.width, input.height, channels, {});
+  prepare_image_call(ctx, api, {params, input.width, input.height, channels}, variant, {});
   const HostCallClock clock;
   std::vector<cl::Event> events;
   Image result = filter_host_image(
       ctx, input, alpha,
       [&](const DeviceImage& in, DeviceImage& out) {
-        return enqueue_image_call(ctx, api, in, out, params, variant, {});
+        return enqueue_image_call(ctx, api, in, out, params, choice.variant, choice.config);
       },
-      events);
+      events, reach);
   clock.finish(timing, events);
   return result;
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // RGB host calls (filter_host_rgb): the device's RGB -> RGBA and RGBA -> RGB conversions against the host's
 // to_filter_layout and from_filter_layout, at sizes around the kernels' 16- and 4-pixel groups, from aligned and
-// misaligned host memory.
+// misaligned host memory. Banded host calls against the one-piece call and the CPU reference.
 #include "filters/image_call.hpp"
 
 #include <fmt/format.h>
@@ -10,6 +10,10 @@
 #include <cstring>
 #include <vector>
 
+#include "clfilters/bilateral.hpp"
+#include "clfilters/box_blur.hpp"
+#include "clfilters/epsilon.hpp"
+#include "testing/scoped_env.hpp"
 #include "testing/test_images.hpp"
 
 namespace clf {
@@ -59,6 +63,64 @@ TEST(FilterHostRgb, ConvertsToRgbaAndBackOnTheDevice) {
       ASSERT_TRUE(testing::images_equal(from_filter_layout(result, 3), got));
       ASSERT_EQ(std::memcmp(in.data, rgb.data.data(), rgb.byte_size()), 0) << "the input changed";
     }
+}
+
+// Host calls cut into bands (CLFILTERS_BAND_ROWS forces them on any device; on a GPU large images are cut so): bands of
+// one row, of fewer rows than the window's reach and of more, a last band shorter than the rest, each filter with a
+// band count above its slots (2 inputs, 3 outputs) so that every slot is reused. Box blur and epsilon against the
+// CPU reference (exact); the bilateral filter against its one-piece call bit for bit, since its variants may differ
+// from the reference by 1 and the bands run the one-piece call's variant. The result memory is poisoned first: the
+// last image freed of that size is one filled with 0xA5.
+TEST(HostBands, EveryBandHeightGivesTheOnePieceResult) {
+  Context& ctx = testing::test_context();
+  const auto seed = testing::fresh_seed();
+  for (const int channels : {1, 4}) {
+    const Image in = testing::random_image(61, 23, channels, SampleType::u8, seed + std::uint64_t(channels));
+    const auto poisoned = [&] {
+      Image freed = Image::uninitialized(61, 23, channels);
+      testing::poison(freed);
+    };
+    ASSERT_FALSE(host_call_band_rows(ctx, in.height, channels, in.byte_size(), 4)) << "bands without being asked";
+    const BilateralParams bilateral_params{.sigma_spatial = 2, .sigma_range = 30, .radius = 3, .border = {}};
+    const Image bilateral_whole = bilateral(ctx, in, bilateral_params);
+    for (const char* rows : {"1", "2", "5", "9"}) {
+      SCOPED_TRACE(fmt::format("channels={} band rows={} seed={}", channels, rows, seed));
+      const ScopedEnv bands("CLFILTERS_BAND_ROWS", rows);
+      ASSERT_EQ(host_call_band_rows(ctx, in.height, channels, in.byte_size(), 4), std::atoi(rows));
+      for (const int d : {1, 4, 9}) {
+        const BoxBlurParams params{d, testing::kBorders[d % 4]};
+        poisoned();
+        ASSERT_TRUE(testing::images_equal(box_blur_reference(in, params), box_blur(ctx, in, params))) << "d=" << d;
+      }
+      const EpsilonParams epsilon_params{.radius = 2, .threshold = 40, .border = testing::kBorders[3]};
+      poisoned();
+      ASSERT_TRUE(testing::images_equal(epsilon_reference(in, epsilon_params), epsilon(ctx, in, epsilon_params)));
+      poisoned();
+      ASSERT_TRUE(testing::images_equal(bilateral_whole, bilateral(ctx, in, bilateral_params)));
+    }
+  }
+}
+
+// A failure in any band (an allocation of the bands' buffers or staging, on the calling thread or the downloading
+// one, or a band's kernel launch) ends the call with that error: no hang, no result.
+TEST(HostBands, AFailureInAnyBandEndsTheCallWithItsError) {
+  const Image in = testing::random_image(40, 30, 4, SampleType::u8, testing::fresh_seed());
+  const BoxBlurParams params{5, {}};
+  const Image expected = box_blur_reference(in, params);
+  const ScopedEnv bands("CLFILTERS_BAND_ROWS", "4");
+  int failed = 0;
+  for (const char* fault :
+       {"alloc:1", "alloc:2", "alloc:3", "alloc:5", "alloc:8", "alloc:11", "enqueue:1", "enqueue:4"}) {
+    SCOPED_TRACE(fault);
+    Context ctx;  // fresh: every buffer of the call is allocated anew
+    const ScopedEnv injected("CLFILTERS_FAULT", fault);
+    try {
+      ASSERT_TRUE(testing::images_equal(expected, box_blur(ctx, in, params)));
+    } catch (const ClError&) {
+      ++failed;
+    }
+  }
+  EXPECT_GE(failed, 6) << "the faults did not reach the bands";
 }
 
 }  // namespace

@@ -57,13 +57,19 @@ class ImageFilterInstance final : public FilterInstance {
       return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     }
     Traits::prepare(ctx_, params_, variant, input_, config);  // builds are not part of a call's time
+    int reach = -1;
+    if constexpr (requires { Traits::reach(params_); }) reach = Traits::reach(params_);
+    // Bands run with the whole image's choice, as the library's host calls do (host_image_call).
+    VariantChoice choice{variant, config, {}};
+    if (variant == "auto" && host_call_band_rows(ctx_, input_.height, input_.channels, input_.byte_size(), reach))
+      choice = Traits::choose_auto(ctx_, params_, input_);
     const auto start = std::chrono::steady_clock::now();
     const auto call = [&](const DeviceImage& in, typename Traits::Output& out) {
-      return Traits::enqueue(ctx_, in, out, params_, variant, config);
+      return Traits::enqueue(ctx_, in, out, params_, choice.variant, choice.config);
     };
     std::vector<cl::Event> events;
     if constexpr (std::is_same_v<typename Traits::Output, DeviceImage>) {
-      filter_host_image(ctx_, input_, call, events);
+      filter_host_image(ctx_, input_, call, events, reach);
     } else {
       const DeviceImage in = DeviceImage::over_host(ctx_, const_cast<std::uint8_t*>(input_.data.data()), input_.width,
                                                     input_.height, input_.channels, true);
@@ -135,6 +141,7 @@ struct ImageCallTraits {
   static VariantChoice choose_auto(Context& ctx, const Params& p, const Image& in) {
     return choose_image_variant(ctx, Api, p, "auto", in.width, in.height, in.channels, {});
   }
+  static int reach(const Params& p) { return Api.reach ? Api.reach(p) : -1; }
 };
 
 }  // namespace clf

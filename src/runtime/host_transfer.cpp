@@ -70,34 +70,49 @@ void wait_for_copy(Context::PinnedBuffer& slot) {
   if (slot.last_copy()) check_cl(slot.last_copy.wait(), "clWaitForEvents");
 }
 
-}  // namespace
-
-void write_staged(Context& ctx, const cl::Buffer& dst, const void* src, std::size_t bytes, std::size_t chunk) {
-  if (bytes == 0) return;
-  const StagingPlan plan = plan_staging(bytes, chunk);
-  const std::vector<Slots> slots = staging_slots(ctx, plan);
-  cl::CommandQueue& queue = ctx.queue();
-  run_workers(plan.workers, [&](int w) {
-    int k = 0;
-    for (std::size_t i = std::size_t(w); i < plan.count; i += std::size_t(plan.workers), ++k) {
-      Context::PinnedBuffer& slot = *slots[std::size_t(w)][std::size_t(k % 2)];
-      const std::size_t offset = i * plan.chunk, length = std::min(plan.chunk, bytes - offset);
-      wait_for_copy(slot);
-      std::memcpy(slot.data, static_cast<const std::uint8_t*>(src) + offset, length);
-      cl::Event copied;
-      check_cl(queue.enqueueWriteBuffer(dst, CL_FALSE, offset, length, slot.data, nullptr, &copied),
-               "clEnqueueWriteBuffer");
-      slot.last_copy = copied;
-      check_cl(queue.flush(), "clFlush");  // the transfer starts while the next chunk is copied
-    }
-  });
+// The copy's queue, made to wait for copy.wait first: an in-order queue then holds every chunk's transfer back.
+cl::CommandQueue& staging_queue(Context& ctx, const StagedCopy& copy) {
+  cl::CommandQueue& queue = copy.queue ? *copy.queue : ctx.queue();
+  if (!copy.wait.empty()) check_cl(queue.enqueueBarrierWithWaitList(&copy.wait), "clEnqueueBarrierWithWaitList");
+  return queue;
 }
 
-void read_staged(Context& ctx, const cl::Buffer& src, void* dst, std::size_t bytes, std::size_t chunk) {
+}  // namespace
+
+cl::Event write_staged(Context& ctx, const cl::Buffer& dst, const void* src, std::size_t bytes,
+                       const StagedCopy& copy) {
+  cl::CommandQueue& queue = staging_queue(ctx, copy);
+  if (bytes > 0) {
+    const StagingPlan plan = plan_staging(bytes, copy.chunk);
+    const std::vector<Slots> slots = staging_slots(ctx, plan);
+    run_workers(plan.workers, [&](int w) {
+      int k = 0;
+      for (std::size_t i = std::size_t(w); i < plan.count; i += std::size_t(plan.workers), ++k) {
+        Context::PinnedBuffer& slot = *slots[std::size_t(w)][std::size_t(k % 2)];
+        const std::size_t offset = i * plan.chunk, length = std::min(plan.chunk, bytes - offset);
+        wait_for_copy(slot);
+        std::memcpy(slot.data, static_cast<const std::uint8_t*>(src) + offset, length);
+        cl::Event copied;
+        check_cl(
+            queue.enqueueWriteBuffer(dst, CL_FALSE, copy.device_offset + offset, length, slot.data, nullptr, &copied),
+            "clEnqueueWriteBuffer");
+        slot.last_copy = copied;
+        check_cl(queue.flush(), "clFlush");  // the transfer starts while the next chunk is copied
+      }
+    });
+  }
+  // The queue is in order: its marker completes after every chunk.
+  cl::Event done;
+  check_cl(queue.enqueueMarkerWithWaitList(nullptr, &done), "clEnqueueMarkerWithWaitList");
+  check_cl(queue.flush(), "clFlush");
+  return done;
+}
+
+void read_staged(Context& ctx, const cl::Buffer& src, void* dst, std::size_t bytes, const StagedCopy& copy) {
+  cl::CommandQueue& queue = staging_queue(ctx, copy);
   if (bytes == 0) return;
-  const StagingPlan plan = plan_staging(bytes, chunk);
+  const StagingPlan plan = plan_staging(bytes, copy.chunk);
   const std::vector<Slots> slots = staging_slots(ctx, plan);
-  cl::CommandQueue& queue = ctx.queue();
   run_workers(plan.workers, [&](int w) {
     std::vector<std::size_t> mine;
     for (std::size_t i = std::size_t(w); i < plan.count; i += std::size_t(plan.workers)) mine.push_back(i);
@@ -111,7 +126,7 @@ void read_staged(Context& ctx, const cl::Buffer& src, void* dst, std::size_t byt
       wait_for_copy(slot);
       const auto [offset, length] = range(k);
       cl::Event copied;
-      check_cl(queue.enqueueReadBuffer(src, CL_FALSE, offset, length, slot.data, nullptr, &copied),
+      check_cl(queue.enqueueReadBuffer(src, CL_FALSE, copy.device_offset + offset, length, slot.data, nullptr, &copied),
                "clEnqueueReadBuffer");
       slot.last_copy = copied;
       check_cl(queue.flush(), "clFlush");

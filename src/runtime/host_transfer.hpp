@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <vector>
 
 #include "clfilters/runtime.hpp"
 
@@ -18,11 +19,22 @@ inline constexpr std::size_t kStagingChunk = std::size_t(2) << 20;
 // Below this a copy goes straight from the caller's memory: the staging would cost more than it saves.
 inline constexpr std::size_t kStagingMinimum = std::size_t(1) << 20;
 
-// Writes `bytes` from `src` to `dst` at offset 0. Returns once `src` has been read, which does not mean the device
-// has the bytes: commands enqueued on ctx.queue() afterwards see them. `chunk` is for tests.
-void write_staged(Context& ctx, const cl::Buffer& dst, const void* src, std::size_t bytes,
-                  std::size_t chunk = kStagingChunk);
-// Reads the first `bytes` of `src` into `dst`, after every command enqueued before; returns when they are there.
-void read_staged(Context& ctx, const cl::Buffer& src, void* dst, std::size_t bytes, std::size_t chunk = kStagingChunk);
+// Where and after what a staged copy runs: at `device_offset` of the device buffer, on `queue` (ctx.queue() when
+// null), after the device commands in `wait` (which may be on other queues). `chunk` is for tests.
+struct StagedCopy {
+  std::size_t device_offset = 0;
+  cl::CommandQueue* queue = nullptr;
+  std::size_t chunk = kStagingChunk;
+  std::vector<cl::Event> wait = {};
+};
+
+// Writes `bytes` from `src` to `dst`. Returns once `src` has been read, which does not mean the device has the
+// bytes: commands enqueued on the copy's queue afterwards see them, and so does anything that waits for the event
+// returned.
+cl::Event write_staged(Context& ctx, const cl::Buffer& dst, const void* src, std::size_t bytes,
+                       const StagedCopy& copy = {});
+// Reads `bytes` of `src` into `dst`, after every command enqueued before on the copy's queue and those in
+// copy.wait; returns when they are there.
+void read_staged(Context& ctx, const cl::Buffer& src, void* dst, std::size_t bytes, const StagedCopy& copy = {});
 
 }  // namespace clf

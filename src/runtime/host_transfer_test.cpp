@@ -34,7 +34,7 @@ TEST(HostTransfer, StagedCopiesMoveEveryByteBothWays) {
       // Poison past the end: a chunk written too long would show there.
       const std::vector<std::uint8_t> poison(bytes + 64, 0xA5);
       ASSERT_EQ(ctx.queue().enqueueWriteBuffer(device, CL_TRUE, 0, poison.size(), poison.data()), CL_SUCCESS);
-      write_staged(ctx, device, up.data(), bytes, chunk);
+      write_staged(ctx, device, up.data(), bytes, {.chunk = chunk});
       std::vector<std::uint8_t> back(bytes + 64);
       ASSERT_EQ(ctx.queue().enqueueReadBuffer(device, CL_TRUE, 0, back.size(), back.data()), CL_SUCCESS);
       EXPECT_TRUE(std::equal(up.begin(), up.end(), back.begin())) << "upload";
@@ -44,7 +44,7 @@ TEST(HostTransfer, StagedCopiesMoveEveryByteBothWays) {
       const std::vector<std::uint8_t> down = random_bytes(bytes, seed++);
       ASSERT_EQ(ctx.queue().enqueueWriteBuffer(device, CL_TRUE, 0, bytes, down.data()), CL_SUCCESS);
       std::vector<std::uint8_t> host(bytes + 64, 0x5A);
-      read_staged(ctx, device, host.data(), bytes, chunk);
+      read_staged(ctx, device, host.data(), bytes, {.chunk = chunk});
       EXPECT_TRUE(std::equal(down.begin(), down.end(), host.begin())) << "download";
       EXPECT_TRUE(std::all_of(host.begin() + std::ptrdiff_t(bytes), host.end(), [](auto b) { return b == 0x5A; }));
     }

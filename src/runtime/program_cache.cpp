@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -133,6 +134,7 @@ struct Context::Cached {
   std::map<std::string, ClError, std::less<>> failed_builds;
   std::map<std::string, VariantFallback, std::less<>> last_fallbacks;  // by thread
   std::set<std::string, std::less<>> fallbacks_met;                    // filter, refused and ran
+  std::array<cl::CommandQueue, 2> side_queues;
 };
 
 Context::Context(std::string_view device_selector) : Context(select_device(device_selector)) {}
@@ -194,6 +196,17 @@ cl::CommandQueue& Context::plain_queue() {
     check_cl(err, "clCreateCommandQueue");
   }
   return plain_queue_;
+}
+
+cl::CommandQueue& Context::side_queue(int index) {
+  const std::lock_guard lock(cached_->mutex);
+  cl::CommandQueue& queue = cached_->side_queues.at(std::size_t(index));
+  if (!queue()) {
+    cl_int err = CL_SUCCESS;
+    queue = cl::CommandQueue(context_, device_.device, 0, &err);
+    check_cl(err, "clCreateCommandQueue");
+  }
+  return queue;
 }
 
 void Context::set_profiling(bool on) {

@@ -154,9 +154,18 @@ bool unrolled_expanded(const BilateralParams& params, int channels) {
 
 }  // namespace bilateral_detail
 
-const ImageFilterApi<BilateralParams> kBilateralApi{
-    "bilateral",           "bilateral",           "bilateral.cl",         bilateral_table,    bilateral_check_params,
-    bilateral_unsupported, bilateral_param_class, bilateral_auto_variant, bilateral_reference};
+const ImageFilterApi<BilateralParams> kBilateralApi{"bilateral",
+                                                    "bilateral",
+                                                    "bilateral.cl",
+                                                    bilateral_table,
+                                                    bilateral_check_params,
+                                                    bilateral_unsupported,
+                                                    bilateral_param_class,
+                                                    bilateral_auto_variant,
+                                                    bilateral_reference,
+                                                    check_image_size,
+                                                    true,
+                                                    bilateral_radius};
 
 void bilateral_prepare(Context& ctx, const BilateralParams& params, std::string_view variant, int width, int height,
                        int channels, const TuningConfig& config) {

@@ -25,9 +25,18 @@ std::optional<std::string> box_blur_unsupported(const DeviceInfo& device, std::s
   return box_blur_table().unsupported(variant, device, {params, width, height, channels}, config);
 }
 
-const ImageFilterApi<BoxBlurParams> kBoxBlurApi{
-    "box_blur",           "box-blur",           "box_blur.cl",         box_blur_table,    box_blur_check_params,
-    box_blur_unsupported, box_blur_param_class, box_blur_auto_variant, box_blur_reference};
+const ImageFilterApi<BoxBlurParams> kBoxBlurApi{"box_blur",
+                                                "box-blur",
+                                                "box_blur.cl",
+                                                box_blur_table,
+                                                box_blur_check_params,
+                                                box_blur_unsupported,
+                                                box_blur_param_class,
+                                                box_blur_auto_variant,
+                                                box_blur_reference,
+                                                check_image_size,
+                                                true,
+                                                [](const BoxBlurParams& p) { return p.diameter / 2; }};
 
 std::string box_blur_build_key(Context& ctx, const BoxBlurParams& params, std::string_view variant, int width,
                                int height, int channels, const TuningConfig& config) {

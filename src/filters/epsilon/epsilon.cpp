@@ -41,7 +41,8 @@ const ImageFilterApi<EpsilonParams> kEpsilonApi{.name = "epsilon",
                                                 .auto_variant = epsilon_auto_variant,
                                                 .reference = epsilon_reference,
                                                 .check_size = check_size,
-                                                .output_may_be_input = false};
+                                                .output_may_be_input = false,
+                                                .reach = [](const EpsilonParams& p) { return p.radius; }};
 
 void epsilon_check_params(const EpsilonParams& p) {
   if (p.radius < kMinEpsilonRadius || p.radius > kMaxEpsilonRadius)
