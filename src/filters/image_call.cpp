@@ -63,10 +63,6 @@ cl_uint constant_bits(const Border& border, int channels) {
 
 namespace {
 
-// Banded host calls: from this size on (a 4K RGBA image is 33 MB), in about this many bands. More bands overlap more
-// but pay a transfer's fixed cost and the halo rows more often.
-constexpr std::size_t kBandedBytes = std::size_t(32) << 20;
-constexpr int kBands = 8;
 // Device buffers a band goes through: its input is uploaded into one of two while the other's kernels run; its
 // output waits in one of three for its download.
 constexpr int kInputSlots = 2, kOutputSlots = 3;
@@ -155,15 +151,25 @@ void filter_host_bands(Context& ctx, const Image& input, Image& result, int reac
 
 }  // namespace
 
-std::optional<int> host_call_band_rows(const Context& ctx, int height, int channels, std::size_t bytes, int reach) {
-  if (reach < 0 || (channels != 1 && channels != 4)) return std::nullopt;
+std::optional<int> host_call_band_rows(const DeviceInfo& device, int height, int channels, std::size_t bytes,
+                                       int reach) {
+  if (reach < 0 || (channels != 1 && channels != 4) || height < 1) return std::nullopt;
   int rows = 0;
   if (const char* forced = std::getenv("CLFILTERS_BAND_ROWS"); forced && *forced) {
     rows = std::max(1, std::atoi(forced));
   } else {
-    if (ctx.works_in_host_memory() || bytes < kBandedBytes) return std::nullopt;
-    // Halo rows are read twice: bands of at least 8 reaches keep that under a quarter.
-    rows = std::max((height + kBands - 1) / kBands, 8 * reach);
+    // One piece needs its input and its output on the device, each one allocation.
+    if (bytes <= device.max_alloc_bytes && 2 * bytes <= device.global_mem_bytes) return std::nullopt;
+    // The bands' slots together take at most half the device's memory, each within the allocation limit.
+    const std::uint64_t slot_bytes = std::min<std::uint64_t>(
+        device.max_alloc_bytes, device.global_mem_bytes / (2 * std::uint64_t(kInputSlots + kOutputSlots)));
+    const std::uint64_t slot_rows = slot_bytes / (bytes / std::size_t(height));
+    if (slot_rows < std::uint64_t(2 * reach + 1))
+      throw std::invalid_argument(fmt::format(
+          "an image of {} bytes does not fit the device ({} MiB, {} MiB an allocation), nor does a band of one row "
+          "and the {} rows each side its window reads",
+          bytes, device.global_mem_bytes >> 20, device.max_alloc_bytes >> 20, reach));
+    rows = int(std::min<std::uint64_t>(slot_rows - std::uint64_t(2 * reach), std::uint64_t(height)));
   }
   if (rows >= height) return std::nullopt;
   return rows;
@@ -173,7 +179,7 @@ Image filter_host_image(Context& ctx, const Image& input,
                         const std::function<std::vector<cl::Event>(const DeviceImage&, DeviceImage&)>& call,
                         std::vector<cl::Event>& events, int reach) {
   Image result = Image::uninitialized(input.width, input.height, input.channels);
-  if (const auto rows = host_call_band_rows(ctx, input.height, input.channels, input.byte_size(), reach)) {
+  if (const auto rows = host_call_band_rows(ctx.info(), input.height, input.channels, input.byte_size(), reach)) {
     filter_host_bands(ctx, input, result, reach, *rows, call, events);
     return result;
   }

@@ -98,11 +98,14 @@ auto run_fallbacks(Context& ctx, std::string_view filter, const std::string& fai
 cl_uint constant_bits(const Border& border, int channels);
 
 // The rows of each band when a host call of a filter whose output row y reads input rows y - reach .. y + reach
-// (reach < 0: unknown) is cut into bands, or nothing where it runs in one piece: on a GPU, images of 32 MiB and more
-// go up, through the kernels and down in about 8 bands, one band's upload overlapping the kernels of the one before
-// and the download of the one before that. CLFILTERS_BAND_ROWS=N cuts every image of more than N rows into bands
-// of N, on any device (for tests).
-std::optional<int> host_call_band_rows(const Context& ctx, int height, int channels, std::size_t bytes, int reach);
+// (reach < 0: unknown) is cut into bands, or nothing where it runs in one piece: where the image does not fit the
+// device's memory or its allocation limit, it goes up, through the kernels and down band by band. Throws
+// std::invalid_argument where not even a band of one row fits. CLFILTERS_BAND_ROWS=N cuts every image of more than
+// N rows into bands of N, on any device (for tests). On the NVIDIA H100 machine bands that fit were slower than one
+// piece (8192x8192 RGBA box blur, host to host: 19.4-19.8 ms in 8 bands, 13.0-16.1 ms in one), since both
+// directions' staging copies share the host's memory bandwidth, so they are not used where one piece fits.
+std::optional<int> host_call_band_rows(const DeviceInfo& device, int height, int channels, std::size_t bytes,
+                                       int reach);
 
 // The host-to-host call of a filter from one 8-bit image (1 or 4 channels) to another of its shape: `call` runs
 // on device images over `input` and over a new result; its events are appended to `events`. On a CPU device those
@@ -292,7 +295,7 @@ Image host_image_call(Context& ctx, const ImageFilterApi<P>& api, const Image& i
   const int reach = api.reach ? api.reach(params) : -1;
   // Bands run with the whole image's choice: the same code for every pixel, so the one-piece result bit for bit.
   VariantChoice choice{std::string(variant), {}, {}};
-  if (host_call_band_rows(ctx, input.height, channels,
+  if (host_call_band_rows(ctx.info(), input.height, channels,
                           Image::byte_size_for(input.width, input.height, channels, SampleType::u8), reach))
     choice = choose_image_variant(ctx, api, params, variant, input.width, input.height, channels, {});
   prepare_image_call(ctx, api, {params, input.width, input.height, channels}, variant, {});

@@ -80,13 +80,14 @@ TEST(HostBands, EveryBandHeightGivesTheOnePieceResult) {
       Image freed = Image::uninitialized(61, 23, channels);
       testing::poison(freed);
     };
-    ASSERT_FALSE(host_call_band_rows(ctx, in.height, channels, in.byte_size(), 4)) << "bands without being asked";
+    ASSERT_FALSE(host_call_band_rows(ctx.info(), in.height, channels, in.byte_size(), 4))
+        << "bands without being asked";
     const BilateralParams bilateral_params{.sigma_spatial = 2, .sigma_range = 30, .radius = 3, .border = {}};
     const Image bilateral_whole = bilateral(ctx, in, bilateral_params);
     for (const char* rows : {"1", "2", "5", "9"}) {
       SCOPED_TRACE(fmt::format("channels={} band rows={} seed={}", channels, rows, seed));
       const ScopedEnv bands("CLFILTERS_BAND_ROWS", rows);
-      ASSERT_EQ(host_call_band_rows(ctx, in.height, channels, in.byte_size(), 4), std::atoi(rows));
+      ASSERT_EQ(host_call_band_rows(ctx.info(), in.height, channels, in.byte_size(), 4), std::atoi(rows));
       for (const int d : {1, 4, 9}) {
         const BoxBlurParams params{d, testing::kBorders[d % 4]};
         poisoned();
@@ -121,6 +122,23 @@ TEST(HostBands, AFailureInAnyBandEndsTheCallWithItsError) {
     }
   }
   EXPECT_GE(failed, 6) << "the faults did not reach the bands";
+}
+
+// Where one piece does not fit the device (its allocation limit or half its memory), the bands' five slots do.
+TEST(HostBands, AnImageTooLargeForTheDeviceIsCutIntoBandsThatFit) {
+  DeviceInfo small;
+  small.max_alloc_bytes = std::uint64_t(1) << 20;
+  small.global_mem_bytes = std::uint64_t(64) << 20;
+  const std::size_t row = 3840 * 4, bytes = row * 2160;
+  EXPECT_FALSE(host_call_band_rows(small, 60, 4, row * 60, 4)) << "fits in one piece";
+  EXPECT_FALSE(host_call_band_rows(small, 2160, 4, bytes, -1)) << "a filter that cannot be cut";
+  EXPECT_EQ(host_call_band_rows(small, 2160, 4, bytes, 4), int((std::size_t(1) << 20) / row) - 8);
+  // Within the allocation limit, but input and output are more than the memory: half of it in five slots.
+  small.max_alloc_bytes = std::uint64_t(1) << 30;
+  small.global_mem_bytes = std::uint64_t(48) << 20;
+  EXPECT_EQ(host_call_band_rows(small, 2160, 4, bytes, 4), int((std::size_t(48) << 20) / 10 / row) - 8);
+  small.global_mem_bytes = row * 10 * 8;  // a slot of 8 rows: not one row with 4 each side
+  EXPECT_THROW(host_call_band_rows(small, 2160, 4, bytes, 4), std::invalid_argument);
 }
 
 }  // namespace
