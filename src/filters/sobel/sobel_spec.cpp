@@ -17,10 +17,12 @@ namespace clf {
 // The rule until the tuner has measured this device: block16x2 loads the fewest bytes per pixel
 // (seed 003 Table 9-4) and needs nothing from the device. Not yet backed by a measurement here.
 // GPUs: row_tile's coalesced loads and stores (on the H200 at 8k, gradients take 0.143 ms against 1.22 for
-// block16x2 and 0.32 for separable). CPUs: block16x2, whose explicit 16-wide vectors PoCL keeps (row_tile
+// block16x2 and 0.32 for separable). CPUs: cpu_rows, one thread per band of rows with explicit 16-wide vectors;
+// where it cannot run (its ring of rows is refused), block16x2, whose explicit vectors PoCL keeps too (row_tile
 // is 2-6x slower there).
-std::string sobel_auto_variant(const DeviceInfo& device, const SobelParams& /*params*/, int /*width*/, int /*height*/) {
-  return (device.type & CL_DEVICE_TYPE_GPU) ? "row_tile" : "block16x2";
+std::string sobel_auto_variant(const DeviceInfo& device, const SobelParams& params, int width, int height) {
+  if (device.type & CL_DEVICE_TYPE_GPU) return "row_tile";
+  return sobel_unsupported(device, "cpu_rows", params, width, height, {}) ? "block16x2" : "cpu_rows";
 }
 
 VariantChoice sobel_choose(Context& ctx, const SobelParams& params, std::string_view variant, int width, int height,

@@ -556,13 +556,46 @@ TEST(SobelHost, RejectsBadParameters) {
   EXPECT_THROW(sobel(ctx, rgba_in, grey_out, magnitude), std::invalid_argument);
 }
 
+// The rule: row_tile on GPUs, cpu_rows on CPUs (block16x2 where cpu_rows is refused).
 TEST(SobelHost, AutoPicksASupportedVariant) {
   Context& ctx = test_context();
+  const bool gpu = ctx.info().type & CL_DEVICE_TYPE_GPU;
   for (SobelOutput output : kOutputs) {
     const SobelParams p{output, {}};
     const std::string v = sobel_auto_variant(ctx.info(), p, 640, 480);
     EXPECT_FALSE(sobel_unsupported(ctx.info(), v, p, 640, 480)) << v;
+    EXPECT_EQ(v, gpu ? "row_tile" : "cpu_rows");
   }
+  if (gpu) return;
+  DeviceInfo tight = ctx.info();  // a device whose allocations cannot hold cpu_rows' ring
+  tight.max_alloc_bytes = 16;
+  EXPECT_EQ(sobel_auto_variant(tight, {}, 640, 480), "block16x2");
+}
+
+// cpu_rows' band split down to one row a band, widths around its 16-pixel steps (the border's first and last
+// steps, a partial last step, rows narrower than a step), heights 1 to 3 and more: every output (gradients as
+// planes and as pairs) and border against the reference, fresh random inputs, poisoned outputs. One build per
+// output.
+TEST(SobelCpuRows, EveryBandWidthAndHeightIsBitExact) {
+  Context& ctx = test_context();
+  for (SizeCase size : {SizeCase{1, 1}, SizeCase{2, 2}, SizeCase{15, 3}, SizeCase{17, 1}, SizeCase{33, 2},
+                        SizeCase{16, 7}, SizeCase{47, 5}, SizeCase{50, 3}, SizeCase{131, 23}}) {
+    const auto seed = testing::fresh_seed();
+    const Image in = testing::random_image(size.width, size.height, 1, SampleType::u8, seed);
+    const DeviceImage d_in = DeviceImage::upload(ctx, in);
+    for (int bands_per_unit : {1, 3, 1000}) {  // 1000: one row a band
+      const TuningConfig config{{"bands_per_unit", bands_per_unit}};
+      for (const Border& border : kBorders)
+        for (SobelOutput output : kOutputs) {
+          const SobelParams params{output, border};
+          SCOPED_TRACE(fmt::format("size={} [{}] output={} border={} seed={}", size_name(size), to_string(config),
+                                   to_string(output), to_string(border), seed));
+          ASSERT_FALSE(sobel_unsupported(ctx.info(), "cpu_rows", params, size.width, size.height, config));
+          ASSERT_TRUE(testing::images_equal(sobel_reference(in, params), run_device("cpu_rows", d_in, params, config)));
+        }
+    }
+  }
+  EXPECT_TRUE(sobel_unsupported(ctx.info(), "cpu_rows", {}, 64, 64, {{"bands_per_unit", 0}}));
 }
 
 }  // namespace

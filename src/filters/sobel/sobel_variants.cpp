@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "filters/image_call.hpp"
 #include "filters/sobel/sobel_internal.hpp"
 #include "runtime/launch.hpp"
 
@@ -271,6 +272,56 @@ Entry strip() {
   return e;
 }
 
+// cpu_rows' bands and their rings (sobel_strip.cl): two rows of hs and hd shorts per band, each `stride` shorts
+// (whole 16-pixel steps, so every ring access is an aligned short16).
+struct CpuRowsLayout {
+  int band_rows, bands, stride;
+  std::size_t bytes() const { return std::size_t(bands) * 4 * std::size_t(stride) * sizeof(std::int16_t); }
+};
+
+CpuRowsLayout cpu_rows_layout(const DeviceInfo& device, const VariantInfo& info, const SobelCall& call,
+                              const TuningConfig& config) {
+  // Each band computes the horizontal pass of two rows above it again, a small share of its work.
+  const RowBands bands = row_bands(device, tunable_value(config, info, "bands_per_unit"), call.height);
+  return {bands.rows, bands.count, int(round_up(std::size_t(call.width), 16))};
+}
+
+Entry cpu_rows() {
+  Entry e{{"cpu_rows",
+           "for CPUs: one work-item per band of rows; each input row's [1 2 1] and [-1 0 1] along x computed once "
+           "into a ring of two short rows, short16 vectors along the row",
+           {{"bands_per_unit", {4, 2, 8, 16}, "bands of rows per compute unit, one work-item each"}}}};
+  const VariantInfo info = e.info;
+  e.unsupported = [info](const DeviceInfo& device, const SobelCall& call,
+                         const TuningConfig& config) -> std::optional<std::string> {
+    if (tunable_value(config, info, "bands_per_unit") < 1)
+      return fmt::format("cpu_rows needs bands_per_unit >= 1, not {}", tunable_value(config, info, "bands_per_unit"));
+    return temporary_problem(device, "cpu_rows", cpu_rows_layout(device, info, call, config).bytes());
+  };
+  // Layout and size are arguments, so one build per output (not base_options' PITCHED build).
+  e.plan = [info](Context& ctx, const SobelCall& call, const TuningConfig& config) {
+    const CpuRowsLayout layout = cpu_rows_layout(ctx.info(), info, call, config);
+    return KernelPlan{fmt::format("-D OUTPUT={}{} -D CPU_ROWS=1", static_cast<int>(call.params.output),
+                                  call.interleaved ? " -D INTERLEAVED=1" : ""),
+                      {{"sobel_cpu_rows", cl::NDRange(std::size_t(layout.bands)), cl::NDRange(1)}}};
+  };
+  e.enqueue = [info](Context& ctx, const KernelPlan& plan, const SobelCall& call, const TuningConfig& config,
+                     SobelTarget& t) {
+    const CpuRowsLayout layout = cpu_rows_layout(ctx.info(), info, call, config);
+    cl::Buffer& scratch = ctx.scratch_buffer("sobel.cpu_rows", layout.bytes());
+    cl::Kernel& k = kernel(ctx, plan);
+    const bool views = call.on_views();
+    set_kernel_args(k, t.in.buffer, t.out_a, t.out_b, call.width, call.height, int(call.params.border.mode),
+                    constant_value(call.params.border), layout.band_rows, layout.stride, scratch,
+                    views ? call.in_stride : call.width, views ? call.in_offset : 0,
+                    views ? call.out_stride : call.width, views ? call.out_offset : 0);
+    return launch_passes(ctx, plan, kKernelFile);
+  };
+  // Row pointers from the strides and offsets, unaligned vector accesses: any layout, at no cost.
+  e.takes_views = any_views;
+  return e;
+}
+
 }  // namespace
 
 const SobelTable& sobel_table() {
@@ -290,7 +341,7 @@ const SobelTable& sobel_table() {
        per_item_block({"block16x2", "16x2 pixels per work-item from 18x4 inputs, vector loads (seed 003 Figure 9-11)",
                        local_size_tunables()},
                       16, 2),
-       image(), row_tile(), strip()});
+       image(), row_tile(), strip(), cpu_rows()});
   return table;
 }
 

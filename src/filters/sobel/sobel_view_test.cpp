@@ -118,7 +118,9 @@ INSTANTIATE_TEST_SUITE_P(
         // Off whole strips on aligned builds, or a variant without a pitched build: through packed copies.
         ViewCase{"strip", kMagnitude, 64, 3, 67, 16, 80, 2, kShortStrip},
         ViewCase{"strip", kGradients, 64, 8, 72, 0, 0, 1, kShortStrip},
-        ViewCase{"image", kMagnitude, 61, 3, 67, 5, 71, 2}),
+        ViewCase{"image", kMagnitude, 61, 3, 67, 5, 71, 2},
+        // cpu_rows: row pointers from the layout, unaligned vectors: any layout, taken as it is.
+        ViewCase{"cpu_rows", kMagnitude, 61, 3, 67, 5, 71, 0}, ViewCase{"cpu_rows", kGradients, 37, 7, 50, 0, 0, 0}),
     [](const auto& test) {
       const ViewCase& c = test.param;
       return fmt::format("{}_{}_w{}_in{}x{}_out{}x{}", c.variant, to_string(c.output), c.width, c.in_offset,
