@@ -556,6 +556,30 @@ TEST(SobelHost, RejectsBadParameters) {
   EXPECT_THROW(sobel(ctx, rgba_in, grey_out, magnitude), std::invalid_argument);
 }
 
+// cpu_rows' 8-bit outputs (vector operators, the magnitude's root in FP32) for every (gx, gy), on the device, in
+// the builds cpu_rows runs.
+TEST(SobelRounding, DeviceCpuRowsBytesAreExactForEveryGradientPair) {
+  Context& ctx = test_context();
+  constexpr int n = 2 * kMaxGradient + 1;
+  cl::Buffer out = ctx.buffer(CL_MEM_READ_WRITE, std::size_t(n) * n);
+  for (SobelOutput output : {SobelOutput::magnitude, SobelOutput::l1}) {
+    SCOPED_TRACE(to_string(output));
+    poison(ctx, out, std::size_t(n) * n);
+    cl::Kernel& kernel = ctx.kernel("sobel.cl", fmt::format("-D OUTPUT={} -D CPU_ROWS=1", static_cast<int>(output)),
+                                    "sobel_cpu_rows_bytes_check");
+    set_kernel_args(kernel, out);
+    launch(ctx, kernel, cl::NDRange((n + 15) / 16, n)).wait();
+    std::vector<std::uint8_t> got(std::size_t(n) * n);
+    check_cl(ctx.queue().enqueueReadBuffer(out, CL_TRUE, 0, got.size(), got.data()), "read");
+    for (int gy = -kMaxGradient; gy <= kMaxGradient; ++gy)
+      for (int gx = -kMaxGradient; gx <= kMaxGradient; ++gx) {
+        const int want =
+            output == SobelOutput::l1 ? std::min(std::abs(gx) + std::abs(gy), 255) : sobel_magnitude(gx, gy);
+        ASSERT_EQ(got[std::size_t(gy + kMaxGradient) * n + gx + kMaxGradient], want) << "gx=" << gx << " gy=" << gy;
+      }
+  }
+}
+
 // The rule: row_tile on GPUs, cpu_rows on CPUs (block16x2 where cpu_rows is refused).
 TEST(SobelHost, AutoPicksASupportedVariant) {
   Context& ctx = test_context();
