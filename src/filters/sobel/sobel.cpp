@@ -89,14 +89,16 @@ std::vector<cl::Event> run(Context& ctx, Resolved resolved, const SobelCall& cal
   return events;
 }
 
-// Where "auto" goes when `failed` is refused: fallback_variants (the rule's choice, then naive), then the other
-// variants in the table's order. The plain variants (naive to block16x2, and image) build one program, so a build
-// they are refused is refused to all of them; row_tile and strip build their own.
+// Where "auto" goes when `failed` is refused: fallback_variants (the rule's choice, block16x2 for a refused cpu_rows,
+// then naive), then the other variants in the table's order. The plain variants (naive to block16x2, and image)
+// build one program, so a build they are refused is refused to all of them; row_tile, strip and cpu_rows build
+// their own.
 std::vector<std::string> fallback_order(Context& ctx, const SobelParams& params, const DeviceImage& in,
                                         const std::string& failed) {
   const auto& infos = sobel_table().infos();
-  std::vector<std::string> order =
-      fallback_variants(sobel_auto_variant(ctx.info(), params, in.width, in.height), infos, failed);
+  std::string rule = sobel_auto_variant(ctx.info(), params, in.width, in.height);
+  if (rule == failed && failed == "cpu_rows") rule = "block16x2";  // the CPU rule's choice where cpu_rows cannot run
+  std::vector<std::string> order = fallback_variants(rule, infos, failed);
   for (const VariantInfo& v : infos)
     if (v.name != failed && std::find(order.begin(), order.end(), v.name) == order.end()) order.push_back(v.name);
   return order;
