@@ -4,8 +4,10 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <string_view>
 
 #include "common/image_compare.hpp"
@@ -67,6 +69,16 @@ void poison(Image& image, std::uint8_t value) {
 ::testing::AssertionResult images_equal(const Image& expected, const Image& actual, double tolerance) {
   if (auto diff = compare_images(expected, actual, tolerance)) return ::testing::AssertionFailure() << *diff;
   return ::testing::AssertionSuccess();
+}
+
+double psnr(const Image& a, const Image& b) {
+  double se = 0;
+  for (std::size_t i = 0; i < a.pixel_count(); ++i) {
+    const double d = sample_as_double(a, i) - sample_as_double(b, i);
+    se += d * d;
+  }
+  const double mse = se / double(a.pixel_count());
+  return mse == 0 ? std::numeric_limits<double>::infinity() : 10 * std::log10(255.0 * 255.0 / mse);
 }
 
 std::unique_ptr<Context> adopted_context(const DeviceHandle& device, bool profiling) {

@@ -69,6 +69,9 @@ Image run_poisoned(Context& ctx, const DeviceImage& like, const std::function<vo
 // absolute difference, the number of differing samples and the first position (x, y, channel).
 ::testing::AssertionResult images_equal(const Image& expected, const Image& actual, double tolerance = 0.0);
 
+// Peak signal-to-noise ratio of `b` against `a` (same shape), in dB for a peak of 255; infinity where they are equal.
+double psnr(const Image& a, const Image& b);
+
 // An image size of a parameterised test, named "WxH" (size_name) in the test's name.
 struct SizeCase {
   int width;

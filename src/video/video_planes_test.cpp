@@ -161,15 +161,9 @@ std::vector<PlaneCase> plane_cases() {
   };
 }
 
-class VideoPlanesPipeline : public ::testing::Test {
+class VideoPlanesPipeline : public testing::TempDirTest {
  protected:
-  void SetUp() override {
-    seed_ = testing::fresh_seed();
-    dir_ = fs::temp_directory_path() / fmt::format("clf-planes-{}-{}", ::getpid(), seed_ % 100000);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+  VideoPlanesPipeline() : TempDirTest("clf-planes") {}
 
   // Random frames of `planes`, each frame different; every other frame has FRAME parameters.
   std::vector<Frame> random_frames(const std::vector<Plane>& planes, int count) {
@@ -245,9 +239,6 @@ class VideoPlanesPipeline : public ::testing::Test {
     EXPECT_EQ(stats.frames, reader.frames_read());
     return testing::read_file(path(out_name));
   }
-
-  std::uint64_t seed_ = 0;
-  fs::path dir_;
 };
 
 // What the output must hold: `filtered` planes (indices) through the reference, the others as they were.
