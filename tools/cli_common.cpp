@@ -3,12 +3,9 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <cstdint>
-#include <cstdlib>
 #include <new>
 #include <optional>
-#include <string>
 
 #include "clfilters/image_io.hpp"
 #include "clfilters/version.hpp"

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
-// Shared pieces of the clfilters command line: the command registry, the options every image filter
-// takes, and the error conventions (exit 0 success, 1 runtime error, 2 usage error).
+// Shared pieces of the clfilters command line: the command registry, the application that declares every
+// subcommand (CliApp), the options every image filter takes, and the error conventions (exit 0 success, 1 runtime
+// error, 2 usage error).
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <functional>
 #include <memory>
 #include <optional>
