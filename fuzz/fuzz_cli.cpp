@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "cli_app.hpp"
+#include "cli_common.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   std::vector<std::string> arguments{"clfilters"};

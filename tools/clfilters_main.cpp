@@ -4,7 +4,7 @@
 #include <fmt/format.h>
 
 #include "clfilters/image_io.hpp"
-#include "cli_app.hpp"
+#include "cli_common.hpp"
 
 int main(int argc, char** argv) {
   using namespace clf::cli;

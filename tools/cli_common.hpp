@@ -1,15 +1,20 @@
 // SPDX-License-Identifier: Apache-2.0
-// Shared pieces of the clfilters command line: the command registry, the options every image filter
-// takes, and the error conventions (exit 0 success, 1 runtime error, 2 usage error).
+// Shared pieces of the clfilters command line: the command registry, the application that declares every
+// subcommand (CliApp), the options every image filter takes, and the error conventions (exit 0 success, 1 runtime
+// error, 2 usage error).
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
 #include <functional>
 #include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "clfilters/border.hpp"
@@ -168,5 +173,21 @@ std::pair<Image, std::string> filter_on_device(Context& ctx, const Image& input,
 // input is decoded and the last output encoded while the device filters. A file that fails is reported in one
 // line and the others go on; the exit is then 1. On a terminal, a progress line on stderr.
 int run_image_batch(const ImageCommandOptions& options, const ImageFilterSteps& steps);
+
+// The clfilters command line without running anything: every subcommand declared on one CLI::App, and the
+// options every subcommand takes. main() parses it and runs the chosen command; the command-line fuzzer
+// (fuzz/fuzz_cli.cpp) only parses it.
+struct CliApp {
+  CLI::App app{"clfilters: classic image filters on any OpenCL device (GPU, or CPU through PoCL)"};
+  std::vector<std::pair<CLI::App*, std::unique_ptr<Command>>> commands;
+  std::uint64_t max_pixels = 0;  // --max-pixels; 0: not given
+};
+
+// The application with every registered subcommand, in their --help order.
+std::unique_ptr<CliApp> make_cli_app();
+
+// Applies the options every subcommand takes (after parsing, before any command runs): --max-pixels sets
+// CLFILTERS_MAX_PIXELS, which the readers and the video pipeline read.
+void apply_global_options(const CliApp& cli);
 
 }  // namespace clf::cli

@@ -8,6 +8,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -69,5 +70,56 @@ std::function<std::pair<VariantChoice, std::optional<std::string>>(Context&, int
 // variant and its programs, then every frame through the pipeline, OUT written atomically (a cut or corrupt input
 // keeps its complete frames and exits 1), and the result line. Returns the exit code.
 int run_video_filter(const ImageCommandOptions& image, const VideoCommandOptions& video, const VideoFilterSteps& steps);
+
+// The calls of a filter whose functions take a channel count (box blur, bilateral, epsilon), which its command runs
+// on images and on video alike (run_channel_filter).
+template <class Params>
+struct ChannelFilterCalls {
+  std::string command;                       // "box-blur", for messages
+  const std::vector<VariantInfo>* variants;  // the names --variant accepts
+  std::string default_planes;                // of a video: "y" or "all"
+  Alpha alpha;                               // how an image's fourth channel is treated (device_channels)
+  VariantChoice (*choose)(Context&, const Params&, std::string_view, int, int, int, const TuningConfig&);
+  std::optional<std::string> (*unsupported)(const DeviceInfo&, std::string_view, const Params&, int, int, int,
+                                            const TuningConfig&);
+  void (*prepare)(Context&, const Params&, std::string_view, int, int, int, const TuningConfig&);
+  std::vector<cl::Event> (*filter_views)(Context&, const DeviceImage&, DeviceImage&, const Params&, std::string_view,
+                                         const TuningConfig&, const std::vector<cl::Event>&);
+  Image (*filter_image)(Context&, const Image&, const Params&, std::string_view, Timing*);
+};
+
+// Filters IN as video (run_video_filter) or as an image (run_image_filter, after a usage error for video-only options
+// and then `check_image_options`, if given) with the filter's calls. `params` and the --variant are read when the
+// steps run; `check_params` is the parameters' check, `describe` the start of the result line. Returns the exit code.
+template <class Params>
+int run_channel_filter(const ImageCommandOptions& options, const VideoCommandOptions& video, const Params& params,
+                       const ChannelFilterCalls<Params>& calls, const std::function<void()>& check_params,
+                       const std::function<std::string()>& describe,
+                       const std::function<void()>& check_image_options = {}) {
+  const std::string& variant = options.variant;
+  if (is_video_input(options, video))
+    return run_video_filter(
+        options, video,
+        {.command = calls.command,
+         .variants = calls.variants,
+         .check_params = check_params,
+         .default_planes = calls.default_planes,
+         .choose = plane_choose_step(params, variant, calls.choose, calls.unsupported),
+         .prepare = [&](Context& ctx, int w, int h) { calls.prepare(ctx, params, variant, w, h, 1, {}); },
+         .filter = [&](Context& ctx, const DeviceImage& in,
+                       DeviceImage& out) { return calls.filter_views(ctx, in, out, params, variant, {}, {}); },
+         .describe = describe});
+  refuse_video_options(video);
+  if (check_image_options) check_image_options();
+  return run_image_filter(
+      options, {.command = calls.command,
+                .variants = calls.variants,
+                .check_params = check_params,
+                .choose = choose_step(params, variant, calls.alpha, calls.choose, calls.unsupported),
+                .run = [&](Context& ctx, const Image& input,
+                           Timing* timing) { return calls.filter_image(ctx, input, params, variant, timing); },
+                .describe = describe,
+                .quiet = video.quiet});
+}
 
 }  // namespace clf::cli

@@ -13,7 +13,7 @@
 
 #include "clfilters/image_io.hpp"
 #include "common/synthetic_image.hpp"
-#include "testing/scoped_env.hpp"
+#include "testing/test_files.hpp"
 
 namespace clf {
 namespace {

@@ -19,7 +19,7 @@
 #include "clfilters/image_io.hpp"
 #include "io/image_io_internal.hpp"
 #include "io/image_io_test_support.hpp"
-#include "testing/scoped_env.hpp"
+#include "testing/test_files.hpp"
 #include "testing/test_images.hpp"
 
 namespace clf {

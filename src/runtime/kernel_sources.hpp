@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The .cl files embedded at build time (cmake/embed_kernels_script.cmake generates the table).
+// The .cl files embedded at build time (cmake/EmbedKernels.cmake generates the table).
 #pragma once
 
 #include <cstdint>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Device selection, the program cache and error reporting.
+// Device selection, the program cache (and its disk file layout) and error reporting.
 #include "clfilters/runtime.hpp"
 
 #include <fmt/format.h>
@@ -12,16 +12,35 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <random>
+#include <vector>
 
 #include "clfilters/border.hpp"
 #include "clfilters/device_image.hpp"
-#include "runtime/add_one_test_kernel.hpp"
 #include "runtime/kernel_sources.hpp"
-#include "testing/scoped_env.hpp"
+#include "runtime/program_cache_file.hpp"
+#include "testing/test_files.hpp"
+#include "testing/test_images.hpp"
 
 namespace clf {
 namespace {
 namespace fs = std::filesystem;
+
+// The kernel the program-cache tests build, and the check that a program built from it works.
+constexpr const char* kAddOneSource = "__kernel void add_one(__global int* p) { p[get_global_id(0)] += 1; }";
+
+// The kernel of `p` adds one to each of a few ints; the result is checked against that.
+void expect_adds_one(Context& ctx, cl::Program& p) {
+  cl_int err = CL_SUCCESS;
+  cl::Kernel k(p, "add_one", &err);
+  ASSERT_EQ(err, CL_SUCCESS);
+  std::vector<int> host = {5, -7, 1000};
+  cl::Buffer buf(ctx.context(), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, host.size() * sizeof(int), host.data());
+  k.setArg(0, buf);
+  ctx.queue().enqueueNDRangeKernel(k, cl::NullRange, cl::NDRange(host.size()));
+  ctx.queue().enqueueReadBuffer(buf, CL_TRUE, 0, host.size() * sizeof(int), host.data());
+  EXPECT_EQ(host, (std::vector<int>{6, -6, 1001}));
+}
 
 TEST(Devices, ListsAtLeastOneWithItsProperties) {
   const auto all = list_devices();
@@ -91,7 +110,7 @@ TEST(ProgramCache, BuildsOnceAndWritesTheDiskCache) {
   ScopedEnv xdg("XDG_CACHE_HOME", dir.c_str());
   ScopedEnv on("CLFILTERS_NO_DISK_CACHE", "0");  // on, also on PoCL
   Context ctx;
-  const std::string source = testing::kAddOneSource;
+  const std::string source = kAddOneSource;
   cl::Program& a = ctx.program_from_source("test.cl", source, "");
   cl::Program& b = ctx.program_from_source("test.cl", source, "");
   EXPECT_EQ(a(), b());  // the in-memory cache returns the same program
@@ -110,7 +129,7 @@ TEST(ProgramCache, BuildsOnceAndWritesTheDiskCache) {
 
   // A second context loads the binary from disk, and the kernel from it works.
   Context again;
-  testing::expect_adds_one(again, again.program_from_source("test.cl", source, ""));
+  expect_adds_one(again, again.program_from_source("test.cl", source, ""));
 
   // A corrupt cached binary is rebuilt from source, not an error.
   for (const auto& f : fs::directory_iterator(dir / "clfilters" / "programs")) {
@@ -387,6 +406,84 @@ TEST(HostBuffers, ACpuDeviceWorksInTheHostMemoryItself) {
       ASSERT_EQ(in[i], int(i * 7919 % 1000003) - 500000) << i;
     }
   }
+}
+
+// The disk cache's file layout: a whole file gives its binary back, a file cut short or changed gives nothing, and a
+// Context meeting such a file rebuilds the program and writes the file again.
+
+std::vector<unsigned char> random_bytes(std::size_t n, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<unsigned char> out(n);
+  for (auto& b : out) b = static_cast<unsigned char>(rng());
+  return out;
+}
+
+TEST(ProgramCacheFile, WholeFileGivesItsBinaryBack) {
+  const std::uint64_t seed = testing::fresh_seed();
+  SCOPED_TRACE(seed);
+  const auto binary = random_bytes(1000 + seed % 1000, seed);
+  const auto file = program_cache_file(binary);
+  EXPECT_EQ(file.size(), binary.size() + 24);
+  EXPECT_EQ(binary_from_program_cache_file(file), binary);
+}
+
+TEST(ProgramCacheFile, CutOrChangedFileIsRejected) {
+  const std::uint64_t seed = testing::fresh_seed();
+  SCOPED_TRACE(seed);
+  const auto binary = random_bytes(300, seed);
+  const auto file = program_cache_file(binary);
+  for (std::size_t cut : {std::size_t(0), std::size_t(7), std::size_t(24), file.size() / 2, file.size() - 1}) {
+    SCOPED_TRACE(fmt::format("cut to {} bytes", cut));
+    EXPECT_FALSE(binary_from_program_cache_file({file.begin(), file.begin() + std::ptrdiff_t(cut)}));
+  }
+  std::mt19937_64 rng(seed);
+  for (int i = 0; i < 20; ++i) {
+    auto changed = file;
+    const std::size_t at = rng() % changed.size();
+    changed[at] ^= static_cast<unsigned char>(1 + rng() % 255);
+    EXPECT_FALSE(binary_from_program_cache_file(changed)) << "byte " << at << " changed";
+  }
+  auto longer = file;
+  longer.push_back(0);
+  EXPECT_FALSE(binary_from_program_cache_file(longer)) << "a byte appended";
+  // The bare binary, as the cache wrote it before it had a header.
+  EXPECT_FALSE(binary_from_program_cache_file(binary));
+}
+
+TEST(ProgramCacheFile, ContextRebuildsACutOrChangedCacheFile) {
+  // OpenCL first, under the outer XDG_CACHE_HOME: PoCL takes its own cache directory from it once.
+  ASSERT_FALSE(list_devices().empty());
+  const fs::path dir = fs::temp_directory_path() / fmt::format("clf-cache-file-{}", ::getpid());
+  fs::remove_all(dir);
+  ScopedEnv xdg("XDG_CACHE_HOME", dir.c_str());
+  ScopedEnv on("CLFILTERS_NO_DISK_CACHE", "0");
+  const std::string source = kAddOneSource;
+  fs::path bin;
+  {
+    Context ctx;
+    ctx.program_from_source("cache_file_test.cl", source, "");
+  }
+  for (const auto& f : fs::directory_iterator(dir / "clfilters" / "programs"))
+    if (f.path().extension() == ".bin") bin = f.path();
+  ASSERT_FALSE(bin.empty());
+  const std::string whole = testing::read_file(bin);
+  const auto binary = binary_from_program_cache_file({whole.begin(), whole.end()});
+  ASSERT_TRUE(binary) << "the cache file has no valid header";
+
+  // Cut short, then one byte of the binary changed: each time the program still works and the file is whole again.
+  const std::string changed = [&] {
+    std::string s = whole;
+    s[s.size() - 1 - s.size() / 3] ^= 0x5A;
+    return s;
+  }();
+  for (const std::string& bad : {whole.substr(0, whole.size() / 2), changed}) {
+    testing::write_file(bin, bad);
+    Context ctx;
+    expect_adds_one(ctx, ctx.program_from_source("cache_file_test.cl", source, ""));
+    const std::string after = testing::read_file(bin);
+    EXPECT_TRUE(binary_from_program_cache_file({after.begin(), after.end()})) << "the cache file was not rewritten";
+  }
+  fs::remove_all(dir);
 }
 
 }  // namespace

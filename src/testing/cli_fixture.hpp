@@ -1,23 +1,44 @@
 // SPDX-License-Identifier: Apache-2.0
 // The fixture of the command-line tests: each test gets a fresh temporary folder, removed after it, and runs the
-// clfilters command (the test target defines CLF_CLI_PATH) there.
+// clfilters command (the test target defines CLF_CLI_PATH) there. Also running any shell command from a test and
+// collecting its exit code and output.
 #pragma once
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
+#include <cstdio>
 #include <filesystem>
 #include <string>
 #include <vector>
 
 #include "clfilters/image_io.hpp"
-#include "testing/run_command.hpp"
+#include "testing/test_files.hpp"
 #include "testing/test_images.hpp"
 
 namespace clf::testing {
+
+struct CliResult {
+  int code;            // the exit status, or -1 if the command did not exit normally
+  std::string output;  // stdout and stderr together, unless the command redirects them
+};
+
+// Runs `command` through the shell; it may hold pipes and redirections.
+inline CliResult run_shell(const std::string& command) {
+  // The parentheses keep the command's own redirections; whatever it leaves on stderr joins stdout.
+  FILE* pipe = ::popen(("( " + command + " ) 2>&1").c_str(), "r");
+  if (!pipe) return {-1, "popen failed"};
+  std::string out;
+  std::array<char, 4096> buf;
+  while (std::size_t n = std::fread(buf.data(), 1, buf.size(), pipe)) out.append(buf.data(), n);
+  const int status = ::pclose(pipe);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
 
 // The command, quoted for the shell.
 inline std::string cli() {
@@ -28,8 +49,9 @@ inline CliResult run_cli(const std::string& args) {
   return run_shell(cli() + " " + args);
 }
 
-class CliTest : public ::testing::Test {
+class CliTest : public TempDirTest {
  protected:
+  CliTest() : TempDirTest("clf-cli") {}
   using CliResult = testing::CliResult;
   static std::string cli() { return testing::cli(); }
   static CliResult run_cli(const std::string& args) { return testing::run_cli(args); }
@@ -42,15 +64,6 @@ class CliTest : public ::testing::Test {
     }
   }
 
-  void SetUp() override {
-    seed_ = fresh_seed();
-    dir_ = std::filesystem::temp_directory_path() / fmt::format("clf-cli-{}-{}", ::getpid(), seed_ % 1000000);
-    std::filesystem::create_directories(dir_);
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-
-  // `name` inside the test's folder.
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
   // The names of the files in the test's folder, sorted.
   std::vector<std::string> files() const {
     std::vector<std::string> names;
@@ -64,8 +77,6 @@ class CliTest : public ::testing::Test {
     write_image(image, path(name));
     return image;
   }
-  std::uint64_t seed_ = 0;  // a fresh seed per test, for its inputs
-  std::filesystem::path dir_;
 };
 
 }  // namespace clf::testing

@@ -3,9 +3,12 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <string_view>
 
 #include "common/image_compare.hpp"
@@ -69,6 +72,16 @@ void poison(Image& image, std::uint8_t value) {
   return ::testing::AssertionSuccess();
 }
 
+double psnr(const Image& a, const Image& b) {
+  double se = 0;
+  for (std::size_t i = 0; i < a.pixel_count(); ++i) {
+    const double d = sample_as_double(a, i) - sample_as_double(b, i);
+    se += d * d;
+  }
+  const double mse = se / double(a.pixel_count());
+  return mse == 0 ? std::numeric_limits<double>::infinity() : 10 * std::log10(255.0 * 255.0 / mse);
+}
+
 std::unique_ptr<Context> adopted_context(const DeviceHandle& device, bool profiling) {
   cl_int err = CL_SUCCESS;
   cl_device_id id = device.device();
@@ -117,6 +130,84 @@ std::vector<std::string> variant_names(const std::vector<VariantInfo>& variants)
   if (!(t.total_ms >= t.kernel_ms))
     return ::testing::AssertionFailure() << "total time " << t.total_ms << " ms below the kernel time " << t.kernel_ms
                                          << " ms";
+  return ::testing::AssertionSuccess();
+}
+
+std::vector<VideoPlane> video_planes(const std::string& cs, int w, int h) {
+  const int hw = (w + 1) / 2, hh = (h + 1) / 2;
+  if (cs == "mono" || cs == "gray") return {{'y', w, h}};
+  if (cs == "422") return {{'y', w, h}, {'u', hw, h}, {'v', hw, h}};
+  if (cs == "444" || cs == "yuv444p") return {{'y', w, h}, {'u', w, h}, {'v', w, h}};
+  if (cs == "444alpha") return {{'y', w, h}, {'u', w, h}, {'v', w, h}, {'a', w, h}};
+  if (cs == "nv12") return {{'y', w, h}, {'c', 2 * hw, hh}};
+  return {{'y', w, h}, {'u', hw, hh}, {'v', hw, hh}};  // every 4:2:0 siting, i420
+}
+
+std::string stream_bytes(const VideoStream& stream) {
+  std::string out = stream.header.empty() ? "" : stream.header + "\n";
+  for (const VideoFrame& f : stream.frames) {
+    if (!stream.header.empty()) out += "FRAME" + f.parameters + "\n";
+    for (const Image& p : f.planes) out.append(p.data.begin(), p.data.end());
+  }
+  return out;
+}
+
+VideoStream parse_stream(const std::string& bytes, bool y4m, const std::vector<VideoPlane>& planes) {
+  VideoStream s;
+  std::size_t pos = 0;
+  if (y4m) {
+    pos = bytes.find('\n');
+    if (pos == std::string::npos) {
+      ADD_FAILURE() << "no header line";
+      return s;
+    }
+    s.header = bytes.substr(0, pos++);
+  }
+  while (pos < bytes.size()) {
+    VideoFrame f;
+    if (y4m) {
+      const std::size_t eol = bytes.find('\n', pos);
+      if (eol == std::string::npos || bytes.compare(pos, 5, "FRAME") != 0) {
+        ADD_FAILURE() << "frame " << s.frames.size() + 1 << ": no FRAME line at byte " << pos;
+        return s;
+      }
+      f.parameters = bytes.substr(pos + 5, eol - pos - 5);
+      pos = eol + 1;
+    }
+    for (const VideoPlane& p : planes) {
+      Image image(p.width, p.height, 1);
+      if (bytes.size() - pos < image.data.size()) {
+        ADD_FAILURE() << "frame " << s.frames.size() + 1 << " is cut short";
+        return s;
+      }
+      std::copy_n(bytes.begin() + std::ptrdiff_t(pos), image.data.size(), image.data.begin());
+      pos += image.data.size();
+      f.planes.push_back(std::move(image));
+    }
+    s.frames.push_back(std::move(f));
+  }
+  return s;
+}
+
+::testing::AssertionResult streams_equal(const VideoStream& expected, const VideoStream& actual) {
+  if (expected.header != actual.header)
+    return ::testing::AssertionFailure() << "header '" << actual.header << "', expected '" << expected.header << "'";
+  if (expected.frames.size() != actual.frames.size())
+    return ::testing::AssertionFailure() << actual.frames.size() << " frames, expected " << expected.frames.size();
+  for (std::size_t f = 0; f < expected.frames.size(); ++f) {
+    const VideoFrame &want = expected.frames[f], &got = actual.frames[f];
+    if (want.parameters != got.parameters)
+      return ::testing::AssertionFailure() << "frame " << f + 1 << ": parameters '" << got.parameters << "'";
+    if (want.planes.size() != got.planes.size())
+      return ::testing::AssertionFailure() << "frame " << f + 1 << ": " << got.planes.size() << " planes";
+    for (std::size_t p = 0; p < want.planes.size(); ++p) {
+      const auto tolerance = want.tolerance.find(p);
+      if (auto r =
+              images_equal(want.planes[p], got.planes[p], tolerance == want.tolerance.end() ? 0.0 : tolerance->second);
+          !r)
+        return ::testing::AssertionFailure() << "frame " << f + 1 << " plane " << p << ": " << r.message();
+    }
+  }
   return ::testing::AssertionSuccess();
 }
 

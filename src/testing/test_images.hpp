@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <random>
 #include <string>
@@ -69,6 +70,9 @@ Image run_poisoned(Context& ctx, const DeviceImage& like, const std::function<vo
 // absolute difference, the number of differing samples and the first position (x, y, channel).
 ::testing::AssertionResult images_equal(const Image& expected, const Image& actual, double tolerance = 0.0);
 
+// Peak signal-to-noise ratio of `b` against `a` (same shape), in dB for a peak of 255; infinity where they are equal.
+double psnr(const Image& a, const Image& b);
+
 // An image size of a parameterised test, named "WxH" (size_name) in the test's name.
 struct SizeCase {
   int width;
@@ -81,5 +85,35 @@ std::vector<std::string> variant_names(const std::vector<VariantInfo>& variants)
 
 // Runs a host call that reports its Timing and checks the timing: a kernel time, and a total that includes it.
 ::testing::AssertionResult timing_filled(const std::function<void(Timing*)>& call);
+
+// Video streams as the tests build and read them back, with code of their own rather than the library's readers.
+// A plane of a frame: its name ('y', 'u', 'v', 'a'; 'c' for NV12's interleaved chroma) and size.
+struct VideoPlane {
+  char name;
+  int width, height;
+};
+// The planes of a frame of colour space `cs` (a Y4M C tag, "gray" or a raw layout), from the Y4M specification and
+// ffmpeg's raw layouts (chroma sizes round up).
+std::vector<VideoPlane> video_planes(const std::string& cs, int width, int height);
+
+// One frame as planes, and its FRAME parameters.
+struct VideoFrame {
+  std::string parameters;
+  std::vector<Image> planes;
+  // Expected frames: how far each plane may be from it (the bilateral's contract is within 1 of its
+  // double-precision reference); none listed: exact.
+  std::map<std::size_t, double> tolerance = {};
+};
+
+// A Y4M stream (its header line without the newline, then FRAME lines), or raw frames where the header is empty.
+struct VideoStream {
+  std::string header;
+  std::vector<VideoFrame> frames;
+};
+std::string stream_bytes(const VideoStream& stream);
+// Parses `bytes`, a Y4M stream when `y4m` (else raw) of frames of `planes`; a malformed stream fails the test.
+VideoStream parse_stream(const std::string& bytes, bool y4m, const std::vector<VideoPlane>& planes);
+// The header, the frame count, each frame's parameters and planes (within the expected frame's tolerance).
+::testing::AssertionResult streams_equal(const VideoStream& expected, const VideoStream& actual);
 
 }  // namespace clf::testing

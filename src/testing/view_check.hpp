@@ -10,6 +10,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <ostream>
+#include <string>
 #include <vector>
 
 #include "clfilters/device_image.hpp"
@@ -23,6 +25,25 @@ struct ViewLayout {
   int in_offset, in_stride, out_offset, out_stride;
   int copies;
 };
+
+// One case of a filter's view test: the variant, the channel count and the layout.
+struct ViewCase {
+  std::string variant;
+  int channels;
+  ViewLayout layout;
+};
+
+inline void PrintTo(const ViewCase& c, std::ostream* os) {
+  *os << fmt::format("{} c={} in {}+{} out {}+{}", c.variant, c.channels, c.layout.in_offset, c.layout.in_stride,
+                     c.layout.out_offset, c.layout.out_stride);
+}
+
+// The test name of a case: variant, channels and layout.
+inline std::string view_case_name(const ::testing::TestParamInfo<ViewCase>& info) {
+  const ViewCase& c = info.param;
+  return fmt::format("{}_c{}_in{}x{}_out{}x{}", c.variant, c.channels, c.layout.in_offset, c.layout.in_stride,
+                     c.layout.out_offset, c.layout.out_stride);
+}
 
 // Runs `call` from a view of `in` to a poisoned view of its size, both laid out as `layout` says, and checks the
 // result against `want`, each sample within `tolerance` (docs/SPEC.md's accuracy of the filter).

@@ -23,21 +23,9 @@ namespace clf::video {
 namespace {
 namespace fs = std::filesystem;
 
-struct Plane {
-  char name;
-  int width, height;
-};
-
-// The planes of a frame, from the Y4M specification and ffmpeg's raw layouts (chroma sizes round up).
-std::vector<Plane> planes_of(const std::string& cs, int w, int h) {
-  const int hw = (w + 1) / 2, hh = (h + 1) / 2;
-  if (cs == "mono" || cs == "gray") return {{'y', w, h}};
-  if (cs == "422") return {{'y', w, h}, {'u', hw, h}, {'v', hw, h}};
-  if (cs == "444" || cs == "yuv444p") return {{'y', w, h}, {'u', w, h}, {'v', w, h}};
-  if (cs == "444alpha") return {{'y', w, h}, {'u', w, h}, {'v', w, h}, {'a', w, h}};
-  if (cs == "nv12") return {{'y', w, h}, {'c', 2 * hw, hh}};
-  return {{'y', w, h}, {'u', hw, hh}, {'v', hw, hh}};  // every 4:2:0 siting, i420
-}
+using Plane = testing::VideoPlane;
+using Frame = testing::VideoFrame;
+using testing::video_planes;
 
 std::size_t frame_bytes(const std::vector<Plane>& planes) {
   std::size_t n = 0;
@@ -48,7 +36,7 @@ std::size_t frame_bytes(const std::vector<Plane>& planes) {
 TEST(VideoPlanes, LayoutsOfEveryColourSpace) {
   for (const char* cs : {"420jpeg", "420paldv", "420mpeg2", "420", "422", "444", "444alpha", "mono"}) {
     const StreamInfo info = parse_y4m_header(fmt::format("YUV4MPEG2 W7 H5 C{}", cs), "t.y4m");
-    const std::vector<Plane> expected = planes_of(cs, 7, 5);
+    const std::vector<Plane> expected = video_planes(cs, 7, 5);
     ASSERT_EQ(info.planes.size(), expected.size()) << cs;
     std::size_t offset = 0;
     for (std::size_t i = 0; i < expected.size(); ++i) {
@@ -64,8 +52,8 @@ TEST(VideoPlanes, LayoutsOfEveryColourSpace) {
                                    std::pair{VideoFormat::yuv444p, "yuv444p"}, std::pair{VideoFormat::gray, "gray"}}) {
     const StreamInfo info = raw_stream_info(format, 7, 5);
     EXPECT_EQ(info.colorspace, cs);
-    EXPECT_EQ(info.planes.size(), planes_of(cs, 7, 5).size()) << cs;
-    EXPECT_EQ(info.frame_bytes, frame_bytes(planes_of(cs, 7, 5))) << cs;
+    EXPECT_EQ(info.planes.size(), video_planes(cs, 7, 5).size()) << cs;
+    EXPECT_EQ(info.frame_bytes, frame_bytes(video_planes(cs, 7, 5))) << cs;
   }
   EXPECT_EQ(parse_raw_format("YUV444P"), VideoFormat::yuv444p);
 }
@@ -115,15 +103,6 @@ TEST(VideoPlanes, GreyStreamKeepsTheHeadersOtherTags) {
 // ---------------------------------------------------------------------------------------------------
 // Every filter through the pipeline
 
-// One frame as planes, and its FRAME parameters.
-struct Frame {
-  std::string parameters;
-  std::vector<Image> planes;
-  // Expected frames: how far each plane may be from it (the bilateral's contract is within 1 of its
-  // double-precision reference); none listed: exact.
-  std::map<std::size_t, double> tolerance = {};
-};
-
 // The filter of one case: its device call on a plane, and its CPU reference on the same plane.
 struct PlaneCase {
   std::string name;
@@ -161,15 +140,9 @@ std::vector<PlaneCase> plane_cases() {
   };
 }
 
-class VideoPlanesPipeline : public ::testing::Test {
+class VideoPlanesPipeline : public testing::TempDirTest {
  protected:
-  void SetUp() override {
-    seed_ = testing::fresh_seed();
-    dir_ = fs::temp_directory_path() / fmt::format("clf-planes-{}-{}", ::getpid(), seed_ % 100000);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+  VideoPlanesPipeline() : TempDirTest("clf-planes") {}
 
   // Random frames of `planes`, each frame different; every other frame has FRAME parameters.
   std::vector<Frame> random_frames(const std::vector<Plane>& planes, int count) {
@@ -178,51 +151,6 @@ class VideoPlanesPipeline : public ::testing::Test {
       Frame frame{f % 2 ? fmt::format(" Ixyz XFRAME={}", f) : "", {}};
       for (const Plane& p : planes)
         frame.planes.push_back(testing::random_image(p.width, p.height, 1, SampleType::u8, seed_ + 17 * f + p.name));
-      frames.push_back(std::move(frame));
-    }
-    return frames;
-  }
-
-  static std::string stream_bytes(const std::string& header, const std::vector<Frame>& frames) {
-    std::string out = header.empty() ? "" : header + "\n";
-    for (const Frame& f : frames) {
-      if (!header.empty()) out += "FRAME" + f.parameters + "\n";
-      for (const Image& p : f.planes) out.append(p.data.begin(), p.data.end());
-    }
-    return out;
-  }
-
-  // Parses `bytes`, a stream of frames of `planes` after `header` (none for raw), into frames; fails the test if
-  // it does not hold exactly that.
-  static std::vector<Frame> parse_stream(const std::string& bytes, const std::string& header,
-                                         const std::vector<Plane>& planes) {
-    std::vector<Frame> frames;
-    std::size_t pos = 0;
-    if (!header.empty()) {
-      EXPECT_EQ(bytes.substr(0, bytes.find('\n')), header);
-      pos = bytes.find('\n') + 1;
-    }
-    while (pos < bytes.size()) {
-      Frame frame;
-      if (!header.empty()) {
-        const std::size_t eol = bytes.find('\n', pos);
-        if (eol == std::string::npos || bytes.compare(pos, 5, "FRAME") != 0) {
-          ADD_FAILURE() << "no FRAME line at byte " << pos;
-          return frames;
-        }
-        frame.parameters = bytes.substr(pos + 5, eol - pos - 5);
-        pos = eol + 1;
-      }
-      for (const Plane& p : planes) {
-        Image image(p.width, p.height, 1);
-        if (bytes.size() - pos < image.data.size()) {
-          ADD_FAILURE() << "frame " << frames.size() + 1 << " is cut short";
-          return frames;
-        }
-        std::copy_n(bytes.begin() + std::ptrdiff_t(pos), image.data.size(), image.data.begin());
-        pos += image.data.size();
-        frame.planes.push_back(std::move(image));
-      }
       frames.push_back(std::move(frame));
     }
     return frames;
@@ -245,9 +173,6 @@ class VideoPlanesPipeline : public ::testing::Test {
     EXPECT_EQ(stats.frames, reader.frames_read());
     return testing::read_file(path(out_name));
   }
-
-  std::uint64_t seed_ = 0;
-  fs::path dir_;
 };
 
 // What the output must hold: `filtered` planes (indices) through the reference, the others as they were.
@@ -262,29 +187,14 @@ std::vector<Frame> expected_frames(const std::vector<Frame>& in, const std::vect
   return out;
 }
 
-void expect_frames_equal(const std::vector<Frame>& expected, const std::vector<Frame>& actual,
-                         const std::string& label) {
-  ASSERT_EQ(actual.size(), expected.size()) << label;
-  for (std::size_t f = 0; f < expected.size(); ++f) {
-    EXPECT_EQ(actual[f].parameters, expected[f].parameters) << label << " frame " << f + 1;
-    ASSERT_EQ(actual[f].planes.size(), expected[f].planes.size()) << label;
-    for (std::size_t p = 0; p < expected[f].planes.size(); ++p) {
-      const auto tolerance = expected[f].tolerance.find(p);
-      EXPECT_TRUE(testing::images_equal(expected[f].planes[p], actual[f].planes[p],
-                                        tolerance == expected[f].tolerance.end() ? 0.0 : tolerance->second))
-          << label << " frame " << f + 1 << " plane " << p;
-    }
-  }
-}
-
 TEST_F(VideoPlanesPipeline, EveryFilterOnEveryY4mColourSpace) {
   const int w = 37, h = 23;
   const std::vector<PlaneCase> cases = plane_cases();
   for (const char* cs : {"420jpeg", "420paldv", "420mpeg2", "420", "422", "444", "444alpha", "mono"}) {
-    const std::vector<Plane> planes = planes_of(cs, w, h);
+    const std::vector<Plane> planes = video_planes(cs, w, h);
     const std::string header = fmt::format("YUV4MPEG2 W{} H{} F25:1 It A1:1 C{} XYSCSS=ANY XCUSTOM=kept", w, h, cs);
     const std::vector<Frame> frames = random_frames(planes, 3);
-    testing::write_file(path("in.y4m"), stream_bytes(header, frames));
+    testing::write_file(path("in.y4m"), testing::stream_bytes({header, frames}));
     for (const PlaneCase& filter : cases) {
       const std::string label = fmt::format("{} on C{}", filter.name, cs);
       VideoReader reader = VideoReader::open_y4m(path("in.y4m"));
@@ -294,14 +204,18 @@ TEST_F(VideoPlanesPipeline, EveryFilterOnEveryY4mColourSpace) {
         const std::string grey_header = fmt::format("YUV4MPEG2 W{} H{} F25:1 It A1:1 Cmono XCUSTOM=kept", w, h);
         std::vector<Frame> expected = expected_frames(frames, {0}, filter);
         for (Frame& f : expected) f.planes.resize(1);
-        expect_frames_equal(expected, parse_stream(bytes, grey_header, planes_of("mono", w, h)), label);
+        EXPECT_TRUE(testing::streams_equal({grey_header, expected},
+                                           testing::parse_stream(bytes, true, video_planes("mono", w, h))))
+            << label;
         continue;
       }
       // Every plane for the blurs; Y and V for epsilon, where there is a V.
       const std::vector<int> filtered =
           select_planes(reader.info(), filter.name == "epsilon" && planes.size() > 1 ? "y,v" : "all", reader.name());
       const std::string bytes = run(reader, same_layout_plan(reader.info(), filtered), filter, "out.y4m");
-      expect_frames_equal(expected_frames(frames, filtered, filter), parse_stream(bytes, header, planes), label);
+      EXPECT_TRUE(testing::streams_equal({header, expected_frames(frames, filtered, filter)},
+                                         testing::parse_stream(bytes, true, planes)))
+          << label;
     }
   }
 }
@@ -327,18 +241,19 @@ TEST_F(VideoPlanesPipeline, RawLayoutsAndAChromaPlaneAlone) {
   const PlaneCase box = plane_cases()[0];
   for (const auto& [format, cs] : {std::pair{VideoFormat::i420, "i420"}, std::pair{VideoFormat::yuv444p, "yuv444p"},
                                    std::pair{VideoFormat::nv12, "nv12"}}) {
-    const std::vector<Plane> planes = planes_of(cs, w, h);
+    const std::vector<Plane> planes = video_planes(cs, w, h);
     std::vector<Frame> frames = random_frames(planes, 3);
     for (Frame& f : frames) f.parameters.clear();  // raw frames have no FRAME line
-    testing::write_file(path("in.yuv"), stream_bytes("", frames));
+    testing::write_file(path("in.yuv"), testing::stream_bytes({"", frames}));
     for (const std::string text : {"y", "u"}) {
       if (format == VideoFormat::nv12 && text == "u") continue;  // interleaved: refused by select_planes
       VideoReader reader = VideoReader::open_raw(path("in.yuv"), format, w, h);
       const std::vector<int> filtered = select_planes(reader.info(), text, reader.name());
       // One frame in flight as well as several: the chroma's copies and downloads keep their order.
       const std::string bytes = run(reader, same_layout_plan(reader.info(), filtered), box, "out.yuv", 1);
-      expect_frames_equal(expected_frames(frames, filtered, box), parse_stream(bytes, "", planes),
-                          fmt::format("box-blur --planes {} on {}", text, cs));
+      EXPECT_TRUE(testing::streams_equal({"", expected_frames(frames, filtered, box)},
+                                         testing::parse_stream(bytes, false, planes)))
+          << fmt::format("box-blur --planes {} on {}", text, cs);
     }
   }
 }

@@ -9,7 +9,6 @@
 #include <random>
 
 #include "clfilters/video.hpp"
-#include "testing/scoped_env.hpp"
 #include "testing/test_files.hpp"
 #include "testing/test_images.hpp"
 
@@ -37,20 +36,12 @@ std::string video_error(F&& f) {
   return "";
 }
 
-class VideoIo : public ::testing::Test {
+class VideoIo : public testing::TempDirTest {
  protected:
-  void SetUp() override {
-    seed_ = testing::fresh_seed();
-    dir_ = fs::temp_directory_path() / fmt::format("clf-video-{}-{}", ::getpid(), seed_ % 100000);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+  VideoIo() : TempDirTest("clf-video") {}
   std::size_t file_count() const {
     return std::size_t(std::distance(fs::directory_iterator(dir_), fs::directory_iterator()));
   }
-  std::uint64_t seed_ = 0;
-  fs::path dir_;
 };
 
 TEST(Y4mHeader, FrameSizeOfEveryColourSpace) {

@@ -41,29 +41,18 @@ class BilateralCommand : public Command {
 
   int run() override {
     params_.border = parse_border_option(options_.border);
-    if (is_video_input(options_, video_))
-      return run_video_filter(
-          options_, video_,
-          {.command = "bilateral",
-           .variants = &bilateral_variants(),
-           .check_params = [&] { check_params(); },
-           .default_planes = "all",
-           .choose = plane_choose_step(params_, options_.variant, bilateral_choose, bilateral_unsupported),
-           .prepare = [&](Context& ctx, int w, int h) { bilateral_prepare(ctx, params_, options_.variant, w, h, 1); },
-           .filter = [&](Context& ctx, const DeviceImage& in,
-                         DeviceImage& out) { return bilateral(ctx, in, out, params_, options_.variant); },
-           .describe = [&] { return describe(); }});
-    refuse_video_options(video_);
-    return run_image_filter(
-        options_,
+    return run_channel_filter(
+        options_, video_, params_,
         {.command = "bilateral",
          .variants = &bilateral_variants(),
-         .check_params = [&] { check_params(); },
-         .choose = choose_step(params_, options_.variant, Alpha::kept_apart, bilateral_choose, bilateral_unsupported),
-         .run = [&](Context& ctx, const Image& input,
-                    Timing* timing) { return bilateral(ctx, input, params_, options_.variant, timing); },
-         .describe = [&] { return describe(); },
-         .quiet = video_.quiet});
+         .default_planes = "all",
+         .alpha = Alpha::kept_apart,
+         .choose = bilateral_choose,
+         .unsupported = bilateral_unsupported,
+         .prepare = bilateral_prepare,
+         .filter_views = bilateral,
+         .filter_image = bilateral},
+        [&] { check_params(); }, [&] { return describe(); });
   }
 
  private:

@@ -24,29 +24,18 @@ class BoxBlurCommand : public Command {
 
   int run() override {
     params_.border = parse_border_option(options_.border);
-    if (is_video_input(options_, video_))
-      return run_video_filter(
-          options_, video_,
-          {.command = "box-blur",
-           .variants = &box_blur_variants(),
-           .check_params = [&] { box_blur_check_params(params_); },
-           .default_planes = "all",
-           .choose = plane_choose_step(params_, options_.variant, box_blur_choose, box_blur_unsupported),
-           .prepare = [&](Context& ctx, int w, int h) { box_blur_prepare(ctx, params_, options_.variant, w, h, 1); },
-           .filter = [&](Context& ctx, const DeviceImage& in,
-                         DeviceImage& out) { return box_blur(ctx, in, out, params_, options_.variant); },
-           .describe = [&] { return describe(); }});
-    refuse_video_options(video_);
-    return run_image_filter(
-        options_,
+    return run_channel_filter(
+        options_, video_, params_,
         {.command = "box-blur",
          .variants = &box_blur_variants(),
-         .check_params = [&] { box_blur_check_params(params_); },
-         .choose = choose_step(params_, options_.variant, Alpha::filtered, box_blur_choose, box_blur_unsupported),
-         .run = [&](Context& ctx, const Image& input,
-                    Timing* timing) { return box_blur(ctx, input, params_, options_.variant, timing); },
-         .describe = [&] { return describe(); },
-         .quiet = video_.quiet});
+         .default_planes = "all",
+         .alpha = Alpha::filtered,
+         .choose = box_blur_choose,
+         .unsupported = box_blur_unsupported,
+         .prepare = box_blur_prepare,
+         .filter_views = box_blur,
+         .filter_image = box_blur},
+        [&] { box_blur_check_params(params_); }, [&] { return describe(); });
   }
 
  private:

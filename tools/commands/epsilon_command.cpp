@@ -35,20 +35,22 @@ class EpsilonCommand : public Command {
     params_.border = parse_border_option(options_.border);
     check_params();
     check_variant_name(options_.variant, epsilon_variants());
-    if (is_video_input(options_, video_))
-      return run_video_filter(
-          options_, video_,
-          {.command = "epsilon",
-           .variants = &epsilon_variants(),
-           .check_params = [&] { epsilon_check_params(params_); },
-           .default_planes = "y",
-           .choose = plane_choose_step(params_, options_.variant, epsilon_choose, epsilon_unsupported),
-           .prepare = [&](Context& ctx, int w, int h) { epsilon_prepare(ctx, params_, options_.variant, w, h, 1); },
-           .filter = [&](Context& ctx, const DeviceImage& in,
-                         DeviceImage& out) { return epsilon(ctx, in, out, params_, options_.variant); },
-           .describe = [&] { return parameters(); }});
-    refuse_video_options(video_);
-    return run_image();
+    return run_channel_filter(
+        options_, video_, params_,
+        {.command = "epsilon",
+         .variants = &epsilon_variants(),
+         .default_planes = "y",
+         .alpha = Alpha::kept_apart,
+         .choose = epsilon_choose,
+         .unsupported = epsilon_unsupported,
+         .prepare = epsilon_prepare,
+         .filter_views = epsilon,
+         .filter_image = epsilon},
+        [&] { epsilon_check_params(params_); }, [&] { return parameters(); },
+        [&] {
+          if (options_.output == "-")
+            throw UsageError("images are written to a file, not to stdout ('-' is for video)");
+        });
   }
 
  private:
@@ -64,20 +66,6 @@ class EpsilonCommand : public Command {
     } catch (const std::invalid_argument& e) {
       throw UsageError(e.what());
     }
-  }
-
-  int run_image() {
-    if (options_.output == "-") throw UsageError("images are written to a file, not to stdout ('-' is for video)");
-    return run_image_filter(
-        options_,
-        {.command = "epsilon",
-         .variants = &epsilon_variants(),
-         .check_params = [&] { epsilon_check_params(params_); },
-         .choose = choose_step(params_, options_.variant, Alpha::kept_apart, epsilon_choose, epsilon_unsupported),
-         .run = [&](Context& ctx, const Image& input,
-                    Timing* timing) { return epsilon(ctx, input, params_, options_.variant, timing); },
-         .describe = [&] { return parameters(); },
-         .quiet = video_.quiet});
   }
 
   ImageCommandOptions options_;

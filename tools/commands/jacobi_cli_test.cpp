@@ -23,15 +23,7 @@ namespace clf {
 namespace {
 namespace fs = std::filesystem;
 
-double psnr(const Image& a, const Image& b) {
-  double se = 0;
-  for (std::size_t i = 0; i < a.pixel_count(); ++i) {
-    const double d = sample_as_double(a, i) - sample_as_double(b, i);
-    se += d * d;
-  }
-  const double mse = se / double(a.pixel_count());
-  return mse == 0 ? std::numeric_limits<double>::infinity() : 10 * std::log10(255.0 * 255.0 / mse);
-}
+using testing::psnr;
 
 // The grey 8-bit image SPEC's conversion makes of `image`.
 Image grey_u8(const Image& image) {

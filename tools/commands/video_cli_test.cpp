@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Every image filter command on video as a user meets it: Y4M files and pipes, raw YUV, --planes, sobel's grey
-// stream, a cut input and --progress. Streams are built and parsed here with code of their own, and the filtered
-// planes checked against the CPU references (within 1 for the bilateral, its contract in docs/SPEC.md).
+// stream, a cut input and --progress. Streams are built and parsed with the tests' own code (testing/test_images.hpp),
+// and the filtered planes checked against the CPU references (within 1 for the bilateral, its contract in
+// docs/SPEC.md).
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -25,99 +26,12 @@ using testing::read_file;
 using testing::run_shell;
 using testing::write_file;
 
-struct PlaneSize {
-  int width, height;
-};
-
-// The planes of a frame, from the Y4M specification and ffmpeg's raw layouts (chroma sizes round up).
-std::vector<PlaneSize> planes_of(const std::string& cs, int w, int h) {
-  const int hw = (w + 1) / 2, hh = (h + 1) / 2;
-  if (cs == "mono" || cs == "gray") return {{w, h}};
-  if (cs == "422") return {{w, h}, {hw, h}, {hw, h}};
-  if (cs == "444" || cs == "yuv444p") return {{w, h}, {w, h}, {w, h}};
-  if (cs == "444alpha") return {{w, h}, {w, h}, {w, h}, {w, h}};
-  if (cs == "nv12") return {{w, h}, {2 * hw, hh}};
-  return {{w, h}, {hw, hh}, {hw, hh}};
-}
-
-struct Frame {
-  std::string parameters;
-  std::vector<Image> planes;
-  // Expected frames: how far each plane may be from it (the bilateral's contract is within 1 of its
-  // double-precision reference); none listed: exact.
-  std::map<std::size_t, double> tolerance = {};
-};
-
-struct Stream {
-  std::string header;  // empty for raw
-  std::vector<Frame> frames;
-};
-
-std::string to_bytes(const Stream& s) {
-  std::string out = s.header.empty() ? "" : s.header + "\n";
-  for (const Frame& f : s.frames) {
-    if (!s.header.empty()) out += "FRAME" + f.parameters + "\n";
-    for (const Image& p : f.planes) out.append(p.data.begin(), p.data.end());
-  }
-  return out;
-}
-
-// Parses a stream of frames of `planes`; a malformed stream fails the test.
-Stream parse(const std::string& bytes, bool y4m, const std::vector<PlaneSize>& planes) {
-  Stream s;
-  std::size_t pos = 0;
-  if (y4m) {
-    pos = bytes.find('\n');
-    if (pos == std::string::npos) {
-      ADD_FAILURE() << "no header line";
-      return s;
-    }
-    s.header = bytes.substr(0, pos++);
-  }
-  while (pos < bytes.size()) {
-    Frame f;
-    if (y4m) {
-      const std::size_t eol = bytes.find('\n', pos);
-      if (eol == std::string::npos || bytes.compare(pos, 5, "FRAME") != 0) {
-        ADD_FAILURE() << "frame " << s.frames.size() + 1 << ": no FRAME line";
-        return s;
-      }
-      f.parameters = bytes.substr(pos + 5, eol - pos - 5);
-      pos = eol + 1;
-    }
-    for (const PlaneSize& p : planes) {
-      Image image(p.width, p.height, 1);
-      if (bytes.size() - pos < image.data.size()) {
-        ADD_FAILURE() << "frame " << s.frames.size() + 1 << " is cut short";
-        return s;
-      }
-      std::copy_n(bytes.begin() + std::ptrdiff_t(pos), image.data.size(), image.data.begin());
-      pos += image.data.size();
-      f.planes.push_back(std::move(image));
-    }
-    s.frames.push_back(std::move(f));
-  }
-  return s;
-}
-
-::testing::AssertionResult streams_equal(const Stream& expected, const Stream& actual) {
-  if (expected.header != actual.header)
-    return ::testing::AssertionFailure() << "header '" << actual.header << "', expected '" << expected.header << "'";
-  if (expected.frames.size() != actual.frames.size())
-    return ::testing::AssertionFailure() << actual.frames.size() << " frames, expected " << expected.frames.size();
-  for (std::size_t f = 0; f < expected.frames.size(); ++f) {
-    if (expected.frames[f].parameters != actual.frames[f].parameters)
-      return ::testing::AssertionFailure()
-             << "frame " << f + 1 << ": parameters '" << actual.frames[f].parameters << "'";
-    for (std::size_t p = 0; p < expected.frames[f].planes.size(); ++p)
-      if (auto r =
-              testing::images_equal(expected.frames[f].planes[p], actual.frames[f].planes[p],
-                                    expected.frames[f].tolerance.count(p) ? expected.frames[f].tolerance.at(p) : 0);
-          !r)
-        return ::testing::AssertionFailure() << "frame " << f + 1 << " plane " << p << ": " << r.message();
-  }
-  return ::testing::AssertionSuccess();
-}
+using Frame = testing::VideoFrame;
+using Stream = testing::VideoStream;
+using testing::parse_stream;
+using testing::stream_bytes;
+using testing::streams_equal;
+using testing::video_planes;
 
 // Each command with small parameters (the same in every test, so the programs come from the cache), its options and
 // its reference on one plane.
@@ -162,7 +76,7 @@ class VideoCli : public testing::CliTest {
     for (int f = 0; f < count; ++f) {
       Frame frame{header.empty() || f % 2 == 0 ? "" : fmt::format(" Ixyz XF={}", f), {}};
       int k = 0;
-      for (const PlaneSize& p : planes_of(cs, w, h))
+      for (const testing::VideoPlane& p : video_planes(cs, w, h))
         frame.planes.push_back(testing::random_image(p.width, p.height, 1, SampleType::u8, seed_ + 31 * f + k++));
       s.frames.push_back(std::move(frame));
     }
@@ -194,7 +108,7 @@ const int kW = 37, kH = 23;
 TEST_F(VideoCli, EveryCommandOnAFileAndThroughPipes) {
   const std::string header = fmt::format("YUV4MPEG2 W{} H{} F25:1 Ip A1:1 C420jpeg XYSCSS=420JPEG", kW, kH);
   const Stream in = random_stream(header, "420jpeg", kW, kH, 3);
-  write_file(path("in.y4m"), to_bytes(in));
+  write_file(path("in.y4m"), stream_bytes(in));
   for (const auto& [name, command] : commands()) {
     CliResult r = run_cli(fmt::format("{} {} {} {}", name, command.options, path("in.y4m"), path("out.y4m")));
     ASSERT_EQ(r.code, 0) << name << "\n" << r.output;
@@ -209,9 +123,10 @@ TEST_F(VideoCli, EveryCommandOnAFileAndThroughPipes) {
       // The blurs filter every plane by default, epsilon Y alone.
       want = expected(in, name == "epsilon" ? std::vector<std::size_t>{0} : std::vector<std::size_t>{0, 1, 2}, command);
     }
-    const auto layout = planes_of(name == "sobel" ? "mono" : "420jpeg", kW, kH);
-    EXPECT_TRUE(streams_equal(want, parse(read_file(path("out.y4m")), true, layout))) << name << " to a file";
-    EXPECT_TRUE(streams_equal(want, parse(read_file(path("piped.y4m")), true, layout))) << name << " through pipes";
+    const auto layout = video_planes(name == "sobel" ? "mono" : "420jpeg", kW, kH);
+    EXPECT_TRUE(streams_equal(want, parse_stream(read_file(path("out.y4m")), true, layout))) << name << " to a file";
+    EXPECT_TRUE(streams_equal(want, parse_stream(read_file(path("piped.y4m")), true, layout)))
+        << name << " through pipes";
   }
 }
 
@@ -228,23 +143,24 @@ TEST_F(VideoCli, PlanesChooseWhatIsFilteredAndCopyTheRest) {
   for (const Case& c : cases) {
     const std::string header = fmt::format("YUV4MPEG2 W{} H{} F30:1 C{}", kW, kH, c.cs);
     const Stream in = random_stream(header, c.cs, kW, kH, 3);
-    write_file(path("in.y4m"), to_bytes(in));
+    write_file(path("in.y4m"), stream_bytes(in));
     const CommandCase& command = commands().at(c.command);
     const CliResult r = run_cli(fmt::format("{} {} --planes {} --quiet {} {}", c.command, command.options, c.planes,
                                             path("in.y4m"), path("out.y4m")));
     ASSERT_EQ(r.code, 0) << c.command << " " << c.cs << "\n" << r.output;
     EXPECT_EQ(r.output, "") << "--quiet";
     EXPECT_TRUE(streams_equal(expected(in, c.filtered, command),
-                              parse(read_file(path("out.y4m")), true, planes_of(c.cs, kW, kH))))
+                              parse_stream(read_file(path("out.y4m")), true, video_planes(c.cs, kW, kH))))
         << c.command << " --planes " << c.planes << " on C" << c.cs;
   }
 }
 
 TEST_F(VideoCli, PlanesAStreamLacksAreUsageErrors) {
   write_file(path("mono.y4m"),
-             to_bytes(random_stream(fmt::format("YUV4MPEG2 W{} H{} Cmono", kW, kH), "mono", kW, kH, 1)));
-  write_file(path("c.y4m"), to_bytes(random_stream(fmt::format("YUV4MPEG2 W{} H{} C420", kW, kH), "420", kW, kH, 1)));
-  write_file(path("in.nv12"), to_bytes(random_stream("", "nv12", 8, 6, 1)));
+             stream_bytes(random_stream(fmt::format("YUV4MPEG2 W{} H{} Cmono", kW, kH), "mono", kW, kH, 1)));
+  write_file(path("c.y4m"),
+             stream_bytes(random_stream(fmt::format("YUV4MPEG2 W{} H{} C420", kW, kH), "420", kW, kH, 1)));
+  write_file(path("in.nv12"), stream_bytes(random_stream("", "nv12", 8, 6, 1)));
   write_file(path("a.pgm"), "P5\n2 2\n255\n1234");
   const std::vector<std::pair<std::string, std::string>> cases = {
       {fmt::format("box-blur {} {} --planes u", path("mono.y4m"), path("o.y4m")), "Cmono"},
@@ -268,20 +184,22 @@ TEST_F(VideoCli, SobelWritesAGreyStream) {
   const std::string header =
       fmt::format("YUV4MPEG2 W{} H{} F30000:1001 It A10:11 C422 XYSCSS=422 XCUSTOM=kept", kW, kH);
   const Stream in = random_stream(header, "422", kW, kH, 3);
-  write_file(path("in.y4m"), to_bytes(in));
+  write_file(path("in.y4m"), stream_bytes(in));
   CliResult r = run_cli(fmt::format("sobel {} {}", path("in.y4m"), path("out.y4m")));
   ASSERT_EQ(r.code, 0) << r.output;
   const std::string grey = fmt::format("YUV4MPEG2 W{} H{} F30000:1001 It A10:11 Cmono XCUSTOM=kept", kW, kH);
-  EXPECT_TRUE(
-      streams_equal(expected_grey(in, grey), parse(read_file(path("out.y4m")), true, planes_of("mono", kW, kH))));
+  EXPECT_TRUE(streams_equal(expected_grey(in, grey),
+                            parse_stream(read_file(path("out.y4m")), true, video_planes("mono", kW, kH))));
   // Raw input: raw grey frames, W x H bytes each.
   for (const std::string format : {"i420", "yuv444p", "nv12"}) {
     const Stream raw = random_stream("", format, kW, kH, 2);
-    write_file(path("in.yuv"), to_bytes(raw));
+    write_file(path("in.yuv"), stream_bytes(raw));
     r = run_cli(
         fmt::format("sobel --raw-format {} --size {}x{} {} {}", format, kW, kH, path("in.yuv"), path("out.gray")));
     ASSERT_EQ(r.code, 0) << r.output;
-    EXPECT_TRUE(streams_equal(expected_grey(raw, ""), parse(read_file(path("out.gray")), false, {{kW, kH}}))) << format;
+    EXPECT_TRUE(
+        streams_equal(expected_grey(raw, ""), parse_stream(read_file(path("out.gray")), false, {{'y', kW, kH}})))
+        << format;
   }
 }
 
@@ -289,7 +207,7 @@ TEST_F(VideoCli, RawLayoutsFilterEveryPlaneOrYAlone) {
   const CommandCase& box = commands().at("box-blur");
   for (const std::string format : {"i420", "yuv444p", "nv12"}) {
     const Stream in = random_stream("", format, kW, kH, 2);
-    write_file(path("in.yuv"), to_bytes(in));
+    write_file(path("in.yuv"), stream_bytes(in));
     const CliResult r = run_cli(fmt::format("box-blur {} --raw-format {} --size {}x{} {} {}", box.options, format, kW,
                                             kH, path("in.yuv"), path("out.yuv")));
     ASSERT_EQ(r.code, 0) << r.output;
@@ -299,8 +217,8 @@ TEST_F(VideoCli, RawLayoutsFilterEveryPlaneOrYAlone) {
     if (format == "nv12") {
       EXPECT_NE(r.output.find("only Y is filtered"), std::string::npos) << r.output;
     }
-    EXPECT_TRUE(
-        streams_equal(expected(in, filtered, box), parse(read_file(path("out.yuv")), false, planes_of(format, kW, kH))))
+    EXPECT_TRUE(streams_equal(expected(in, filtered, box),
+                              parse_stream(read_file(path("out.yuv")), false, video_planes(format, kW, kH))))
         << format;
   }
 }
@@ -308,7 +226,7 @@ TEST_F(VideoCli, RawLayoutsFilterEveryPlaneOrYAlone) {
 TEST_F(VideoCli, TruncatedFinalFrameKeepsTheFramesBefore) {
   const std::string header = fmt::format("YUV4MPEG2 W{} H{} F25:1 C420jpeg", kW, kH);
   const Stream in = random_stream(header, "420jpeg", kW, kH, 3);
-  const std::string bytes = to_bytes(in);
+  const std::string bytes = stream_bytes(in);
   write_file(path("cut.y4m"), bytes.substr(0, bytes.size() - 100));
   for (const std::string name : {"bilateral", "sobel"}) {
     const CommandCase& command = commands().at(name);
@@ -321,8 +239,8 @@ TEST_F(VideoCli, TruncatedFinalFrameKeepsTheFramesBefore) {
     two.frames.pop_back();
     const Stream want = name == "sobel" ? expected_grey(two, fmt::format("YUV4MPEG2 W{} H{} F25:1 Cmono", kW, kH))
                                         : expected(two, {0, 1, 2}, command);
-    EXPECT_TRUE(streams_equal(
-        want, parse(read_file(path("out.y4m")), true, planes_of(name == "sobel" ? "mono" : "420jpeg", kW, kH))))
+    EXPECT_TRUE(streams_equal(want, parse_stream(read_file(path("out.y4m")), true,
+                                                 video_planes(name == "sobel" ? "mono" : "420jpeg", kW, kH))))
         << name;
     const std::string progress = read_file(path("p.txt"));
     EXPECT_NE(progress.find("frame=2\n"), std::string::npos) << progress;
@@ -359,7 +277,7 @@ std::vector<std::map<std::string, std::string>> progress_blocks(const std::strin
 
 TEST_F(VideoCli, ProgressWritesFfmpegStyleBlocks) {
   const std::string header = fmt::format("YUV4MPEG2 W{} H{} F25:1 C420jpeg", kW, kH);
-  write_file(path("in.y4m"), to_bytes(random_stream(header, "420jpeg", kW, kH, 5)));
+  write_file(path("in.y4m"), stream_bytes(random_stream(header, "420jpeg", kW, kH, 5)));
   // To a file, with --quiet (which silences the terminal line and the summary, not --progress).
   CliResult r = run_cli(
       fmt::format("epsilon -r 2 -t 24 --quiet --progress {} {} {}", path("p.txt"), path("in.y4m"), path("out.y4m")));
@@ -381,7 +299,7 @@ TEST_F(VideoCli, ProgressWritesFfmpegStyleBlocks) {
     EXPECT_EQ(blocks.back().at("speed").back(), 'x') << text;
   }
   // Raw video has no frame rate: no video time, no speed.
-  write_file(path("in.yuv"), to_bytes(random_stream("", "i420", 8, 6, 2)));
+  write_file(path("in.yuv"), stream_bytes(random_stream("", "i420", 8, 6, 2)));
   r = run_cli(fmt::format("sobel --raw-format i420 --size 8x6 --quiet --progress {} {} {}", path("p.txt"),
                           path("in.yuv"), path("out.gray")));
   ASSERT_EQ(r.code, 0) << r.output;
@@ -396,7 +314,7 @@ TEST_F(VideoCli, TerminalLineShowsFramesFpsSpeedAndElapsed) {
   // `script` gives the command a terminal; without it (util-linux) this check cannot run.
   if (run_shell("command -v script").code != 0) GTEST_SKIP() << "script (util-linux) is not installed";
   write_file(path("in.y4m"),
-             to_bytes(random_stream(fmt::format("YUV4MPEG2 W{} H{} F25:1", kW, kH), "420jpeg", kW, kH, 3)));
+             stream_bytes(random_stream(fmt::format("YUV4MPEG2 W{} H{} F25:1", kW, kH), "420jpeg", kW, kH, 3)));
   const std::string command = fmt::format("{} box-blur -d 5 {} {}", cli(), path("in.y4m"), path("out.y4m"));
   CliResult r = run_shell(fmt::format("script -qec \"{}\" /dev/null", command));
   ASSERT_EQ(r.code, 0) << r.output;

@@ -17,6 +17,7 @@
 #include "filters/bilateral/bilateral_internal.hpp"
 #include "filters/bilateral/bilateral_test_helpers.hpp"
 #include "testing/test_images.hpp"
+#include "testing/view_check.hpp"
 
 namespace clf {
 namespace {
@@ -354,6 +355,39 @@ TEST(BilateralHost, AutoRulePrefersUnrolledOnGpusAndCpuRowsOnCpus) {
   device.max_alloc_bytes = 4096;  // too small for cpu_rows' ring of rows
   EXPECT_EQ(bilateral_auto_variant(device, nine, 640, 480, 1), "range_table");
 }
+
+// The bilateral filter on views of the caller's buffers with a row pitch and an offset: unrolled (its PITCHED
+// build; vector stores where both positions are aligned, scalar ones elsewhere) and cpu_rows read and write them as
+// they are, other variants through packed copies; all within 1 of the reference.
+class BilateralViews : public ::testing::TestWithParam<testing::ViewCase> {};
+
+TEST_P(BilateralViews, WithinOneOfTheReferenceAndLeaveTheRestOfTheBuffer) {
+  const testing::ViewCase& c = GetParam();
+  Context& ctx = testing::test_context();
+  const auto seed = testing::fresh_seed();
+  SCOPED_TRACE(fmt::format("seed={}", seed));
+  // 150 wide: the default 16 x 4 outputs per work-group row leave whole aligned groups for the vector stores.
+  const Image in = testing::random_image(150, 19, c.channels, SampleType::u8, seed);
+  BilateralParams params;
+  params.sigma_spatial = 1;
+  params.radius = 2;
+  params.border = testing::kBorders[seed % 4];
+  testing::expect_view_call(
+      ctx, in, bilateral_reference(in, params), c.layout,
+      [&](const DeviceImage& i, DeviceImage& o) { return bilateral(ctx, i, o, params, c.variant); }, 1);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Layouts, BilateralViews,
+    ::testing::Values(
+        // Offsets and pitches of whole 4-pixel groups: the vector stores.
+        testing::ViewCase{"unrolled", 1, {8, 160, 4, 156, 0}}, testing::ViewCase{"unrolled", 4, {4, 152, 12, 164, 0}},
+        // Off them: the scalar stores; a packed input with a pitched output.
+        testing::ViewCase{"unrolled", 4, {3, 151, 1, 157, 0}}, testing::ViewCase{"unrolled", 1, {0, 150, 5, 155, 0}},
+        testing::ViewCase{"range_table", 4, {3, 151, 1, 157, 2}},
+        // cpu_rows: row pointers from the strides, any layout.
+        testing::ViewCase{"cpu_rows", 1, {5, 153, 2, 161, 0}}, testing::ViewCase{"cpu_rows", 4, {3, 151, 1, 157, 0}}),
+    testing::view_case_name);
 
 }  // namespace
 }  // namespace clf

@@ -13,6 +13,7 @@
 
 #include "clfilters/box_blur.hpp"
 #include "testing/test_images.hpp"
+#include "testing/view_check.hpp"
 
 namespace clf {
 namespace {
@@ -508,6 +509,32 @@ TEST(EpsilonHost, UnsupportedNamesTheReason) {
   for (const char* plain : {"packed", "vec4", "vec8", "vec16", "vec4_branchless", "vec8_branchless"})
     EXPECT_FALSE(epsilon_unsupported(bare, plain, p, 64, 64, 4)) << plain;
 }
+
+// Epsilon on views of the caller's buffers with a row pitch and an offset: regblock (its PITCHED build) and
+// cpu_rows read and write them as they are, other variants through packed copies; all against the CPU reference.
+class EpsilonViews : public ::testing::TestWithParam<testing::ViewCase> {};
+
+TEST_P(EpsilonViews, MatchTheReferenceAndLeaveTheRestOfTheBuffer) {
+  const testing::ViewCase& c = GetParam();
+  Context& ctx = testing::test_context();
+  const auto seed = testing::fresh_seed();
+  SCOPED_TRACE(fmt::format("seed={}", seed));
+  const Image in = testing::random_image(37, 29, c.channels, SampleType::u8, seed);
+  const EpsilonParams params{.radius = 2, .threshold = int(seed % 64), .border = testing::kBorders[seed % 4]};
+  testing::expect_view_call(
+      ctx, in, epsilon_reference(in, params), c.layout,
+      [&](const DeviceImage& i, DeviceImage& o) { return epsilon(ctx, i, o, params, c.variant); });
+}
+
+INSTANTIATE_TEST_SUITE_P(Layouts, EpsilonViews,
+                         ::testing::Values(testing::ViewCase{"regblock", 1, {3, 41, 5, 45, 0}},
+                                           testing::ViewCase{"regblock", 4, {1, 39, 7, 40, 0}},
+                                           testing::ViewCase{
+                                               "regblock", 4, {0, 37, 2, 43, 0}},  // packed input, pitched output
+                                           testing::ViewCase{"vec4_branchless", 1, {3, 41, 5, 45, 2}},
+                                           testing::ViewCase{"cpu_rows", 1, {3, 41, 5, 45, 0}},
+                                           testing::ViewCase{"cpu_rows", 4, {1, 39, 7, 40, 0}}),
+                         testing::view_case_name);
 
 }  // namespace
 }  // namespace clf
