@@ -13,7 +13,7 @@
 #include "clfilters/bilateral.hpp"
 #include "clfilters/box_blur.hpp"
 #include "clfilters/epsilon.hpp"
-#include "testing/scoped_env.hpp"
+#include "testing/test_files.hpp"
 #include "testing/test_images.hpp"
 
 namespace clf {
