@@ -11,7 +11,7 @@
 #                                                 Jacobi tiled2d; <gpu> is the GPU's name, e.g. nvidia-h200
 #   peers       <gpu>-peers.json, <gpu>-peers.md  clfilters against OpenCV's OpenCL path, CuPy and PyTorch
 #   bench-pocl  pocl-<N>core.json, .md           every variant on PoCL on this machine's N CPU cores, 1080p, untuned
-#   peers-pocl  pocl-<N>core-peers.json, .md     clfilters on PoCL, untuned, against OpenCV's CPU path, 1080p
+#   peers-pocl  pocl-<N>core-peers.json, .md     clfilters on PoCL, untuned, against OpenCV's CPU path, 1080p and 4K
 #   tune        shipped_tuning.json               the shipped tuning database, this GPU's entries updated
 # Every call starts from the tuning database shipped in the binary, src/tuning/db/shipped_tuning.json (CLF_TUNING_FILE=FILE
 # for another); `tune` rewrites it (copied to OUT_DIR/results/: where the tree is a copy, bring it back into
@@ -161,7 +161,7 @@ fi
 
 if step peers-pocl; then
   start=$(date +%s)
-  CLFILTERS_NO_TUNING=1 python3 bench/peers.py --cli "$cli" --sizes 1920x1080 --device pocl --peers opencv-cpu \
+  CLFILTERS_NO_TUNING=1 python3 bench/peers.py --cli "$cli" --sizes 1920x1080,3840x2160 --device pocl --peers opencv-cpu \
     --filters box-blur,sobel,bilateral --out "$results/$pocl-peers" > "$out/peers-pocl.log" 2>&1
   keep "$results/$pocl-peers.json" "$results/$pocl-peers.md"
   echo "peers-pocl ($pocl): $(elapsed $start)" >> "$summary"
