@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "runtime/host_transfer.hpp"
+#include "runtime/launch.hpp"
 
 namespace clf {
 
@@ -37,6 +38,28 @@ RowBands row_bands(const DeviceInfo& device, int per_unit, int height) {
   const int wanted = std::max(1, int(device.compute_units) * per_unit);
   const int rows = std::max(1, (height + wanted - 1) / wanted);
   return {rows, (height + rows - 1) / rows};
+}
+
+const std::vector<Tunable>& row_band_tunables() {
+  static const std::vector<Tunable> tunables{
+      {"bands_per_unit", {4, 2, 8, 16}, "bands of rows per compute unit, one work-item each"}};
+  return tunables;
+}
+
+RowBands row_bands(const DeviceInfo& device, const VariantInfo& info, const TuningConfig& config, int height) {
+  return row_bands(device, tunable_value(config, info, "bands_per_unit"), height);
+}
+
+RingRowsLayout ring_rows_layout(const DeviceInfo& device, const VariantInfo& info, const TuningConfig& config,
+                                int width, int height, int channels, int radius, const RingRowsShape& shape) {
+  // Each band's first 2r rows are padded twice (a band's rows and its halo), a small share of the taps' work.
+  const RowBands bands = row_bands(device, info, config, height);
+  return {bands.rows,
+          bands.count,
+          int(round_up(std::size_t(width + 2 * radius + shape.overrun), std::size_t(shape.align))),
+          channels == 4 ? 3 : 1,
+          2 * radius + 1,
+          shape.element_bytes};
 }
 
 std::vector<std::string> fallback_variants(const std::string& rule, const std::vector<VariantInfo>& variants,
@@ -302,6 +325,13 @@ Image filter_host_image(Context& ctx, const Image& input, Alpha alpha,
   Image result = input;
   for (std::size_t i = 0; i < input.pixel_count(); ++i) result.data[2 * i] = filtered.data[i];
   return result;
+}
+
+void check_host_image(std::string_view words, const Image& input) {
+  if (input.type != SampleType::u8)
+    throw std::invalid_argument(fmt::format("{} needs 8-bit samples, got {}", words, sample_type_name(input.type)));
+  if (input.channels < 1 || input.channels > 4)
+    throw std::invalid_argument(fmt::format("{} takes 1 to 4 channels, got {}", words, input.channels));
 }
 
 void HostCallClock::finish(Timing* timing, const std::vector<cl::Event>& events) const {

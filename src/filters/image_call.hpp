@@ -48,6 +48,21 @@ struct ImageTarget {
 template <class P>
 using ImageTable = VariantTable<ImageCall<P>, ImageTarget>;
 
+// A device output of width x height (DeviceFloatImage, DeviceGradients, ...) with each of its `buffers` a new
+// read-write buffer of `bytes_per_pixel` a pixel; throws std::invalid_argument "<what> a size of at least 1x1 (got
+// WxH)" for an empty size.
+template <class Planes, class... Buffers>
+Planes allocate_planes(Context& ctx, int width, int height, std::size_t bytes_per_pixel, std::string_view what,
+                       Buffers... buffers) {
+  if (width < 1 || height < 1)
+    throw std::invalid_argument(fmt::format("{} a size of at least 1x1 (got {}x{})", what, width, height));
+  Planes planes;
+  planes.width = width;
+  planes.height = height;
+  ((planes.*buffers = ctx.buffer(CL_MEM_READ_WRITE, std::size_t(width) * std::size_t(height) * bytes_per_pixel)), ...);
+  return planes;
+}
+
 // Kernels index with 32-bit ints: throws std::invalid_argument for an image of 2^29 pixels or more.
 CLF_API void check_image_size(int width, int height);  // exported: the command line checks files with it
 
@@ -64,6 +79,27 @@ struct RowBands {
   int count;
 };
 RowBands row_bands(const DeviceInfo& device, int per_unit, int height);
+// The tunable of those variants (cpu_rows), row_bands' per_unit. Its name, values and their order key the tuning
+// database.
+const std::vector<Tunable>& row_band_tunables();
+// row_bands with the variant's bands_per_unit.
+RowBands row_bands(const DeviceInfo& device, const VariantInfo& info, const TuningConfig& config, int height);
+// The ring of a cpu_rows variant of an image filter (bilateral, epsilon): each band keeps the window's 2r + 1
+// border-padded rows, `planes` planes a row (3 for RGBA, 1 for grey), each `stride` elements of `element_bytes`: r
+// columns each side and `overrun` elements more, rounded up to a multiple of `align`.
+struct RingRowsShape {
+  int overrun, align;
+  std::size_t element_bytes;
+};
+struct RingRowsLayout {
+  int band_rows, bands, stride, planes, diameter;
+  std::size_t element_bytes;
+  std::size_t bytes() const {
+    return std::size_t(bands) * std::size_t(diameter) * std::size_t(planes) * std::size_t(stride) * element_bytes;
+  }
+};
+RingRowsLayout ring_rows_layout(const DeviceInfo& device, const VariantInfo& info, const TuningConfig& config,
+                                int width, int height, int channels, int radius, const RingRowsShape& shape);
 // Where "auto" goes when `failed` is refused: the filter's built-in rule's choice `rule`, then its plain first
 // variant, without `failed` or repeats.
 std::vector<std::string> fallback_variants(const std::string& rule, const std::vector<VariantInfo>& variants,
@@ -181,6 +217,34 @@ struct ImageFilterApi {
   int (*reach)(const P&) = nullptr;
 };
 
+// The cpu_rows entry of an image filter (bilateral, epsilon) whose window reaches `radius(params)` rows: refused
+// where its ring is above the device's largest allocation; one work-item a band of `kernel`, built with
+// -D CPU_ROWS=1; views of any layout of whole pixels, as its row pointers come from the strides and offsets.
+// `enqueue(ctx, plan, call, target, layout)` sets the kernel's arguments and launches it.
+template <class P, class Radius, class Enqueue>
+typename ImageTable<P>::Entry ring_rows_entry(std::string summary, std::string kernel, RingRowsShape shape,
+                                              Radius radius, Enqueue enqueue) {
+  typename ImageTable<P>::Entry e{{"cpu_rows", std::move(summary), row_band_tunables()}};
+  const auto layout_of = [info = e.info, shape, radius](const DeviceInfo& device, const ImageCall<P>& call,
+                                                        const TuningConfig& config) {
+    return ring_rows_layout(device, info, config, call.width, call.height, call.channels, radius(call.params), shape);
+  };
+  e.unsupported = [layout_of](const DeviceInfo& device, const ImageCall<P>& call, const TuningConfig& config) {
+    return temporary_problem(device, "cpu_rows", layout_of(device, call, config).bytes());
+  };
+  e.plan = [layout_of, kernel](Context& ctx, const ImageCall<P>& call, const TuningConfig& config) {
+    const RingRowsLayout layout = layout_of(ctx.info(), call, config);
+    return KernelPlan{base_options(call) + " -D CPU_ROWS=1",
+                      {{kernel, cl::NDRange(std::size_t(layout.bands)), cl::NDRange(1)}}};
+  };
+  e.enqueue = [layout_of, enqueue](Context& ctx, const KernelPlan& plan, const ImageCall<P>& call,
+                                   const TuningConfig& config, ImageTarget& t) {
+    return enqueue(ctx, plan, call, t, layout_of(ctx.info(), call, config));
+  };
+  e.takes_views = [](const ImageCall<P>&) { return true; };
+  return e;
+}
+
 // The variant `variant` names for this call: itself, or for "auto" the tuned choice of the call's parameter class,
 // else the filter's own rule.
 template <class P>
@@ -285,6 +349,9 @@ std::vector<cl::Event> enqueue_image_call(Context& ctx, const ImageFilterApi<P>&
         });
   }
 }
+
+// The first checks of that call, in the filter's `words` ("box blur"): 8-bit samples, 1 to 4 channels.
+void check_host_image(std::string_view words, const Image& input);
 
 // The public call of an image filter on a host image (box_blur(ctx, image, ...) and its kin): the programs built
 // first, untimed (SPEC "Total time"), then filter_host_image, timed into `timing`.

@@ -20,10 +20,12 @@
 #pragma once
 
 #include <chrono>
+#include <memory>
 #include <type_traits>
 #include <utility>
 
 #include "common/image_compare.hpp"
+#include "common/synthetic_image.hpp"
 #include "filters/filter_spec.hpp"
 #include "filters/image_call.hpp"
 
@@ -143,6 +145,19 @@ struct ImageCallTraits {
     return choose_image_variant(ctx, Api, p, "auto", in.width, in.height, in.channels, {});
   }
   static int reach(const Params& p) { return Api.reach ? Api.reach(p) : -1; }
+  static const auto& api() { return Api; }
 };
+
+// The instance of such a filter (`Traits` an ImageCallTraits) that the benchmark and the tuner run: `p`, checked, on
+// a synthetic photo of the case's channels (`default_channels` where it names none).
+template <class Traits>
+std::unique_ptr<FilterInstance> image_call_instance(Context& ctx, int width, int height, const ParamMap& params,
+                                                    std::uint64_t seed, typename Traits::Params p,
+                                                    int default_channels) {
+  Traits::api().check_params(p);
+  const int channels = param_channels(params, Traits::api().spec_name, default_channels);
+  return std::make_unique<ImageFilterInstance<Traits>>(ctx, synthetic_photo(width, height, channels, seed),
+                                                       std::move(p));
+}
 
 }  // namespace clf

@@ -180,10 +180,7 @@ std::vector<cl::Event> bilateral(Context& ctx, const DeviceImage& in, DeviceImag
 
 Image bilateral(Context& ctx, const Image& input, const BilateralParams& params, std::string_view variant,
                 Timing* timing) {
-  if (input.type != SampleType::u8)
-    throw std::invalid_argument(fmt::format("bilateral needs 8-bit samples, got {}", sample_type_name(input.type)));
-  if (input.channels < 1 || input.channels > 4)
-    throw std::invalid_argument(fmt::format("bilateral takes 1 to 4 channels, got {}", input.channels));
+  check_host_image("bilateral", input);
   if (input.width < 1 || input.height < 1) throw std::invalid_argument("bilateral needs an image of at least 1x1");
   return host_image_call(ctx, kBilateralApi, input, params, variant, Alpha::kept_apart, timing);
 }

@@ -5,7 +5,6 @@
 #include <fmt/format.h>
 
 #include "clfilters/bilateral.hpp"
-#include "common/synthetic_image.hpp"
 #include "filters/bilateral/bilateral_internal.hpp"
 #include "filters/filter_spec.hpp"
 #include "filters/image_filter_instance.hpp"
@@ -115,10 +114,7 @@ class BilateralSpec : public BasicFilterSpec {
     p.border = parse_border(param_text(params, "border", "replicate"));
     p.window = parse_bilateral_window(param_text(params, "window", "square"));
     p.distance = parse_bilateral_distance(param_text(params, "distance", "l2"));
-    bilateral_check_params(p);
-    const int channels = param_channels(params, "bilateral", 4);
-    return std::make_unique<ImageFilterInstance<BilateralTraits>>(ctx, synthetic_photo(width, height, channels, seed),
-                                                                  p);
+    return image_call_instance<BilateralTraits>(ctx, width, height, params, seed, p, 4);
   }
 };
 

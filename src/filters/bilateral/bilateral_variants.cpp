@@ -351,29 +351,6 @@ Entry unrolled() {
   return e;
 }
 
-// cpu_rows' bands and ring of scaled, padded rows (bilateral_cpu_rows.cl): 2r + 1 rows of `planes` float planes per
-// band, each plane `stride` floats (r columns each side, 8 floats of overrun, 16-float aligned).
-struct CpuRowsLayout {
-  int band_rows, bands, stride, planes, diameter;
-  std::size_t bytes() const {
-    return std::size_t(bands) * std::size_t(diameter) * std::size_t(planes) * std::size_t(stride) * sizeof(float);
-  }
-};
-
-CpuRowsLayout cpu_rows_layout(const DeviceInfo& device, const VariantInfo& info, const BilateralCall& call,
-                              const TuningConfig& config) {
-  const int r = bilateral_radius(call.params);
-  CpuRowsLayout layout{};
-  // Each band's first 2r rows are padded twice (a band's rows and its halo), a small share of the taps' work.
-  const RowBands bands = row_bands(device, tunable_value(config, info, "bands_per_unit"), call.height);
-  layout.band_rows = bands.rows;
-  layout.bands = bands.count;
-  layout.stride = int(round_up(std::size_t(call.width + 2 * r + 8), 16));
-  layout.planes = call.channels == 4 ? 3 : 1;
-  layout.diameter = 2 * r + 1;
-  return layout;
-}
-
 // The spatial weights as exponents of 2 (cpu_rows takes each weight as one exp2 with the range term): log2 of
 // spatial_table's weights, -1e30 (skipped) for the taps the window leaves out.
 std::vector<float> spatial_log2_table(const BilateralParams& params) {
@@ -383,33 +360,21 @@ std::vector<float> spatial_log2_table(const BilateralParams& params) {
 }
 
 Entry cpu_rows() {
-  Entry e{{"cpu_rows",
-           "for CPUs: one work-item per band of rows; the window's rows scaled and border-padded in a ring of float "
-           "rows, 8 outputs a vector step, one polynomial exp2 per tap",
-           {{"bands_per_unit", {4, 2, 8, 16}, "bands of rows per compute unit, one work-item each"}}}};
-  const VariantInfo info = e.info;
-  e.unsupported = [info](const DeviceInfo& device, const BilateralCall& call, const TuningConfig& config) {
-    return temporary_problem(device, "cpu_rows", cpu_rows_layout(device, info, call, config).bytes());
-  };
-  e.plan = [info](Context& ctx, const BilateralCall& call, const TuningConfig& config) {
-    const CpuRowsLayout layout = cpu_rows_layout(ctx.info(), info, call, config);
-    return KernelPlan{base_options(call) + " -D CPU_ROWS=1",
-                      {{"bilateral_cpu_rows", cl::NDRange(std::size_t(layout.bands)), cl::NDRange(1)}}};
-  };
-  e.enqueue = [info](Context& ctx, const KernelPlan& plan, const BilateralCall& call, const TuningConfig& config,
-                     ImageTarget& t) {
-    const CpuRowsLayout layout = cpu_rows_layout(ctx.info(), info, call, config);
-    cl::Buffer& spatial = upload_table(ctx, "bilateral.spatial_log2", spatial_log2_table(call.params));
-    cl::Buffer& scratch = ctx.scratch_buffer("bilateral.cpu_rows", layout.bytes());
-    const bool views = call.on_views();
-    return launch_with_common_args(ctx, plan, call, t, spatial, unrolled_range_scale(call.params.sigma_range),
-                                   layout.band_rows, layout.stride, scratch, views ? call.in_stride : call.width,
-                                   views ? call.in_offset : 0, views ? call.out_stride : call.width,
-                                   views ? call.out_offset : 0);
-  };
-  // Row pointers from the strides and offsets: any layout of whole pixels, at no cost.
-  e.takes_views = [](const BilateralCall&) { return true; };
-  return e;
+  // The ring's rows are scaled float planes (bilateral_cpu_rows.cl): 8 floats of overrun, 16-float aligned.
+  return ring_rows_entry<BilateralParams>(
+      "for CPUs: one work-item per band of rows; the window's rows scaled and border-padded in a ring of float rows, 8 "
+      "outputs a vector step, one polynomial exp2 per tap",
+      "bilateral_cpu_rows", {8, 16, sizeof(float)}, bilateral_radius,
+      [](Context& ctx, const KernelPlan& plan, const BilateralCall& call, ImageTarget& t,
+         const RingRowsLayout& layout) {
+        cl::Buffer& spatial = upload_table(ctx, "bilateral.spatial_log2", spatial_log2_table(call.params));
+        cl::Buffer& scratch = ctx.scratch_buffer("bilateral.cpu_rows", layout.bytes());
+        const bool views = call.on_views();
+        return launch_with_common_args(ctx, plan, call, t, spatial, unrolled_range_scale(call.params.sigma_range),
+                                       layout.band_rows, layout.stride, scratch, views ? call.in_stride : call.width,
+                                       views ? call.in_offset : 0, views ? call.out_stride : call.width,
+                                       views ? call.out_offset : 0);
+      });
 }
 
 }  // namespace

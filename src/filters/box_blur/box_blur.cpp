@@ -56,10 +56,7 @@ std::vector<cl::Event> box_blur(Context& ctx, const DeviceImage& in, DeviceImage
 
 Image box_blur(Context& ctx, const Image& input, const BoxBlurParams& params, std::string_view variant,
                Timing* timing) {
-  if (input.type != SampleType::u8)
-    throw std::invalid_argument(fmt::format("box blur needs 8-bit samples, got {}", sample_type_name(input.type)));
-  if (input.channels < 1 || input.channels > 4)
-    throw std::invalid_argument(fmt::format("box blur takes 1 to 4 channels, got {}", input.channels));
+  check_host_image("box blur", input);
   if (input.width < 1 || input.height < 1) throw std::invalid_argument("box blur needs an image of at least 1x1");
   return host_image_call(ctx, kBoxBlurApi, input, params, variant, Alpha::filtered, timing);
 }

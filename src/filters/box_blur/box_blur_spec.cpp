@@ -9,7 +9,6 @@
 
 #include "clfilters/box_blur.hpp"
 #include "common/image_compare.hpp"
-#include "common/synthetic_image.hpp"
 #include "filters/box_blur/box_blur_internal.hpp"
 #include "filters/filter_spec.hpp"
 #include "filters/image_filter_instance.hpp"
@@ -182,9 +181,7 @@ class BoxBlurSpec : public BasicFilterSpec {
                                               std::uint64_t seed) const override {
     check_param_keys(params, "box-blur", {"diameter", "channels", "border"});
     const BoxBlurParams p{param_int(params, "diameter", 9), parse_border(param_text(params, "border", "replicate"))};
-    box_blur_check_params(p);
-    const int channels = param_channels(params, "box-blur", 4);
-    return std::make_unique<ImageFilterInstance<BoxBlurTraits>>(ctx, synthetic_photo(width, height, channels, seed), p);
+    return image_call_instance<BoxBlurTraits>(ctx, width, height, params, seed, p, 4);
   }
 };
 

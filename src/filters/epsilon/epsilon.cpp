@@ -76,10 +76,7 @@ std::vector<cl::Event> epsilon(Context& ctx, const DeviceImage& in, DeviceImage&
 }
 
 Image epsilon(Context& ctx, const Image& input, const EpsilonParams& params, std::string_view variant, Timing* timing) {
-  if (input.type != SampleType::u8)
-    throw std::invalid_argument(fmt::format("epsilon needs 8-bit samples, got {}", sample_type_name(input.type)));
-  if (input.channels < 1 || input.channels > 4)
-    throw std::invalid_argument(fmt::format("epsilon takes 1 to 4 channels, got {}", input.channels));
+  check_host_image("epsilon", input);
   check_size(input.width, input.height);
   return host_image_call(ctx, kEpsilonApi, input, params, variant, Alpha::kept_apart, timing);
 }

@@ -5,7 +5,6 @@
 #include <fmt/format.h>
 
 #include "clfilters/epsilon.hpp"
-#include "common/synthetic_image.hpp"
 #include "filters/epsilon/epsilon_internal.hpp"
 #include "filters/filter_spec.hpp"
 #include "filters/image_filter_instance.hpp"
@@ -88,9 +87,7 @@ class EpsilonSpec : public BasicFilterSpec {
     p.radius = param_int(params, "radius", 4);
     p.threshold = param_int(params, "threshold", 20);
     p.border = parse_border(param_text(params, "border", "replicate"));
-    epsilon_check_params(p);
-    const int channels = param_channels(params, "epsilon", 1);
-    return std::make_unique<ImageFilterInstance<EpsilonTraits>>(ctx, synthetic_photo(width, height, channels, seed), p);
+    return image_call_instance<EpsilonTraits>(ctx, width, height, params, seed, p, 1);
   }
 };
 

@@ -263,55 +263,19 @@ Entry regblock() {
   return e;
 }
 
-// cpu_rows' bands and ring of border-padded byte rows (epsilon_cpu_rows.cl): 2r + 1 rows of `planes` byte planes
-// per band, each plane `stride` bytes (r columns each side, 16 bytes of overrun, 64-byte aligned).
-struct CpuRowsLayout {
-  int band_rows, bands, stride, planes, diameter;
-  std::size_t bytes() const {
-    return std::size_t(bands) * std::size_t(diameter) * std::size_t(planes) * std::size_t(stride);
-  }
-};
-
-CpuRowsLayout cpu_rows_layout(const DeviceInfo& device, const VariantInfo& info, const EpsilonCall& call,
-                              const TuningConfig& config) {
-  const int r = call.params.radius;
-  CpuRowsLayout layout{};
-  // Each band's first 2r rows are padded twice (a band's rows and its halo), a small share of the taps' work.
-  const RowBands bands = row_bands(device, tunable_value(config, info, "bands_per_unit"), call.height);
-  layout.band_rows = bands.rows;
-  layout.bands = bands.count;
-  layout.stride = int(round_up(std::size_t(call.width + 2 * r + 16), 64));
-  layout.planes = call.channels == 4 ? 3 : 1;
-  layout.diameter = 2 * r + 1;
-  return layout;
-}
-
 Entry cpu_rows() {
-  Entry e{{"cpu_rows",
-           "for CPUs: one work-item per band of rows; the window's rows border-padded in a ring of byte rows, 16 "
-           "outputs a ushort16 step, exact integer sums and a float-estimated, integer-corrected division",
-           {{"bands_per_unit", {4, 2, 8, 16}, "bands of rows per compute unit, one work-item each"}}}};
-  const VariantInfo info = e.info;
-  e.unsupported = [info](const DeviceInfo& device, const EpsilonCall& call, const TuningConfig& config) {
-    return temporary_problem(device, "cpu_rows", cpu_rows_layout(device, info, call, config).bytes());
-  };
-  e.plan = [info](Context& ctx, const EpsilonCall& call, const TuningConfig& config) {
-    const CpuRowsLayout layout = cpu_rows_layout(ctx.info(), info, call, config);
-    return KernelPlan{base_options(call) + " -D CPU_ROWS=1",
-                      {{"eps_cpu_rows", cl::NDRange(std::size_t(layout.bands)), cl::NDRange(1)}}};
-  };
-  e.enqueue = [info](Context& ctx, const KernelPlan& plan, const EpsilonCall& call, const TuningConfig& config,
-                     ImageTarget& t) {
-    const CpuRowsLayout layout = cpu_rows_layout(ctx.info(), info, call, config);
-    cl::Buffer& scratch = ctx.scratch_buffer("epsilon.cpu_rows", layout.bytes());
-    const bool views = call.on_views();
-    return launch_with_args(ctx, plan, call, t, cl_int(layout.band_rows), cl_int(layout.stride), scratch,
-                            cl_int(views ? call.in_stride : call.width), cl_int(views ? call.in_offset : 0),
-                            cl_int(views ? call.out_stride : call.width), cl_int(views ? call.out_offset : 0));
-  };
-  // Row pointers from the strides and offsets: any layout of whole pixels, at no cost.
-  e.takes_views = [](const EpsilonCall&) { return true; };
-  return e;
+  // The ring's rows are byte planes (epsilon_cpu_rows.cl): 16 bytes of overrun, 64-byte aligned.
+  return ring_rows_entry<EpsilonParams>(
+      "for CPUs: one work-item per band of rows; the window's rows border-padded in a ring of byte rows, 16 outputs a "
+      "ushort16 step, exact integer sums and a float-estimated, integer-corrected division",
+      "eps_cpu_rows", {16, 64, 1}, [](const EpsilonParams& p) { return p.radius; },
+      [](Context& ctx, const KernelPlan& plan, const EpsilonCall& call, ImageTarget& t, const RingRowsLayout& layout) {
+        cl::Buffer& scratch = ctx.scratch_buffer("epsilon.cpu_rows", layout.bytes());
+        const bool views = call.on_views();
+        return launch_with_args(ctx, plan, call, t, cl_int(layout.band_rows), cl_int(layout.stride), scratch,
+                                cl_int(views ? call.in_stride : call.width), cl_int(views ? call.in_offset : 0),
+                                cl_int(views ? call.out_stride : call.width), cl_int(views ? call.out_offset : 0));
+      });
 }
 
 }  // namespace

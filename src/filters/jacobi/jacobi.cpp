@@ -21,13 +21,8 @@ namespace clf {
 // ---- DeviceFloatImage ------------------------------------------------------------------------------
 
 DeviceFloatImage DeviceFloatImage::allocate(Context& ctx, int width, int height) {
-  if (width < 1 || height < 1)
-    throw std::invalid_argument(fmt::format("a float image needs a size of at least 1x1 (got {}x{})", width, height));
-  DeviceFloatImage img;
-  img.width = width;
-  img.height = height;
-  img.buffer = ctx.buffer(CL_MEM_READ_WRITE, img.byte_size());
-  return img;
+  return allocate_planes<DeviceFloatImage>(ctx, width, height, sizeof(float), "a float image needs",
+                                           &DeviceFloatImage::buffer);
 }
 
 DeviceFloatImage DeviceFloatImage::upload(Context& ctx, const Image& image) {

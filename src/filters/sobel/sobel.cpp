@@ -163,14 +163,8 @@ std::string to_string(SobelOutput output) {
 }
 
 DeviceGradients DeviceGradients::allocate(Context& ctx, int width, int height) {
-  if (width < 1 || height < 1)
-    throw std::invalid_argument(fmt::format("gradient planes need a size of at least 1x1 (got {}x{})", width, height));
-  DeviceGradients g;
-  g.width = width;
-  g.height = height;
-  g.gx = ctx.buffer(CL_MEM_READ_WRITE, g.plane_bytes());
-  g.gy = ctx.buffer(CL_MEM_READ_WRITE, g.plane_bytes());
-  return g;
+  return allocate_planes<DeviceGradients>(ctx, width, height, sizeof(std::int16_t), "gradient planes need",
+                                          &DeviceGradients::gx, &DeviceGradients::gy);
 }
 
 Image DeviceGradients::download(Context& ctx) const {
@@ -208,13 +202,8 @@ Image DeviceGradients::download(Context& ctx) const {
 }
 
 DeviceGradientPairs DeviceGradientPairs::allocate(Context& ctx, int width, int height) {
-  if (width < 1 || height < 1)
-    throw std::invalid_argument(fmt::format("gradient pairs need a size of at least 1x1 (got {}x{})", width, height));
-  DeviceGradientPairs g;
-  g.width = width;
-  g.height = height;
-  g.buffer = ctx.buffer(CL_MEM_READ_WRITE, g.byte_size());
-  return g;
+  return allocate_planes<DeviceGradientPairs>(ctx, width, height, 2 * sizeof(std::int16_t), "gradient pairs need",
+                                              &DeviceGradientPairs::buffer);
 }
 
 Image DeviceGradientPairs::download(Context& ctx) const {
@@ -258,23 +247,28 @@ std::vector<cl::Event> sobel(Context& ctx, const DeviceImage& in, DeviceImage& o
   return enqueue(ctx, in, SobelOutputs{&out, nullptr}, params, variant, config, wait);
 }
 
-std::vector<cl::Event> sobel(Context& ctx, const DeviceImage& in, DeviceGradients& out, const SobelParams& params,
-                             std::string_view variant, const TuningConfig& config, const std::vector<cl::Event>& wait) {
+namespace {
+// The checks of a call into gradient planes or pairs: `type` names the output's type, `kind` its buffers.
+template <class Gradients>
+void check_gradients_call(const DeviceImage& in, const Gradients& out, const SobelParams& params, std::string_view type,
+                          std::string_view kind) {
   if (params.output != SobelOutput::gradients)
     throw std::invalid_argument(
-        fmt::format("sobel: a DeviceGradients output needs output=gradients, not {}", to_string(params.output)));
+        fmt::format("sobel: a {} output needs output=gradients, not {}", type, to_string(params.output)));
   if (out.width != in.width || out.height != in.height)
-    throw std::invalid_argument("sobel: the gradient planes must have the input's size");
+    throw std::invalid_argument(fmt::format("sobel: the gradient {} must have the input's size", kind));
+}
+}  // namespace
+
+std::vector<cl::Event> sobel(Context& ctx, const DeviceImage& in, DeviceGradients& out, const SobelParams& params,
+                             std::string_view variant, const TuningConfig& config, const std::vector<cl::Event>& wait) {
+  check_gradients_call(in, out, params, "DeviceGradients", "planes");
   return enqueue(ctx, in, SobelOutputs{nullptr, &out}, params, variant, config, wait);
 }
 
 std::vector<cl::Event> sobel(Context& ctx, const DeviceImage& in, DeviceGradientPairs& out, const SobelParams& params,
                              std::string_view variant, const TuningConfig& config, const std::vector<cl::Event>& wait) {
-  if (params.output != SobelOutput::gradients)
-    throw std::invalid_argument(
-        fmt::format("sobel: a DeviceGradientPairs output needs output=gradients, not {}", to_string(params.output)));
-  if (out.width != in.width || out.height != in.height)
-    throw std::invalid_argument("sobel: the gradient pairs must have the input's size");
+  check_gradients_call(in, out, params, "DeviceGradientPairs", "pairs");
   return enqueue(ctx, in, SobelOutputs{nullptr, nullptr, &out}, params, variant, config, wait);
 }
 

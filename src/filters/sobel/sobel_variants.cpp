@@ -282,7 +282,7 @@ struct CpuRowsLayout {
 CpuRowsLayout cpu_rows_layout(const DeviceInfo& device, const VariantInfo& info, const SobelCall& call,
                               const TuningConfig& config) {
   // Each band computes the horizontal pass of two rows above it again, a small share of its work.
-  const RowBands bands = row_bands(device, tunable_value(config, info, "bands_per_unit"), call.height);
+  const RowBands bands = row_bands(device, info, config, call.height);
   return {bands.rows, bands.count, int(round_up(std::size_t(call.width), 16))};
 }
 
@@ -290,7 +290,7 @@ Entry cpu_rows() {
   Entry e{{"cpu_rows",
            "for CPUs: one work-item per band of rows; each input row's [1 2 1] and [-1 0 1] along x computed once "
            "into a ring of two short rows, short16 vectors along the row",
-           {{"bands_per_unit", {4, 2, 8, 16}, "bands of rows per compute unit, one work-item each"}}}};
+           row_band_tunables()}};
   const VariantInfo info = e.info;
   e.unsupported = [info](const DeviceInfo& device, const SobelCall& call,
                          const TuningConfig& config) -> std::optional<std::string> {
