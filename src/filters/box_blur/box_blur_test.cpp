@@ -288,7 +288,8 @@ TEST(BoxBlurFusedPacked, EveryDiameterAndShapeMatchesTheReference) {
                                                   : 2},
                         {"ring", items != 4},
                         {"mirror", (strip + d + items) % 2},
-                        {"direct", (d + items / 2) % 2}};
+                        {"direct", (d + items / 2) % 2},
+                        {"pair", 0}};
   });
   Context& ctx = test_context();
   // Outside its range, or grey, it says so.
@@ -335,7 +336,8 @@ TEST(BoxBlurFusedWide, EveryDiameterAndShapeMatchesTheReference) {
     return TuningConfig{{"prefetch", items == 4 ? 2 : 1},
                         {"ring", d <= 31 && items == 4},
                         {"mirror", (strip + d) % 2},
-                        {"direct", (d + items / 4) % 2}};
+                        {"direct", (d + items / 4) % 2},
+                        {"pair", 0}};
   });
   Context& ctx = test_context();
   // Outside its range, or grey, it says so.

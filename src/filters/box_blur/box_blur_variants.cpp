@@ -42,7 +42,7 @@ std::vector<Tunable> per_d_band_tunables(std::vector<int> strips, std::vector<in
            "two mirrored strips per work-group, one per row lane, summing their shared start once (1; needs "
            "mirror=1, ring=0)"},
           // A tunable: it gains in pair's short strips and loses a little in long ones.
-          {"direct", {0, 1}, "strips whose rows are all inside the image load them with no border test (1)"}};
+          {"direct", {1, 0}, "strips whose rows are all inside the image load them with no border test (1)"}};
 }
 
 std::size_t pixel_bytes(const BoxBlurCall& call) {
@@ -546,23 +546,23 @@ const ImageTable<BoxBlurParams>& box_blur_table() {
       "box blur",
       {naive(), block4x4(), two_pass(), separable_sliding(), local_tile(), fused_sliding(), fused_blocks(),
        fused_prefix(),
-       // Defaults from the H200 at 8k: items=4 and 32-row mirrored strips with the ring were within 3% of the
-       // best at d = 3, 9, 11 and 15. Without the ring, 8-16-row strips were fastest; strips between the powers
-       // of two: shorter strips re-read more rows to start, longer ones leave a larger last wave of work-groups.
-       // 4 and 6 for 1080p: pair in 6-row strips took the H100's d = 9 kernel from 13.2-14.6 to 12.5-12.7 us.
+       // Defaults (what runs untuned): paired 6-row strips, which the tuner picks at 1080p on the H200 and the
+       // H100 and at 8k on the H100; on the H100 they run d = 3 / 9 / 11 within 0-8% of the tuned shapes at 8k and
+       // 1080p, where 32-row strips with the ring took up to 1.8x (1080p d = 9: 23 against 13 us). Strips between
+       // the powers of two: shorter ones re-read more rows to start, longer ones leave a larger last wave.
        packed_window({"fused_packed",
                       "RGBA, 2 <= d <= 15: fused_prefix's column sums, the row window slid in packed 16-bit lanes "
                       "from the column sums in local memory and rounded by one mul_hi per channel (built per d)",
-                      per_d_band_tunables({32, 16, 8, 10, 12, 24, 40, 48, 64, 56, 80, 4, 6}, {2, 4, 1}, 1, 0)},
+                      per_d_band_tunables({6, 32, 16, 8, 10, 12, 24, 40, 48, 64, 56, 80, 4}, {2, 4, 1}, 0, 1)},
                      false),
-       // Defaults from the H200 at 8k: 128-row strips and prefetch 1 at d = 31 and 63, where 112 and 96 rows
-       // lost 10-25%: the work-groups then no longer fit one wave. 12 and 24 rows for pair in the H100's short
-       // strips (12 was its best at d = 31); 10, 14 and 20 around it, where 14 ties 12.
+       // Defaults: paired 14-row strips with 2 rows of prefetch, the tuned strip at 8k on the H100 (d = 31, 63) and
+       // near the H200's (14-16); untuned they run within 5-12% of the tuned shapes on the H100 at 8k and 1080p,
+       // where unpaired 128-row strips took 1.5x at 8k and 4x at 1080p (too few work-groups for the SMs).
        packed_window(
            {"fused_wide",
             "RGBA, 2 <= d <= 64: fused_packed for wide windows, each kept as whole 32-bit words plus the "
             "sum of their high lanes, the first one from published block sums (built per d)",
-            per_d_band_tunables({128, 120, 64, 144, 96, 32, 160, 48, 16, 8, 12, 24, 10, 14, 20}, {1, 2, 4}, 0, 0)},
+            per_d_band_tunables({14, 128, 120, 64, 144, 96, 32, 160, 48, 16, 8, 12, 24, 10, 20}, {2, 1, 4}, 0, 1)},
            true),
        cpu_bands()});
   return table;

@@ -14,14 +14,13 @@
 
 namespace clf {
 
-// The rule until the tuner has measured this device: block16x2 loads the fewest bytes per pixel
-// (seed 003 Table 9-4) and needs nothing from the device. Not yet backed by a measurement here.
-// GPUs: row_tile's coalesced loads and stores (on the H200 at 8k, gradients take 0.143 ms against 1.22 for
-// block16x2 and 0.32 for separable). CPUs: cpu_rows, one thread per band of rows with explicit 16-wide vectors;
-// where it cannot run (its ring of rows is refused), block16x2, whose explicit vectors PoCL keeps too (row_tile
-// is 2-6x slower there).
+// The rule until the tuner has measured this device. GPUs: strip at its defaults (8 columns, 4 rows a work-item),
+// near the tuner's winners on the H200 and the H100; untuned on the H100 at 8k it took 0.064 / 0.126 / 0.073 ms for
+// the magnitude / gradients / l1, against row_tile's 0.125 / 0.162 / 0.123 and the tuned 0.057 / 0.122 / 0.057.
+// CPUs: cpu_rows, one thread per band of rows with explicit 16-wide vectors; where it cannot run (its ring of rows
+// is refused), block16x2, whose explicit vectors PoCL keeps too (row_tile is 2-6x slower there).
 std::string sobel_auto_variant(const DeviceInfo& device, const SobelParams& params, int width, int height) {
-  if (device.type & CL_DEVICE_TYPE_GPU) return "row_tile";
+  if (device.type & CL_DEVICE_TYPE_GPU) return "strip";
   return sobel_unsupported(device, "cpu_rows", params, width, height, {}) ? "block16x2" : "cpu_rows";
 }
 
