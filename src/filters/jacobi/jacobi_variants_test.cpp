@@ -264,34 +264,33 @@ TEST(JacobiTolerance, CountMatchesTheReferenceForEveryVariantAndCheckInterval) {
   }
 }
 
-TEST(JacobiTolerance, UnreachedToleranceRunsEveryIteration) {
+// Every variant on a photograph's edge map of width x height against the reference with `p`, which runs every
+// iteration (expect_like_reference, `full` or not).
+void expect_every_variant_like_reference(int width, int height, const JacobiParams& p, bool full) {
   const auto seed = testing::fresh_seed();
   SCOPED_TRACE(fmt::format("seed={}", seed));
-  const Image edges = photo_edges(31, 9, seed);
+  const Image edges = photo_edges(width, height, seed);
+  const JacobiReference ref = jacobi_reference(edges, p);
+  ASSERT_EQ(ref.iterations, p.iterations);
+  for (const auto& v : jacobi_variants()) {
+    SCOPED_TRACE(v.name);
+    expect_like_reference(v.name, edges, p, ref, full);
+  }
+}
+
+TEST(JacobiTolerance, UnreachedToleranceRunsEveryIteration) {
   JacobiParams p;
   p.iterations = 53;
   p.tolerance = 0.0;  // only an exact fixed point would stop it
   p.check_every = 10;
-  const JacobiReference ref = jacobi_reference(edges, p);
-  ASSERT_EQ(ref.iterations, 53);
-  for (const auto& v : jacobi_variants()) {
-    SCOPED_TRACE(v.name);
-    expect_like_reference(v.name, edges, p, ref, true);
-  }
+  expect_every_variant_like_reference(31, 9, p, true);
 }
 
 TEST(JacobiTolerance, ReportChangeWithoutTolerance) {
-  const auto seed = testing::fresh_seed();
-  SCOPED_TRACE(fmt::format("seed={}", seed));
-  const Image edges = photo_edges(20, 20, seed);
   JacobiParams p;
   p.iterations = 21;
   p.report_change = true;
-  const JacobiReference ref = jacobi_reference(edges, p);
-  for (const auto& v : jacobi_variants()) {
-    SCOPED_TRACE(v.name);
-    expect_like_reference(v.name, edges, p, ref, false);
-  }
+  expect_every_variant_like_reference(20, 20, p, false);
 }
 
 }  // namespace
