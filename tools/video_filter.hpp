@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The video side of every image filter command: Y4M files and pipes ("-" = stdin/stdout) and raw planar YUV, the
 // planes to filter (--planes), progress on a terminal and as ffmpeg's -progress blocks (--progress FILE|-).
-// Each command gives only its parameters and its plane filter.
+// Each command gives only its parameters and its plane filter; FilterCommand and ChannelFilterCommand, at the end,
+// are the commands' common part.
 #pragma once
 
 #include <CLI/CLI.hpp>
