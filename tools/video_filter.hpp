@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The video side of every image filter command: Y4M files and pipes ("-" = stdin/stdout) and raw planar YUV, the
 // planes to filter (--planes), progress on a terminal and as ffmpeg's -progress blocks (--progress FILE|-).
-// Each command gives only its parameters and its plane filter.
+// Each command gives only its parameters and its plane filter; FilterCommand and ChannelFilterCommand, at the end,
+// are the commands' common part.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -121,5 +122,60 @@ int run_channel_filter(const ImageCommandOptions& options, const VideoCommandOpt
                 .describe = describe,
                 .quiet = video.quiet});
 }
+
+// A filter command for images and video: its subcommand takes the image options, the filter's own
+// (add_filter_options) and the video options, in the order --help lists them.
+class FilterCommand : public Command {
+ public:
+  CLI::App* add_to(CLI::App& app) final {
+    CLI::App* cmd = app.add_subcommand(name_, help_);
+    add_image_options(cmd, options_, variants_);
+    add_filter_options(cmd);
+    add_video_options(cmd, video_, default_planes_);
+    return cmd;
+  }
+
+ protected:
+  FilterCommand(std::string name, std::string help, const std::vector<VariantInfo>& variants,
+                std::string default_planes)
+      : name_(std::move(name)),
+        help_(std::move(help)),
+        variants_(variants),
+        default_planes_(std::move(default_planes)) {}
+  virtual void add_filter_options(CLI::App* cmd) = 0;
+
+  ImageCommandOptions options_;
+  VideoCommandOptions video_;
+
+ private:
+  std::string name_, help_;
+  const std::vector<VariantInfo>& variants_;
+  std::string default_planes_;
+};
+
+// The command of a filter whose calls take a channel count: --border, then run_channel_filter with its calls.
+template <class Params>
+class ChannelFilterCommand : public FilterCommand {
+ public:
+  int run() override {
+    params_.border = parse_border_option(options_.border);
+    return run_channel_filter(
+        options_, video_, params_, calls_, [this] { check_params(); }, [this] { return describe(); },
+        [this] { check_image_options(); });
+  }
+
+ protected:
+  ChannelFilterCommand(std::string help, ChannelFilterCalls<Params> calls)
+      : FilterCommand(calls.command, std::move(help), *calls.variants, calls.default_planes),
+        calls_(std::move(calls)) {}
+  virtual void check_params() = 0;             // the parameters' check (ImageFilterSteps::check_params)
+  virtual std::string describe() const = 0;    // the start of the result line, "box-blur d=9 border=replicate"
+  virtual void check_image_options() const {}  // usage errors of an image input only
+
+  Params params_;
+
+ private:
+  ChannelFilterCalls<Params> calls_;
+};
 
 }  // namespace clf::cli

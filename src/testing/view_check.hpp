@@ -16,6 +16,7 @@
 
 #include "clfilters/device_image.hpp"
 #include "testing/callers_buffer.hpp"
+#include "testing/test_images.hpp"
 
 namespace clf::testing {
 
@@ -44,6 +45,21 @@ inline std::string view_case_name(const ::testing::TestParamInfo<ViewCase>& info
   return fmt::format("{}_c{}_in{}x{}_out{}x{}", c.variant, c.channels, c.layout.in_offset, c.layout.in_stride,
                      c.layout.out_offset, c.layout.out_stride);
 }
+
+// The fixture of a filter's view test over ViewCases: the test context and a fresh seed, which a failure prints.
+class ViewTest : public ::testing::TestWithParam<ViewCase> {
+ protected:
+  // A fresh random 8-bit input of width x height with the case's channels.
+  Image random_input(int width, int height) const {
+    return random_image(width, height, GetParam().channels, SampleType::u8, seed_);
+  }
+
+  Context& ctx_ = test_context();
+  const std::uint64_t seed_ = fresh_seed();
+
+ private:
+  ::testing::ScopedTrace trace_{__FILE__, __LINE__, fmt::format("seed={}", seed_)};
+};
 
 // Runs `call` from a view of `in` to a poisoned view of its size, both laid out as `layout` says, and checks the
 // result against `want`, each sample within `tolerance` (docs/SPEC.md's accuracy of the filter).

@@ -49,11 +49,7 @@ TEST_F(BilateralCli, BadParametersExitWithTwo) {
 TEST_F(BilateralCli, EveryVariantWritesTheReferenceWithinOne) {
   SCOPED_TRACE(fmt::format("seed={}", seed_));
   const Image input = write_random_image(37, 29, 4);
-  BilateralParams params;
-  params.sigma_spatial = 2;
-  params.sigma_range = 40;
-  params.radius = 5;
-  params.border = {BorderMode::constant, 17};
+  const BilateralParams params{2, 40, 5, {BorderMode::constant, 17}};
   const Image expected = bilateral_reference(input, params);
   for (const auto& v : bilateral_variants()) {
     const std::string out = path(v.name + ".png");
@@ -74,15 +70,12 @@ TEST_F(BilateralCli, EveryVariantWritesTheReferenceWithinOne) {
 TEST_F(BilateralCli, WindowAndDistanceOptions) {
   SCOPED_TRACE(fmt::format("seed={}", seed_));
   const Image input = write_random_image(33, 21, 4);
-  BilateralParams params;
-  params.sigma_spatial = 2;
-  params.sigma_range = 25;
-  params.radius = 4;
-  params.border = {BorderMode::reflect101, 0};
+  const BilateralParams square_l2_params{2, 25, 4, {BorderMode::reflect101, 0}};
+  BilateralParams params = square_l2_params;
   params.window = BilateralWindow::disk;
   params.distance = BilateralDistance::l1;
   const Image expected = bilateral_reference(input, params);
-  const Image square_l2 = bilateral_reference(input, BilateralParams{2, 25, 4, params.border});
+  const Image square_l2 = bilateral_reference(input, square_l2_params);
   ASSERT_FALSE(testing::images_equal(expected, square_l2, 1.0));
   for (const char* variant : {"naive", "range_table"}) {
     const std::string out = path(fmt::format("{}.png", variant));

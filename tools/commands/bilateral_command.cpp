@@ -11,13 +11,24 @@
 namespace clf::cli {
 namespace {
 
-class BilateralCommand : public Command {
+class BilateralCommand : public ChannelFilterCommand<BilateralParams> {
  public:
-  CLI::App* add_to(CLI::App& app) override {
-    auto* cmd = app.add_subcommand("bilateral",
-                                   "bilateral filter: smooths while keeping edges; grey, or RGBA with the colour "
-                                   "distance over R, G, B and alpha copied");
-    add_image_options(cmd, options_, bilateral_variants());
+  BilateralCommand()
+      : ChannelFilterCommand(
+            "bilateral filter: smooths while keeping edges; grey, or RGBA with the colour "
+            "distance over R, G, B and alpha copied",
+            {.command = "bilateral",
+             .variants = &bilateral_variants(),
+             .default_planes = "all",
+             .alpha = Alpha::kept_apart,
+             .choose = bilateral_choose,
+             .unsupported = bilateral_unsupported,
+             .prepare = bilateral_prepare,
+             .filter_views = bilateral,
+             .filter_image = bilateral}) {}
+
+ private:
+  void add_filter_options(CLI::App* cmd) override {
     cmd->add_option("--sigma-spatial", params_.sigma_spatial,
                     fmt::format("spatial Gaussian sigma, in pixels, at least {}", kMinBilateralSigma))
         ->capture_default_str();
@@ -35,28 +46,9 @@ class BilateralCommand : public Command {
                     "colour distance in the range weight: l2 (Euclidean over R, G, B) or l1 (|dR| + |dG| + |dB|, as "
                     "OpenCV's bilateralFilter); grey: both are |p - c|")
         ->capture_default_str();
-    add_video_options(cmd, video_, "all");
-    return cmd;
   }
 
-  int run() override {
-    params_.border = parse_border_option(options_.border);
-    return run_channel_filter(
-        options_, video_, params_,
-        {.command = "bilateral",
-         .variants = &bilateral_variants(),
-         .default_planes = "all",
-         .alpha = Alpha::kept_apart,
-         .choose = bilateral_choose,
-         .unsupported = bilateral_unsupported,
-         .prepare = bilateral_prepare,
-         .filter_views = bilateral,
-         .filter_image = bilateral},
-        [&] { check_params(); }, [&] { return describe(); });
-  }
-
- private:
-  void check_params() {
+  void check_params() override {
     params_.window = parse_bilateral_window(window_);
     params_.distance = parse_bilateral_distance(distance_);
     bilateral_check_params(params_);
@@ -65,15 +57,12 @@ class BilateralCommand : public Command {
       throw UsageError(fmt::format("radius must be 0..{}, got {}", kMaxBilateralRadius, params_.radius));
   }
 
-  std::string describe() const {
+  std::string describe() const override {
     return fmt::format("bilateral sigma_spatial={} sigma_range={} radius={} window={} distance={} border={}",
                        params_.sigma_spatial, params_.sigma_range, bilateral_radius(params_), to_string(params_.window),
                        to_string(params_.distance), to_string(params_.border));
   }
 
-  ImageCommandOptions options_;
-  VideoCommandOptions video_;
-  BilateralParams params_;
   CLI::Option* radius_ = nullptr;
   std::string window_ = "square", distance_ = "l2";
 };

@@ -13,64 +13,54 @@
 namespace clf::cli {
 namespace {
 
-class EpsilonCommand : public Command {
+class EpsilonCommand : public ChannelFilterCommand<EpsilonParams> {
  public:
-  CLI::App* add_to(CLI::App& app) override {
-    auto* cmd = app.add_subcommand(
-        "epsilon",
-        "epsilon filter (mosquito-noise removal): the rounded mean of the window pixels within T of the "
-        "centre; images, Y4M video and raw YUV");
-    add_image_options(cmd, options_, epsilon_variants());
+  EpsilonCommand()
+      : ChannelFilterCommand(
+            "epsilon filter (mosquito-noise removal): the rounded mean of the window pixels within T of the "
+            "centre; images, Y4M video and raw YUV",
+            {.command = "epsilon",
+             .variants = &epsilon_variants(),
+             .default_planes = "y",
+             .alpha = Alpha::kept_apart,
+             .choose = epsilon_choose,
+             .unsupported = epsilon_unsupported,
+             .prepare = epsilon_prepare,
+             .filter_views = epsilon,
+             .filter_image = epsilon}) {}
+
+  // The parameters and --variant are checked before IN is looked at, as usage errors.
+  int run() override {
+    params_.border = parse_border_option(options_.border);
+    try {
+      epsilon_check_params(params_);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(e.what());
+    }
+    check_variant_name(options_.variant, epsilon_variants());
+    return ChannelFilterCommand::run();
+  }
+
+ private:
+  void add_filter_options(CLI::App* cmd) override {
     cmd->add_option(
            "-r,--radius", params_.radius,
            fmt::format("window radius r, {}..{}: the window is (2r+1)x(2r+1)", kMinEpsilonRadius, kMaxEpsilonRadius))
         ->capture_default_str();
     cmd->add_option("-t,--threshold", params_.threshold, "threshold T, 0..255: pixels with |p - c| <= T are averaged")
         ->capture_default_str();
-    add_video_options(cmd, video_, "y");
-    return cmd;
   }
 
-  int run() override {
-    params_.border = parse_border_option(options_.border);
-    check_params();
-    check_variant_name(options_.variant, epsilon_variants());
-    return run_channel_filter(
-        options_, video_, params_,
-        {.command = "epsilon",
-         .variants = &epsilon_variants(),
-         .default_planes = "y",
-         .alpha = Alpha::kept_apart,
-         .choose = epsilon_choose,
-         .unsupported = epsilon_unsupported,
-         .prepare = epsilon_prepare,
-         .filter_views = epsilon,
-         .filter_image = epsilon},
-        [&] { epsilon_check_params(params_); }, [&] { return parameters(); },
-        [&] {
-          if (options_.output == "-")
-            throw UsageError("images are written to a file, not to stdout ('-' is for video)");
-        });
-  }
+  void check_params() override { epsilon_check_params(params_); }
 
- private:
   // "epsilon r=4 T=20 border=replicate", the start of the result line.
-  std::string parameters() const {
+  std::string describe() const override {
     return fmt::format("epsilon r={} T={} border={}", params_.radius, params_.threshold, to_string(params_.border));
   }
 
-  // The parameters' one check (epsilon_check_params), as a usage error.
-  void check_params() const {
-    try {
-      epsilon_check_params(params_);
-    } catch (const std::invalid_argument& e) {
-      throw UsageError(e.what());
-    }
+  void check_image_options() const override {
+    if (options_.output == "-") throw UsageError("images are written to a file, not to stdout ('-' is for video)");
   }
-
-  ImageCommandOptions options_;
-  VideoCommandOptions video_;
-  EpsilonParams params_;
 };
 
 const CommandRegistrar registrar(110, [] { return std::unique_ptr<Command>(new EpsilonCommand); });

@@ -14,18 +14,11 @@
 namespace clf::cli {
 namespace {
 
-class SobelCommand : public Command {
+class SobelCommand : public FilterCommand {
  public:
-  CLI::App* add_to(CLI::App& app) override {
-    auto* cmd = app.add_subcommand("sobel", "Sobel edge detection on the grey image (RGB/RGBA are converted)");
-    add_image_options(cmd, options_, sobel_variants());
-    cmd->add_option("--output", output_,
-                    "magnitude (round(sqrt(gx^2+gy^2)), clamped to 255) | l1 (min(255, |gx|+|gy|)) | gradients "
-                    "(gx and gy as an H x W x 2 int16 .npy)")
-        ->capture_default_str();
-    add_video_options(cmd, video_, "y");
-    return cmd;
-  }
+  SobelCommand()
+      : FilterCommand("sobel", "Sobel edge detection on the grey image (RGB/RGBA are converted)", sobel_variants(),
+                      "y") {}
 
   int run() override {
     if (is_video_input(options_, video_))
@@ -65,6 +58,13 @@ class SobelCommand : public Command {
   }
 
  private:
+  void add_filter_options(CLI::App* cmd) override {
+    cmd->add_option("--output", output_,
+                    "magnitude (round(sqrt(gx^2+gy^2)), clamped to 255) | l1 (min(255, |gx|+|gy|)) | gradients "
+                    "(gx and gy as an H x W x 2 int16 .npy)")
+        ->capture_default_str();
+  }
+
   std::string describe() const {
     return fmt::format("sobel output={} border={}", to_string(params_.output), to_string(params_.border));
   }
@@ -95,8 +95,6 @@ class SobelCommand : public Command {
     }
   }
 
-  ImageCommandOptions options_;
-  VideoCommandOptions video_;
   std::string output_ = "magnitude";
   SobelParams params_;
 };

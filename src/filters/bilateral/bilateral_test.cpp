@@ -359,22 +359,19 @@ TEST(BilateralHost, AutoRulePrefersUnrolledOnGpusAndCpuRowsOnCpus) {
 // The bilateral filter on views of the caller's buffers with a row pitch and an offset: unrolled (its PITCHED
 // build; vector stores where both positions are aligned, scalar ones elsewhere) and cpu_rows read and write them as
 // they are, other variants through packed copies; all within 1 of the reference.
-class BilateralViews : public ::testing::TestWithParam<testing::ViewCase> {};
+class BilateralViews : public testing::ViewTest {};
 
 TEST_P(BilateralViews, WithinOneOfTheReferenceAndLeaveTheRestOfTheBuffer) {
   const testing::ViewCase& c = GetParam();
-  Context& ctx = testing::test_context();
-  const auto seed = testing::fresh_seed();
-  SCOPED_TRACE(fmt::format("seed={}", seed));
   // 150 wide: the default 16 x 4 outputs per work-group row leave whole aligned groups for the vector stores.
-  const Image in = testing::random_image(150, 19, c.channels, SampleType::u8, seed);
+  const Image in = random_input(150, 19);
   BilateralParams params;
   params.sigma_spatial = 1;
   params.radius = 2;
-  params.border = testing::kBorders[seed % 4];
+  params.border = testing::kBorders[seed_ % 4];
   testing::expect_view_call(
-      ctx, in, bilateral_reference(in, params), c.layout,
-      [&](const DeviceImage& i, DeviceImage& o) { return bilateral(ctx, i, o, params, c.variant); }, 1);
+      ctx_, in, bilateral_reference(in, params), c.layout,
+      [&](const DeviceImage& i, DeviceImage& o) { return bilateral(ctx_, i, o, params, c.variant); }, 1);
 }
 
 INSTANTIATE_TEST_SUITE_P(

@@ -512,18 +512,15 @@ TEST(EpsilonHost, UnsupportedNamesTheReason) {
 
 // Epsilon on views of the caller's buffers with a row pitch and an offset: regblock (its PITCHED build) and
 // cpu_rows read and write them as they are, other variants through packed copies; all against the CPU reference.
-class EpsilonViews : public ::testing::TestWithParam<testing::ViewCase> {};
+class EpsilonViews : public testing::ViewTest {};
 
 TEST_P(EpsilonViews, MatchTheReferenceAndLeaveTheRestOfTheBuffer) {
   const testing::ViewCase& c = GetParam();
-  Context& ctx = testing::test_context();
-  const auto seed = testing::fresh_seed();
-  SCOPED_TRACE(fmt::format("seed={}", seed));
-  const Image in = testing::random_image(37, 29, c.channels, SampleType::u8, seed);
-  const EpsilonParams params{.radius = 2, .threshold = int(seed % 64), .border = testing::kBorders[seed % 4]};
+  const Image in = random_input(37, 29);
+  const EpsilonParams params{.radius = 2, .threshold = int(seed_ % 64), .border = testing::kBorders[seed_ % 4]};
   testing::expect_view_call(
-      ctx, in, epsilon_reference(in, params), c.layout,
-      [&](const DeviceImage& i, DeviceImage& o) { return epsilon(ctx, i, o, params, c.variant); });
+      ctx_, in, epsilon_reference(in, params), c.layout,
+      [&](const DeviceImage& i, DeviceImage& o) { return epsilon(ctx_, i, o, params, c.variant); });
 }
 
 INSTANTIATE_TEST_SUITE_P(Layouts, EpsilonViews,

@@ -123,6 +123,17 @@ void expect_configs_match(const std::string& variant, const std::string& referen
   }
 }
 
+// A config for each row of `rows`: the row's values for `keys`, in order.
+std::vector<TuningConfig> configs_of(const std::vector<std::string>& keys, const std::vector<std::vector<int>>& rows) {
+  std::vector<TuningConfig> configs;
+  for (const std::vector<int>& row : rows) {
+    EXPECT_EQ(row.size(), keys.size());
+    TuningConfig& config = configs.emplace_back();
+    for (std::size_t i = 0; i < keys.size() && i < row.size(); ++i) config[keys[i]] = row[i];
+  }
+  return configs;
+}
+
 // Every variant computes the same float operations in the same order, so their iterates are equal bit
 // for bit; temporal's overlapping ghost zones included, for every k, tile and count (not multiples of k).
 TEST(JacobiTemporal, EqualsOneStepJacobiBitForBit) {
@@ -137,44 +148,29 @@ TEST(JacobiTemporal, EqualsOneStepJacobiBitForBit) {
 // below the iteration count, launches of fewer than k iterations (the checked path), interior blocks of
 // full launches (the fast path), widths and heights off every multiple.
 TEST(JacobiWavefront, EqualsOneStepJacobiBitForBit) {
-  expect_configs_match("wavefront", "tiled2d", {{1, 1}, {5, 3}, {70, 45}, {131, 67}}, {1, 5, 13, 37},
-                       {
-                           {{"steps", 1}, {"cols", 1}, {"local_x", 16}, {"rows", 8}},
-                           {{"steps", 3}, {"cols", 2}, {"local_x", 16}, {"rows", 5}},
-                           {{"steps", 8}, {"cols", 1}, {"local_x", 32}, {"rows", 0}},
-                           {{"steps", 8}, {"cols", 2}, {"local_x", 16}, {"rows", 12}},
-                           {{"steps", 4}, {"cols", 4}, {"local_x", 16}, {"rows", 3}},
-                           {{"steps", 16}, {"cols", 1}, {"local_x", 64}, {"rows", 0}},
-                       },
-                       false);
+  expect_configs_match(
+      "wavefront", "tiled2d", {{1, 1}, {5, 3}, {70, 45}, {131, 67}}, {1, 5, 13, 37},
+      configs_of({"steps", "cols", "local_x", "rows"},
+                 {{1, 1, 16, 8}, {3, 2, 16, 5}, {8, 1, 32, 0}, {8, 2, 16, 12}, {4, 4, 16, 3}, {16, 1, 64, 0}}),
+      false);
 }
 
 // strip: every vector width, strip heights from 1 to 16, aligned rows (width % vec == 0) and not, partial
 // strips at the right and bottom edges.
 TEST(JacobiStrip, EqualsOneStepJacobiBitForBit) {
-  expect_configs_match("strip", "tiled2d", {{1, 1}, {6, 5}, {64, 33}, {71, 29}}, {7},
-                       {
-                           {{"vec", 1}, {"rows", 1}, {"local_x", 8}, {"local_y", 2}},
-                           {{"vec", 2}, {"rows", 3}, {"local_x", 32}, {"local_y", 1}},
-                           {{"vec", 4}, {"rows", 8}, {"local_x", 8}, {"local_y", 2}},
-                           {{"vec", 4}, {"rows", 1}, {"local_x", 32}, {"local_y", 1}},
-                           {{"vec", 1}, {"rows", 16}, {"local_x", 32}, {"local_y", 1}},
-                           {{"vec", 2}, {"rows", 4}, {"local_x", 8}, {"local_y", 2}},
-                       });
+  expect_configs_match(
+      "strip", "tiled2d", {{1, 1}, {6, 5}, {64, 33}, {71, 29}}, {7},
+      configs_of({"vec", "rows", "local_x", "local_y"},
+                 {{1, 1, 8, 2}, {2, 3, 32, 1}, {4, 8, 8, 2}, {4, 1, 32, 1}, {1, 16, 32, 1}, {2, 4, 8, 2}}));
 }
 
 // tiled2d with several pixels per work-item (rows > 1, local_y apart): work-group shapes whose tiles
 // (local_x x local_y * rows) divide none of the sizes, so the last groups hold rows and columns past the
 // image. The reference is row1d, a kernel that shares no code path with tiled2d's.
 TEST(JacobiTiled2d, RowsEqualOneStepJacobiBitForBit) {
-  expect_configs_match("tiled2d", "row1d", {{1, 1}, {5, 3}, {37, 29}, {64, 61}}, {7},
-                       {
-                           {{"rows", 2}, {"local_x", 8}, {"local_y", 4}},
-                           {{"rows", 4}, {"local_x", 16}, {"local_y", 2}},
-                           {{"rows", 8}, {"local_x", 8}, {"local_y", 4}},
-                           {{"rows", 4}, {"local_x", 8}, {"local_y", 1}},
-                           {{"rows", 1}, {"local_x", 8}, {"local_y", 4}},
-                       });
+  expect_configs_match(
+      "tiled2d", "row1d", {{1, 1}, {5, 3}, {37, 29}, {64, 61}}, {7},
+      configs_of({"rows", "local_x", "local_y"}, {{2, 8, 4}, {4, 16, 2}, {8, 8, 4}, {4, 8, 1}, {1, 8, 4}}));
 }
 
 TEST(JacobiVariants, AllGiveTheSameIteratesBitForBit) {
@@ -268,34 +264,33 @@ TEST(JacobiTolerance, CountMatchesTheReferenceForEveryVariantAndCheckInterval) {
   }
 }
 
-TEST(JacobiTolerance, UnreachedToleranceRunsEveryIteration) {
+// Every variant on a photograph's edge map of width x height against the reference with `p`, which runs every
+// iteration (expect_like_reference, `full` or not).
+void expect_every_variant_like_reference(int width, int height, const JacobiParams& p, bool full) {
   const auto seed = testing::fresh_seed();
   SCOPED_TRACE(fmt::format("seed={}", seed));
-  const Image edges = photo_edges(31, 9, seed);
+  const Image edges = photo_edges(width, height, seed);
+  const JacobiReference ref = jacobi_reference(edges, p);
+  ASSERT_EQ(ref.iterations, p.iterations);
+  for (const auto& v : jacobi_variants()) {
+    SCOPED_TRACE(v.name);
+    expect_like_reference(v.name, edges, p, ref, full);
+  }
+}
+
+TEST(JacobiTolerance, UnreachedToleranceRunsEveryIteration) {
   JacobiParams p;
   p.iterations = 53;
   p.tolerance = 0.0;  // only an exact fixed point would stop it
   p.check_every = 10;
-  const JacobiReference ref = jacobi_reference(edges, p);
-  ASSERT_EQ(ref.iterations, 53);
-  for (const auto& v : jacobi_variants()) {
-    SCOPED_TRACE(v.name);
-    expect_like_reference(v.name, edges, p, ref, true);
-  }
+  expect_every_variant_like_reference(31, 9, p, true);
 }
 
 TEST(JacobiTolerance, ReportChangeWithoutTolerance) {
-  const auto seed = testing::fresh_seed();
-  SCOPED_TRACE(fmt::format("seed={}", seed));
-  const Image edges = photo_edges(20, 20, seed);
   JacobiParams p;
   p.iterations = 21;
   p.report_change = true;
-  const JacobiReference ref = jacobi_reference(edges, p);
-  for (const auto& v : jacobi_variants()) {
-    SCOPED_TRACE(v.name);
-    expect_like_reference(v.name, edges, p, ref, false);
-  }
+  expect_every_variant_like_reference(20, 20, p, false);
 }
 
 }  // namespace

@@ -28,7 +28,7 @@ void poison(Context& ctx, const cl::Buffer& buffer, std::size_t bytes) {
 }
 
 using testing::kBorders;
-const SobelOutput kOutputs[] = {SobelOutput::magnitude, SobelOutput::l1, SobelOutput::gradients};
+const std::vector<SobelOutput> kOutputs = {SobelOutput::magnitude, SobelOutput::l1, SobelOutput::gradients};
 
 // Largest |gx| or |gy|: 4 * 255.
 constexpr int kMaxGradient = 1020;
@@ -77,19 +77,25 @@ TEST(SobelRounding, DeviceRoundedSqrtIsExactForEveryPossibleSum) {
   }
 }
 
+// Runs `check_kernel` of sobel.cl, built with `options`, over n work-items that write one int each (the kernel's
+// value for the sum s = 0 .. n - 1) into a poisoned buffer; returns what they wrote.
+std::vector<int> run_sum_check(const std::string& options, const char* check_kernel, int n) {
+  Context& ctx = test_context();
+  cl::Buffer out = ctx.buffer(CL_MEM_READ_WRITE, std::size_t(n) * sizeof(int));
+  std::vector<int> got(n, -7);
+  check_cl(ctx.queue().enqueueWriteBuffer(out, CL_TRUE, 0, got.size() * sizeof(int), got.data()), "write");
+  cl::Kernel& kernel = ctx.kernel("sobel.cl", options, check_kernel);
+  set_kernel_args(kernel, out, n);
+  launch(ctx, kernel, cl::NDRange(std::size_t(n))).wait();
+  check_cl(ctx.queue().enqueueReadBuffer(out, CL_TRUE, 0, got.size() * sizeof(int), got.data()), "read");
+  return got;
+}
+
 // row_tile's helper without correction steps, over every sum it is given (the magnitude clamps the
 // sum to 255^2 + 256 first).
 TEST(SobelRounding, DeviceRoundedSqrtBitsIsExactUpToTheSaturation) {
-  Context& ctx = test_context();
   const int n = 255 * 255 + 255 + 2;  // s in 0 .. 65281
-  cl::Buffer out = ctx.buffer(CL_MEM_READ_WRITE, std::size_t(n) * sizeof(int));
-  const std::vector<int> junk(n, -7);
-  check_cl(ctx.queue().enqueueWriteBuffer(out, CL_TRUE, 0, junk.size() * sizeof(int), junk.data()), "write");
-  cl::Kernel& kernel = ctx.kernel("sobel.cl", "-D OUTPUT=0", "sobel_rounded_sqrt_bits_check");
-  set_kernel_args(kernel, out, n);
-  launch(ctx, kernel, cl::NDRange(std::size_t(n))).wait();
-  std::vector<int> got(n);
-  check_cl(ctx.queue().enqueueReadBuffer(out, CL_TRUE, 0, got.size() * sizeof(int), got.data()), "read");
+  const std::vector<int> got = run_sum_check("-D OUTPUT=0", "sobel_rounded_sqrt_bits_check", n);
   for (int s = 0; s < n; ++s) ASSERT_EQ(got[s], double_rounded_sqrt(s)) << "s=" << s;
 }
 
@@ -97,19 +103,11 @@ TEST(SobelRounding, DeviceRoundedSqrtBitsIsExactUpToTheSaturation) {
 // from 0 to past the clamp, on the device, built with strip's float option: native_sqrt's accuracy is
 // the implementation's, so this is the proof that the kernel is exact on the device the tests run on.
 TEST(SobelRounding, DeviceStripMagnitudeIsExactForEverySum) {
-  Context& ctx = test_context();
   const int n = 255 * 255 + 255 + 64;  // s in 0 .. 65343: the clamp is reached
-  cl::Buffer out = ctx.buffer(CL_MEM_READ_WRITE, std::size_t(n) * sizeof(int));
-  const std::vector<int> junk(n, -7);
-  check_cl(ctx.queue().enqueueWriteBuffer(out, CL_TRUE, 0, junk.size() * sizeof(int), junk.data()), "write");
   // With the host's fast-math options, so that on NVIDIA the root is fast_sqrt's as in the kernel.
-  cl::Kernel& kernel = ctx.kernel(
-      "sobel.cl", "-D OUTPUT=0 -D VEC=16 -D ROWS=1 -D ALIGNED=0 -cl-denorms-are-zero" + ctx.info().fast_math_options(),
-      "sobel_strip_magnitude_check");
-  set_kernel_args(kernel, out, n);
-  launch(ctx, kernel, cl::NDRange(std::size_t(n))).wait();
-  std::vector<int> got(n);
-  check_cl(ctx.queue().enqueueReadBuffer(out, CL_TRUE, 0, got.size() * sizeof(int), got.data()), "read");
+  const std::vector<int> got = run_sum_check(
+      "-D OUTPUT=0 -D VEC=16 -D ROWS=1 -D ALIGNED=0 -cl-denorms-are-zero" + test_context().info().fast_math_options(),
+      "sobel_strip_magnitude_check", n);
   for (int s = 0; s < n; ++s) ASSERT_EQ(got[s], std::min(255L, double_rounded_sqrt(s))) << "s=" << s;
 }
 
@@ -272,23 +270,25 @@ Image run_device(const std::string& variant, const DeviceImage& d_in, const Sobe
   return out.download(ctx);
 }
 
-// Every output and border mode on a fresh random image of `size`.
-void check_variant(const std::string& variant, SizeCase size) {
+// `variant` at `config` on a fresh random image of `size`: each of `outputs` at every border against the
+// reference, poisoned outputs. A case the device refuses fails, but for the image variant's documented limits
+// (image support and size), which skip the test.
+void expect_bit_exact(const std::string& variant, SizeCase size, const TuningConfig& config = {},
+                      const std::vector<SobelOutput>& outputs = kOutputs) {
   Context& ctx = test_context();
   const auto seed = testing::fresh_seed();
   const Image in = testing::random_image(size.width, size.height, 1, SampleType::u8, seed);
   const DeviceImage d_in = DeviceImage::upload(ctx, in);
   for (const Border& border : kBorders)
-    for (SobelOutput output : kOutputs) {
+    for (SobelOutput output : outputs) {
       const SobelParams params{output, border};
-      SCOPED_TRACE(fmt::format("variant={} size={} output={} border={} seed={}", variant, size_name(size),
-                               to_string(output), to_string(border), seed));
-      if (auto why = sobel_unsupported(ctx.info(), variant, params, size.width, size.height)) {
-        // Only the image variant has a documented limitation (image support and size).
+      SCOPED_TRACE(fmt::format("variant={} size={} [{}] output={} border={} seed={}", variant, size_name(size),
+                               to_string(config), to_string(output), to_string(border), seed));
+      if (auto why = sobel_unsupported(ctx.info(), variant, params, size.width, size.height, config)) {
         EXPECT_EQ(variant, "image") << *why;
         GTEST_SKIP() << *why;
       }
-      ASSERT_TRUE(testing::images_equal(sobel_reference(in, params), run_device(variant, d_in, params)));
+      ASSERT_TRUE(testing::images_equal(sobel_reference(in, params), run_device(variant, d_in, params, config)));
     }
 }
 
@@ -296,7 +296,7 @@ class SobelVariant : public ::testing::TestWithParam<std::tuple<std::string, Siz
 
 TEST_P(SobelVariant, BitExactAgainstReference) {
   const auto& [variant, size] = GetParam();
-  check_variant(variant, size);
+  expect_bit_exact(variant, size);
 }
 
 // Sizes below, at and past one 16-pixel block, odd heights for block16x2, odd both ways,
@@ -309,34 +309,21 @@ INSTANTIATE_TEST_SUITE_P(
                                          SizeCase{1920, 1080})),
     [](const auto& test) { return fmt::format("{}_{}", std::get<0>(test.param), size_name(std::get<1>(test.param))); });
 
-// row_tile's tunables, which change its code paths: vector width (built in), aligned rows (widths
-// that are multiples of it) or not, rows per work-item (1, a remainder strip, automatic), and strips
-// narrower than a vector. Every output and border, fresh random inputs, poisoned outputs.
-// `variant` with columns x rows per work-item on `size`: every output and border against the reference,
-// a fresh random input, poisoned outputs.
-// `extra` adds tunables (strip's mag_float), `outputs` limits the outputs.
+// `variant` with columns x rows per work-item on `size` (expect_bit_exact); `extra` adds tunables (strip's
+// mag_float), `outputs` limits the outputs.
 void expect_shape_bit_exact(const std::string& variant, SizeCase size, int columns, int rows,
-                            const TuningConfig& extra = {},
-                            const std::vector<SobelOutput>& outputs = {std::begin(kOutputs), std::end(kOutputs)}) {
-  Context& ctx = test_context();
-  const auto seed = testing::fresh_seed();
-  const Image in = testing::random_image(size.width, size.height, 1, SampleType::u8, seed);
-  const DeviceImage d_in = DeviceImage::upload(ctx, in);
+                            const TuningConfig& extra = {}, const std::vector<SobelOutput>& outputs = kOutputs) {
   TuningConfig config{{"columns", columns}, {"rows", rows}, {"local_x", rows == 3 ? 32 : 64}};
   config.insert(extra.begin(), extra.end());
-  for (const Border& border : kBorders)
-    for (SobelOutput output : outputs) {
-      const SobelParams params{output, border};
-      SCOPED_TRACE(fmt::format("{} size={} [{}] output={} border={} seed={}", variant, size_name(size),
-                               to_string(config), to_string(output), to_string(border), seed));
-      ASSERT_FALSE(sobel_unsupported(ctx.info(), variant, params, size.width, size.height, config));
-      ASSERT_TRUE(testing::images_equal(sobel_reference(in, params), run_device(variant, d_in, params, config)));
-    }
+  expect_bit_exact(variant, size, config, outputs);
 }
 
 const SizeCase kStripSizes[] = {{1, 1}, {2, 3}, {13, 17}, {24, 5}, {48, 33}, {3, 40}, {67, 19}, {257, 129}};
 const std::pair<int, int> kStripShapes[] = {{16, 3}, {16, 8}, {8, 1}, {8, 5}, {4, 2}};
 
+// row_tile's tunables, which change its code paths: vector width (built in), aligned rows (widths
+// that are multiples of it) or not, rows per work-item (1, a remainder strip, automatic), and strips
+// narrower than a vector. Every output and border, fresh random inputs, poisoned outputs.
 TEST(SobelRowTile, EveryWidthAlignmentAndRowCountIsBitExact) {
   for (SizeCase size :
        {SizeCase{1, 1}, SizeCase{13, 17}, SizeCase{24, 5}, SizeCase{48, 33}, SizeCase{3, 40}, SizeCase{257, 129}})
@@ -601,25 +588,11 @@ TEST(SobelHost, AutoPicksASupportedVariant) {
 // planes and as pairs) and border against the reference, fresh random inputs, poisoned outputs. One build per
 // output.
 TEST(SobelCpuRows, EveryBandWidthAndHeightIsBitExact) {
-  Context& ctx = test_context();
   for (SizeCase size : {SizeCase{1, 1}, SizeCase{2, 2}, SizeCase{15, 3}, SizeCase{17, 1}, SizeCase{33, 2},
-                        SizeCase{16, 7}, SizeCase{47, 5}, SizeCase{50, 3}, SizeCase{131, 23}}) {
-    const auto seed = testing::fresh_seed();
-    const Image in = testing::random_image(size.width, size.height, 1, SampleType::u8, seed);
-    const DeviceImage d_in = DeviceImage::upload(ctx, in);
-    for (int bands_per_unit : {1, 3, 1000}) {  // 1000: one row a band
-      const TuningConfig config{{"bands_per_unit", bands_per_unit}};
-      for (const Border& border : kBorders)
-        for (SobelOutput output : kOutputs) {
-          const SobelParams params{output, border};
-          SCOPED_TRACE(fmt::format("size={} [{}] output={} border={} seed={}", size_name(size), to_string(config),
-                                   to_string(output), to_string(border), seed));
-          ASSERT_FALSE(sobel_unsupported(ctx.info(), "cpu_rows", params, size.width, size.height, config));
-          ASSERT_TRUE(testing::images_equal(sobel_reference(in, params), run_device("cpu_rows", d_in, params, config)));
-        }
-    }
-  }
-  EXPECT_TRUE(sobel_unsupported(ctx.info(), "cpu_rows", {}, 64, 64, {{"bands_per_unit", 0}}));
+                        SizeCase{16, 7}, SizeCase{47, 5}, SizeCase{50, 3}, SizeCase{131, 23}})
+    for (int bands_per_unit : {1, 3, 1000})  // 1000: one row a band
+      expect_bit_exact("cpu_rows", size, {{"bands_per_unit", bands_per_unit}});
+  EXPECT_TRUE(sobel_unsupported(test_context().info(), "cpu_rows", {}, 64, 64, {{"bands_per_unit", 0}}));
 }
 
 }  // namespace
