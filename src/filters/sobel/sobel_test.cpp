@@ -567,7 +567,7 @@ TEST(SobelRounding, DeviceCpuRowsBytesAreExactForEveryGradientPair) {
   }
 }
 
-// The rule: row_tile on GPUs, cpu_rows on CPUs (block16x2 where cpu_rows is refused).
+// The rule: strip on GPUs, cpu_rows on CPUs (block16x2 where cpu_rows is refused).
 TEST(SobelHost, AutoPicksASupportedVariant) {
   Context& ctx = test_context();
   const bool gpu = ctx.info().type & CL_DEVICE_TYPE_GPU;
@@ -575,7 +575,7 @@ TEST(SobelHost, AutoPicksASupportedVariant) {
     const SobelParams p{output, {}};
     const std::string v = sobel_auto_variant(ctx.info(), p, 640, 480);
     EXPECT_FALSE(sobel_unsupported(ctx.info(), v, p, 640, 480)) << v;
-    EXPECT_EQ(v, gpu ? "row_tile" : "cpu_rows");
+    EXPECT_EQ(v, gpu ? "strip" : "cpu_rows");
   }
   if (gpu) return;
   DeviceInfo tight = ctx.info();  // a device whose allocations cannot hold cpu_rows' ring
