@@ -20,7 +20,10 @@ class TuneCommand : public Command {
         app.add_subcommand("tune", "find and remember the fastest correct variant of each filter on this device");
     cmd->add_option("FILTER", filters_, "filters to tune (default: all)");
     cmd->add_option("--size", size_, "image size to tune at (its size class is stored)")->capture_default_str();
-    cmd->add_option("--budget", options_.budget_seconds, "seconds for the whole search")
+    cmd->add_option(
+           "--budget", options_.budget_seconds,
+           "seconds for the search beyond what every tune times (each variant's defaults, the stored winners and "
+           "their one-step neighbours)")
         ->capture_default_str()
         ->check(kPositive);
     cmd->add_flag("--show", show_, "print this device's tuned choices and exit");
