@@ -20,7 +20,27 @@
 #include "common/synthetic_image.hpp"
 #include "runtime/launch.hpp"
 
+// A measurement that was not taken (no naive row, no CPU runs) is null in the JSON report.
+NLOHMANN_JSON_NAMESPACE_BEGIN
+template <>
+struct adl_serializer<std::optional<double>> {
+  static void to_json(json& j, const std::optional<double>& v) { j = v ? json(*v) : json(nullptr); }
+  static void from_json(const json& j, std::optional<double>& v) {
+    v = j.is_null() ? std::nullopt : std::optional(j.get<double>());
+  }
+};
+NLOHMANN_JSON_NAMESPACE_END
+
 namespace clf {
+// The JSON report's keys are the members' names.
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Stats, median, min, p90)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(BenchRow, filter, params, width, height, variant, resolved, status, kernel_ms,
+                                   total_ms, call_ms, kernel_runs, total_runs, gpix_per_s, gb_per_s, bandwidth_fraction,
+                                   kernel_floor_ms, total_floor_ms, speedup_vs_naive, cpu4_ms, cpu_all_ms,
+                                   speedup_vs_cpu4, speedup_vs_cpu_all, input_file, input_sha256)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(BenchReport, device, platform, driver, date, command, copy_gb_per_s, upload_gb_per_s,
+                                   download_gb_per_s, cpu_threads, rows)
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -379,47 +399,7 @@ std::string format_csv(const BenchReport& r) {
 }
 
 std::string format_json(const BenchReport& r) {
-  using json = nlohmann::json;
-  auto optional = [](const std::optional<double>& v) { return v ? json(*v) : json(nullptr); };
-  auto stats = [](const Stats& s) { return json{{"median", s.median}, {"min", s.min}, {"p90", s.p90}}; };
-  json rows = json::array();
-  for (const auto& row : r.rows)
-    rows.push_back({{"filter", row.filter},
-                    {"params", row.params},
-                    {"width", row.width},
-                    {"height", row.height},
-                    {"variant", row.variant},
-                    {"resolved", row.resolved},
-                    {"status", row.status},
-                    {"kernel_ms", stats(row.kernel_ms)},
-                    {"total_ms", stats(row.total_ms)},
-                    {"call_ms", stats(row.call_ms)},
-                    {"kernel_runs", row.kernel_runs},
-                    {"total_runs", row.total_runs},
-                    {"gpix_per_s", row.gpix_per_s},
-                    {"gb_per_s", row.gb_per_s},
-                    {"bandwidth_fraction", row.bandwidth_fraction},
-                    {"kernel_floor_ms", row.kernel_floor_ms},
-                    {"total_floor_ms", row.total_floor_ms},
-                    {"speedup_vs_naive", optional(row.speedup_vs_naive)},
-                    {"cpu4_ms", optional(row.cpu4_ms)},
-                    {"cpu_all_ms", optional(row.cpu_all_ms)},
-                    {"speedup_vs_cpu4", optional(row.speedup_vs_cpu4)},
-                    {"speedup_vs_cpu_all", optional(row.speedup_vs_cpu_all)},
-                    {"input_file", row.input_file},
-                    {"input_sha256", row.input_sha256}});
-  return json{{"device", r.device},
-              {"platform", r.platform},
-              {"driver", r.driver},
-              {"date", r.date},
-              {"command", r.command},
-              {"copy_gb_per_s", r.copy_gb_per_s},
-              {"upload_gb_per_s", r.upload_gb_per_s},
-              {"download_gb_per_s", r.download_gb_per_s},
-              {"cpu_threads", r.cpu_threads},
-              {"rows", rows}}
-             .dump(1) +
-         "\n";
+  return nlohmann::json(r).dump(1) + "\n";
 }
 
 std::string plot_svg(const BenchReport& r) {

@@ -249,8 +249,8 @@ TEST(BoxBlurFusedPrefix, EveryPrefetchDepthMatchesTheReference) {
 // The per-d band variants (fused_packed, fused_wide) over `diameters` and `items_list`, with strips of 3
 // (shorter than the window, not a multiple of prefetch) and 64 rows (longer than the image), on widths that
 // take the border path (131) and the aligned vector path (520, middle work-groups), border modes by turn;
-// `more(d, items, strip)` adds the tunables that vary with them. Against the reference, poisoned outputs; a
-// `share` of the (d, items, strip) cases, the same on both widths.
+// `more(d, items, strip)` adds the tunables that vary with them (pair 0 unless it sets pair). Against the reference,
+// poisoned outputs; a `share` of the (d, items, strip) cases, the same on both widths.
 void expect_band_shapes_match(const char* variant, std::initializer_list<int> diameters,
                               std::initializer_list<int> items_list,
                               const std::function<TuningConfig(int d, int items, int strip)>& more,
@@ -269,6 +269,7 @@ void expect_band_shapes_match(const char* variant, std::initializer_list<int> di
         for (int strip : strips) {
           TuningConfig config = {{"items", items}, {"local_x", 32}, {"strip", strip}};
           config.merge(more(d, items, strip));
+          config.emplace("pair", 0);
           if (!sample.take()) continue;
           SCOPED_TRACE(fmt::format("{} {}x37 d={} border={} config={} seed={} sample={}", variant, width, d,
                                    to_string(params.border), to_string(config), seed, sample_seed));
@@ -276,6 +277,13 @@ void expect_band_shapes_match(const char* variant, std::initializer_list<int> di
         }
     }
   }
+}
+
+// Diameters `outside` the variant's range, and a grey image at `inside`, are refused.
+void expect_band_refusals(const char* variant, std::initializer_list<int> outside, int inside) {
+  Context& ctx = test_context();
+  for (int d : outside) EXPECT_TRUE(box_blur_unsupported(ctx.info(), variant, {d, {}}, 300, 70, 4)) << d;
+  EXPECT_TRUE(box_blur_unsupported(ctx.info(), variant, {inside, {}}, 300, 70, 1));
 }
 
 // fused_packed is built per d (2..15) and items: both ends of its range and diameters whose window starts
@@ -288,13 +296,9 @@ TEST(BoxBlurFusedPacked, EveryDiameterAndShapeMatchesTheReference) {
                                                   : 2},
                         {"ring", items != 4},
                         {"mirror", (strip + d + items) % 2},
-                        {"direct", (d + items / 2) % 2},
-                        {"pair", 0}};
+                        {"direct", (d + items / 2) % 2}};
   });
-  Context& ctx = test_context();
-  // Outside its range, or grey, it says so.
-  for (int d : {1, 16}) EXPECT_TRUE(box_blur_unsupported(ctx.info(), "fused_packed", {d, {}}, 300, 70, 4));
-  EXPECT_TRUE(box_blur_unsupported(ctx.info(), "fused_packed", {9, {}}, 300, 70, 1));
+  expect_band_refusals("fused_packed", {1, 16}, 9);
 }
 
 // fused_packed's rounding on the device, for every d: with the low lane at its largest, smallest and a
@@ -336,13 +340,9 @@ TEST(BoxBlurFusedWide, EveryDiameterAndShapeMatchesTheReference) {
     return TuningConfig{{"prefetch", items == 4 ? 2 : 1},
                         {"ring", d <= 31 && items == 4},
                         {"mirror", (strip + d) % 2},
-                        {"direct", (d + items / 4) % 2},
-                        {"pair", 0}};
+                        {"direct", (d + items / 4) % 2}};
   });
-  Context& ctx = test_context();
-  // Outside its range, or grey, it says so.
-  for (int d : {1, 65}) EXPECT_TRUE(box_blur_unsupported(ctx.info(), "fused_wide", {d, {}}, 300, 70, 4));
-  EXPECT_TRUE(box_blur_unsupported(ctx.info(), "fused_wide", {31, {}}, 300, 70, 1));
+  expect_band_refusals("fused_wide", {1, 65}, 31);
 }
 
 // pair: two row lanes per work-group, mirrored strips 2j - 1 (up) and 2j (down) from one shared start. On 37

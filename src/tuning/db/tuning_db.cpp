@@ -22,20 +22,44 @@ namespace clf {
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 
+// The database's JSON form (found by nlohmann through ADL, so in clf itself). `shipped` is not stored.
+void to_json(json& j, const TunedChoice& c) {
+  j = {{"variant", c.variant}, {"config", to_string(c.config)}, {"kernel_ms", c.kernel_ms}};
+}
+void from_json(const json& j, TunedChoice& c) {
+  c = {j.at("variant").get<std::string>(), parse_tuning_config(j.at("config").get<std::string>()),
+       j.at("kernel_ms").get<double>()};
+}
+
+namespace {
+// TuningEntry's text fields under their keys, read and written alike.
+constexpr std::pair<const char*, std::string TuningEntry::*> kEntryTexts[] = {
+    {"vendor", &TuningEntry::vendor},           {"device", &TuningEntry::device},
+    {"driver", &TuningEntry::driver},           {"filter", &TuningEntry::filter},
+    {"param_class", &TuningEntry::param_class}, {"source_hash", &TuningEntry::source_hash},
+    {"size_class", &TuningEntry::size_class}};
+}  // namespace
+
+void to_json(json& j, const TuningEntry& e) {
+  for (const auto& [key, text] : kEntryTexts) j[key] = e.*text;
+  j["best"] = e.best;
+  j["runner_up"] = e.runner_up ? json(*e.runner_up) : json(nullptr);
+  j["tuned_at"] = e.tuned_at;
+}
+// tuned_at and runner_up may be missing: read as "" and none.
+void from_json(const json& j, TuningEntry& e) {
+  for (const auto& [key, text] : kEntryTexts) e.*text = j.at(key).get<std::string>();
+  e.best = j.at("best").get<TunedChoice>();
+  e.tuned_at = j.value("tuned_at", "");
+  if (j.contains("runner_up") && !j.at("runner_up").is_null()) e.runner_up = j.at("runner_up").get<TunedChoice>();
+}
+
 namespace {
 
 // Version 1 keyed entries by the hash of the kernel's whole text, so any comment edit orphaned them; version
 // 2 by kernel_code_hash.
 constexpr int kFormatVersion = 2;
 const char* const kSizeClasses[] = {"<=0.3MP", "<=1MP", "<=4MP", "<=16MP", ">16MP"};
-
-json to_json(const TunedChoice& c) {
-  return {{"variant", c.variant}, {"config", to_string(c.config)}, {"kernel_ms", c.kernel_ms}};
-}
-TunedChoice choice_from_json(const json& j) {
-  return {j.at("variant").get<std::string>(), parse_tuning_config(j.at("config").get<std::string>()),
-          j.at("kernel_ms").get<double>()};
-}
 
 std::string hex_key(std::uint64_t hash) {
   return fmt::format("{:016x}", hash);
@@ -91,10 +115,7 @@ std::vector<TuningEntry> entries_from_json(const json& j) {
   const auto& new_keys = version == 1 ? keys_from_version_1() : no_keys;
   std::vector<TuningEntry> entries;
   for (const auto& e : j.at("entries")) {
-    TuningEntry t{e.at("vendor"),      e.at("device"),         e.at("driver"),     e.at("filter"),
-                  e.at("param_class"), e.at("source_hash"),    e.at("size_class"), choice_from_json(e.at("best")),
-                  std::nullopt,        e.value("tuned_at", "")};
-    if (e.contains("runner_up") && !e.at("runner_up").is_null()) t.runner_up = choice_from_json(e.at("runner_up"));
+    auto t = e.get<TuningEntry>();
     if (auto key = new_keys.find(t.source_hash); key != new_keys.end()) t.source_hash = key->second;
     entries.push_back(std::move(t));
   }
@@ -166,20 +187,7 @@ void TuningDb::save() const {
 }
 
 void TuningDb::write() const {
-  json entries = json::array();
-  for (const auto& e : entries_) {
-    entries.push_back({{"vendor", e.vendor},
-                       {"device", e.device},
-                       {"driver", e.driver},
-                       {"filter", e.filter},
-                       {"param_class", e.param_class},
-                       {"source_hash", e.source_hash},
-                       {"size_class", e.size_class},
-                       {"best", to_json(e.best)},
-                       {"runner_up", e.runner_up ? to_json(*e.runner_up) : json(nullptr)},
-                       {"tuned_at", e.tuned_at}});
-  }
-  const std::string text = json{{"format_version", kFormatVersion}, {"entries", entries}}.dump(1) + "\n";
+  const std::string text = json{{"format_version", kFormatVersion}, {"entries", entries_}}.dump(1) + "\n";
   write_file_atomically(path_, text.data(), text.size());
 }
 
