@@ -72,21 +72,13 @@ std::function<std::pair<VariantChoice, std::optional<std::string>>(Context&, int
 // keeps its complete frames and exits 1), and the result line. Returns the exit code.
 int run_video_filter(const ImageCommandOptions& image, const VideoCommandOptions& video, const VideoFilterSteps& steps);
 
-// The calls of a filter whose functions take a channel count (box blur, bilateral, epsilon), which its command runs
-// on images and on video alike (run_channel_filter).
+// A filter whose functions take a channel count (box blur, bilateral, epsilon), which its command, of the filter's
+// name, runs on images and on video alike (run_channel_filter).
 template <class Params>
 struct ChannelFilterCalls {
-  std::string command;                       // "box-blur", for messages
-  const std::vector<VariantInfo>* variants;  // the names --variant accepts
-  std::string default_planes;                // of a video: "y" or "all"
-  Alpha alpha;                               // how an image's fourth channel is treated (device_channels)
-  VariantChoice (*choose)(Context&, const Params&, std::string_view, int, int, int, const TuningConfig&);
-  std::optional<std::string> (*unsupported)(const DeviceInfo&, std::string_view, const Params&, int, int, int,
-                                            const TuningConfig&);
-  void (*prepare)(Context&, const Params&, std::string_view, int, int, int, const TuningConfig&);
-  std::vector<cl::Event> (*filter_views)(Context&, const DeviceImage&, DeviceImage&, const Params&, std::string_view,
-                                         const TuningConfig&, const std::vector<cl::Event>&);
-  Image (*filter_image)(Context&, const Image&, const Params&, std::string_view, Timing*);
+  ImageFilterCalls<Params> filter;  // kBoxBlurCalls, ...
+  std::string default_planes;       // of a video: "y" or "all"
+  Alpha alpha;                      // how an image's fourth channel is treated (device_channels)
 };
 
 // Filters IN as video (run_video_filter) or as an image (run_image_filter, after a usage error for video-only options
@@ -98,29 +90,30 @@ int run_channel_filter(const ImageCommandOptions& options, const VideoCommandOpt
                        const std::function<std::string()>& describe,
                        const std::function<void()>& check_image_options = {}) {
   const std::string& variant = options.variant;
+  const ImageFilterCalls<Params>& filter = calls.filter;
   if (is_video_input(options, video))
     return run_video_filter(
         options, video,
-        {.command = calls.command,
-         .variants = calls.variants,
+        {.command = filter.name,
+         .variants = &filter.variants(),
          .check_params = check_params,
          .default_planes = calls.default_planes,
-         .choose = plane_choose_step(params, variant, calls.choose, calls.unsupported),
-         .prepare = [&](Context& ctx, int w, int h) { calls.prepare(ctx, params, variant, w, h, 1, {}); },
+         .choose = plane_choose_step(params, variant, filter.choose, filter.unsupported),
+         .prepare = [&](Context& ctx, int w, int h) { filter.prepare(ctx, params, variant, w, h, 1, {}); },
          .filter = [&](Context& ctx, const DeviceImage& in,
-                       DeviceImage& out) { return calls.filter_views(ctx, in, out, params, variant, {}, {}); },
+                       DeviceImage& out) { return filter.on_device(ctx, in, out, params, variant, {}, {}); },
          .describe = describe});
   refuse_video_options(video);
   if (check_image_options) check_image_options();
-  return run_image_filter(
-      options, {.command = calls.command,
-                .variants = calls.variants,
-                .check_params = check_params,
-                .choose = choose_step(params, variant, calls.alpha, calls.choose, calls.unsupported),
-                .run = [&](Context& ctx, const Image& input,
-                           Timing* timing) { return calls.filter_image(ctx, input, params, variant, timing); },
-                .describe = describe,
-                .quiet = video.quiet});
+  return run_image_filter(options,
+                          {.command = filter.name,
+                           .variants = &filter.variants(),
+                           .check_params = check_params,
+                           .choose = choose_step(params, variant, calls.alpha, filter.choose, filter.unsupported),
+                           .run = [&](Context& ctx, const Image& input,
+                                      Timing* timing) { return filter.on_host(ctx, input, params, variant, timing); },
+                           .describe = describe,
+                           .quiet = video.quiet});
 }
 
 // A filter command for images and video: its subcommand takes the image options, the filter's own
@@ -166,7 +159,7 @@ class ChannelFilterCommand : public FilterCommand {
 
  protected:
   ChannelFilterCommand(std::string help, ChannelFilterCalls<Params> calls)
-      : FilterCommand(calls.command, std::move(help), *calls.variants, calls.default_planes),
+      : FilterCommand(calls.filter.name, std::move(help), calls.filter.variants(), calls.default_planes),
         calls_(std::move(calls)) {}
   virtual void check_params() = 0;             // the parameters' check (ImageFilterSteps::check_params)
   virtual std::string describe() const = 0;    // the start of the result line, "box-blur d=9 border=replicate"

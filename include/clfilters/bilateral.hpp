@@ -94,4 +94,8 @@ void bilateral_prepare(Context& ctx, const BilateralParams& params, std::string_
 // cores). 1 or 4 channels.
 Image bilateral_reference(const Image& input, const BilateralParams& params, int threads = 0);
 
+// The functions above, whole, for code that runs any such filter (the command line).
+inline constexpr ImageFilterCalls<BilateralParams> kBilateralCalls{
+    "bilateral", bilateral_variants, bilateral_choose, bilateral_unsupported, bilateral_prepare, bilateral, bilateral};
+
 }  // namespace clf

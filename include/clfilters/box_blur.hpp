@@ -74,4 +74,8 @@ void box_blur_prepare(Context& ctx, const BoxBlurParams& params, std::string_vie
 // (0 = all cores). 1 or 4 channels.
 Image box_blur_reference(const Image& input, const BoxBlurParams& params, int threads = 0);
 
+// The functions above, whole, for code that runs any such filter (the command line).
+inline constexpr ImageFilterCalls<BoxBlurParams> kBoxBlurCalls{
+    "box-blur", box_blur_variants, box_blur_choose, box_blur_unsupported, box_blur_prepare, box_blur, box_blur};
+
 }  // namespace clf

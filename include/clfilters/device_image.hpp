@@ -3,10 +3,15 @@
 #pragma once
 
 #include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
 
 #include "clfilters/export.hpp"
 #include "clfilters/image.hpp"
 #include "clfilters/runtime.hpp"
+#include "clfilters/variant.hpp"
 
 namespace CLF_API clf {
 
@@ -84,6 +89,25 @@ std::vector<cl::Event> on_packed_images(
 struct Timing {
   double kernel_ms = 0;  // sum of the profiling intervals of every kernel the call enqueued
   double total_ms = 0;   // host wall clock from host input to host output (upload, kernels, download)
+};
+
+// The public functions of a filter from one 8-bit image to another of its size and channels, whole, for code
+// that runs any such filter: kBoxBlurCalls holds box_blur_variants, box_blur_choose, ... (likewise kBilateralCalls,
+// kEpsilonCalls).
+template <class Params>
+struct ImageFilterCalls {
+  const char* name;  // the filter's command-line name, "box-blur"
+  const std::vector<VariantInfo>& (*variants)();
+  VariantChoice (*choose)(Context&, const Params&, std::string_view variant, int width, int height, int channels,
+                          const TuningConfig&);
+  std::optional<std::string> (*unsupported)(const DeviceInfo&, std::string_view variant, const Params&, int width,
+                                            int height, int channels, const TuningConfig&);
+  void (*prepare)(Context&, const Params&, std::string_view variant, int width, int height, int channels,
+                  const TuningConfig&);
+  std::vector<cl::Event> (*on_device)(Context&, const DeviceImage& input, DeviceImage& output, const Params&,
+                                      std::string_view variant, const TuningConfig&,
+                                      const std::vector<cl::Event>& wait);
+  Image (*on_host)(Context&, const Image& input, const Params&, std::string_view variant, Timing*);
 };
 
 // Sum of END - START over the events, in milliseconds. Waits for them. NaN for commands enqueued with

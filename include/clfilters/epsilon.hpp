@@ -70,4 +70,8 @@ void epsilon_prepare(Context& ctx, const EpsilonParams& params, std::string_view
 // The CPU reference: exact integers, `threads` threads (0 = all). 1 or 4 channels (alpha copied).
 Image epsilon_reference(const Image& input, const EpsilonParams& params, int threads = 0);
 
+// The functions above, whole, for code that runs any such filter (the command line).
+inline constexpr ImageFilterCalls<EpsilonParams> kEpsilonCalls{
+    "epsilon", epsilon_variants, epsilon_choose, epsilon_unsupported, epsilon_prepare, epsilon, epsilon};
+
 }  // namespace clf

@@ -327,11 +327,15 @@ Image filter_host_image(Context& ctx, const Image& input, Alpha alpha,
   return result;
 }
 
-void check_host_image(std::string_view words, const Image& input) {
+void check_host_image(std::string_view words, const Image& input, void (*check_size)(int width, int height)) {
   if (input.type != SampleType::u8)
     throw std::invalid_argument(fmt::format("{} needs 8-bit samples, got {}", words, sample_type_name(input.type)));
   if (input.channels < 1 || input.channels > 4)
     throw std::invalid_argument(fmt::format("{} takes 1 to 4 channels, got {}", words, input.channels));
+  if (check_size)
+    check_size(input.width, input.height);
+  else if (input.width < 1 || input.height < 1)
+    throw std::invalid_argument(fmt::format("{} needs an image of at least 1x1", words));
 }
 
 void HostCallClock::finish(Timing* timing, const std::vector<cl::Event>& events) const {

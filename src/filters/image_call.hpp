@@ -202,6 +202,7 @@ struct ImageFilterApi {
 
   const char* name;         // as the device calls' errors name the filter ("box_blur")
   const char* spec_name;    // its FilterSpec's name, which keys its tuning database entries ("box-blur")
+  const char* words;        // as a host call's errors name it ("box blur"; check_host_image)
   const char* kernel_file;  // the .cl file its programs are built from
   const Table& (*table)();
   void (*check_params)(const P&);
@@ -215,6 +216,8 @@ struct ImageFilterApi {
   // The input rows above and below an output row it reads (its window's half height), for banded host calls;
   // null: the filter is not cut into bands.
   int (*reach)(const P&) = nullptr;
+  // A host call's size check before its other checks; null: an empty image is refused in `words`.
+  void (*check_host_size)(int width, int height) = nullptr;
 };
 
 // The cpu_rows entry of an image filter (bilateral, epsilon) whose window reaches `radius(params)` rows: refused
@@ -350,14 +353,16 @@ std::vector<cl::Event> enqueue_image_call(Context& ctx, const ImageFilterApi<P>&
   }
 }
 
-// The first checks of that call, in the filter's `words` ("box blur"): 8-bit samples, 1 to 4 channels.
-void check_host_image(std::string_view words, const Image& input);
+// The first checks of that call, in the filter's `words` ("box blur"): 8-bit samples, 1 to 4 channels, then the
+// size: `check_size` where given, else at least 1x1 ("box blur needs an image of at least 1x1").
+void check_host_image(std::string_view words, const Image& input, void (*check_size)(int width, int height));
 
-// The public call of an image filter on a host image (box_blur(ctx, image, ...) and its kin): the programs built
-// first, untimed (SPEC "Total time"), then filter_host_image, timed into `timing`.
+// The public call of an image filter on a host image (box_blur(ctx, image, ...) and its kin): its first checks
+// (check_host_image), the programs built, untimed (SPEC "Total time"), then filter_host_image, timed into `timing`.
 template <class P>
 Image host_image_call(Context& ctx, const ImageFilterApi<P>& api, const Image& input, const P& params,
                       std::string_view variant, Alpha alpha, Timing* timing) {
+  check_host_image(api.words, input, api.check_host_size);
   const int channels = device_channels(input.channels, alpha);
   const int reach = api.reach ? api.reach(params) : -1;
   // Bands run with the whole image's choice: the same code for every pixel, so the one-piece result bit for bit.

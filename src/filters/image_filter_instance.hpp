@@ -148,16 +148,36 @@ struct ImageCallTraits {
   static const auto& api() { return Api; }
 };
 
-// The instance of such a filter (`Traits` an ImageCallTraits) that the benchmark and the tuner run: `p`, checked, on
-// a synthetic photo of the case's channels (`default_channels` where it names none).
+// The FilterSpec of such a filter, named and listed by its ImageFilterApi. Its `Traits` (an ImageCallTraits) add
+//   static constexpr int kDefaultChannels;          the channels of a case that names none
+//   static std::vector<ParamMap> bench_cases();
+//   static std::string param_class(const ParamMap&);
+//   static Params parse(const ParamMap&);            a case's parameters, unknown keys refused (check_param_keys).
+// An instance runs the parameters, checked, on a synthetic photo of the case's channels.
 template <class Traits>
-std::unique_ptr<FilterInstance> image_call_instance(Context& ctx, int width, int height, const ParamMap& params,
-                                                    std::uint64_t seed, typename Traits::Params p,
-                                                    int default_channels) {
-  Traits::api().check_params(p);
-  const int channels = param_channels(params, Traits::api().spec_name, default_channels);
-  return std::make_unique<ImageFilterInstance<Traits>>(ctx, synthetic_photo(width, height, channels, seed),
-                                                       std::move(p));
+class ImageCallSpec final : public BasicFilterSpec {
+ public:
+  ImageCallSpec() : BasicFilterSpec(Traits::api().spec_name, Traits::api().kernel_file, variant_infos) {}
+  std::vector<ParamMap> bench_cases() const override { return Traits::bench_cases(); }
+  std::string param_class(const ParamMap& params) const override { return Traits::param_class(params); }
+  std::unique_ptr<FilterInstance> instantiate(Context& ctx, int width, int height, const ParamMap& params,
+                                              std::uint64_t seed) const override {
+    typename Traits::Params p = Traits::parse(params);
+    Traits::api().check_params(p);
+    const int channels = param_channels(params, Traits::api().spec_name, Traits::kDefaultChannels);
+    return std::make_unique<ImageFilterInstance<Traits>>(ctx, synthetic_photo(width, height, channels, seed),
+                                                         std::move(p));
+  }
+
+ private:
+  static const std::vector<VariantInfo>& variant_infos() { return Traits::api().table().infos(); }
+};
+
+// The one ImageCallSpec of `Traits`, as the filter registry takes it (X_filter_spec()).
+template <class Traits>
+const FilterSpec& image_call_spec() {
+  static const ImageCallSpec<Traits> spec;
+  return spec;
 }
 
 }  // namespace clf

@@ -17,15 +17,7 @@ class BilateralCommand : public ChannelFilterCommand<BilateralParams> {
       : ChannelFilterCommand(
             "bilateral filter: smooths while keeping edges; grey, or RGBA with the colour "
             "distance over R, G, B and alpha copied",
-            {.command = "bilateral",
-             .variants = &bilateral_variants(),
-             .default_planes = "all",
-             .alpha = Alpha::kept_apart,
-             .choose = bilateral_choose,
-             .unsupported = bilateral_unsupported,
-             .prepare = bilateral_prepare,
-             .filter_views = bilateral,
-             .filter_image = bilateral}) {}
+            {.filter = kBilateralCalls, .default_planes = "all", .alpha = Alpha::kept_apart}) {}
 
  private:
   void add_filter_options(CLI::App* cmd) override {

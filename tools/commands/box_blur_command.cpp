@@ -14,15 +14,7 @@ class BoxBlurCommand : public ChannelFilterCommand<BoxBlurParams> {
  public:
   BoxBlurCommand()
       : ChannelFilterCommand("box blur: the rounded mean of a d x d window, every channel",
-                             {.command = "box-blur",
-                              .variants = &box_blur_variants(),
-                              .default_planes = "all",
-                              .alpha = Alpha::filtered,
-                              .choose = box_blur_choose,
-                              .unsupported = box_blur_unsupported,
-                              .prepare = box_blur_prepare,
-                              .filter_views = box_blur,
-                              .filter_image = box_blur}) {}
+                             {.filter = kBoxBlurCalls, .default_planes = "all", .alpha = Alpha::filtered}) {}
 
  private:
   void add_filter_options(CLI::App* cmd) override {

@@ -19,15 +19,7 @@ class EpsilonCommand : public ChannelFilterCommand<EpsilonParams> {
       : ChannelFilterCommand(
             "epsilon filter (mosquito-noise removal): the rounded mean of the window pixels within T of the "
             "centre; images, Y4M video and raw YUV",
-            {.command = "epsilon",
-             .variants = &epsilon_variants(),
-             .default_planes = "y",
-             .alpha = Alpha::kept_apart,
-             .choose = epsilon_choose,
-             .unsupported = epsilon_unsupported,
-             .prepare = epsilon_prepare,
-             .filter_views = epsilon,
-             .filter_image = epsilon}) {}
+            {.filter = kEpsilonCalls, .default_planes = "y", .alpha = Alpha::kept_apart}) {}
 
   // The parameters and --variant are checked before IN is looked at, as usage errors.
   int run() override {

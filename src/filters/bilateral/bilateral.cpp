@@ -154,18 +154,12 @@ bool unrolled_expanded(const BilateralParams& params, int channels) {
 
 }  // namespace bilateral_detail
 
-const ImageFilterApi<BilateralParams> kBilateralApi{"bilateral",
-                                                    "bilateral",
-                                                    "bilateral.cl",
-                                                    bilateral_table,
-                                                    bilateral_check_params,
-                                                    bilateral_unsupported,
-                                                    bilateral_param_class,
-                                                    bilateral_auto_variant,
-                                                    bilateral_reference,
-                                                    check_image_size,
-                                                    true,
-                                                    bilateral_radius};
+const ImageFilterApi<BilateralParams> kBilateralApi{
+    "bilateral",           "bilateral",           "bilateral",
+    "bilateral.cl",        bilateral_table,       bilateral_check_params,
+    bilateral_unsupported, bilateral_param_class, bilateral_auto_variant,
+    bilateral_reference,   check_image_size,      true,
+    bilateral_radius};
 
 void bilateral_prepare(Context& ctx, const BilateralParams& params, std::string_view variant, int width, int height,
                        int channels, const TuningConfig& config) {
@@ -180,8 +174,6 @@ std::vector<cl::Event> bilateral(Context& ctx, const DeviceImage& in, DeviceImag
 
 Image bilateral(Context& ctx, const Image& input, const BilateralParams& params, std::string_view variant,
                 Timing* timing) {
-  check_host_image("bilateral", input);
-  if (input.width < 1 || input.height < 1) throw std::invalid_argument("bilateral needs an image of at least 1x1");
   return host_image_call(ctx, kBilateralApi, input, params, variant, Alpha::kept_apart, timing);
 }
 

@@ -75,17 +75,13 @@ VariantChoice bilateral_choose(Context& ctx, const BilateralParams& params, std:
 // ---- FilterSpec -----------------------------------------------------------------------------------
 namespace {
 
+// Keys: sigma_spatial (3), sigma_range (30), radius (ceil(2 sigma_spatial)), channels (4),
+// border (replicate | reflect101 | constant[=V]), window (square | disk), distance (l2 | l1).
 struct BilateralTraits : ImageCallTraits<kBilateralApi> {
   // SPEC: within 1 of the double-precision reference at every pixel.
   static constexpr double kTolerance = 1.0;
-};
-
-class BilateralSpec : public BasicFilterSpec {
- public:
-  BilateralSpec() : BasicFilterSpec("bilateral", "bilateral.cl", bilateral_variants) {}
-  // Keys: sigma_spatial (3), sigma_range (30), radius (ceil(2 sigma_spatial)), channels (4),
-  // border (replicate | reflect101 | constant[=V]), window (square | disk), distance (l2 | l1).
-  std::vector<ParamMap> bench_cases() const override {
+  static constexpr int kDefaultChannels = 4;
+  static std::vector<ParamMap> bench_cases() {
     std::vector<ParamMap> cases;
     for (const char* channels : {"1", "4"}) {
       ParamMap m;
@@ -97,32 +93,29 @@ class BilateralSpec : public BasicFilterSpec {
     }
     return cases;
   }
-  std::string param_class(const ParamMap& params) const override {
+  static std::string param_class(const ParamMap& params) {
     BilateralParams p;
     p.sigma_spatial = param_double(params, "sigma_spatial", 3.0);
     p.radius = param_int(params, "radius", -1);
     return bilateral_param_class(p, param_int(params, "channels", 4));
   }
-  std::unique_ptr<FilterInstance> instantiate(Context& ctx, int width, int height, const ParamMap& params,
-                                              std::uint64_t seed) const override {
+  static Params parse(const ParamMap& params) {
     check_param_keys(params, "bilateral",
                      {"sigma_spatial", "sigma_range", "radius", "channels", "border", "window", "distance"});
-    BilateralParams p;
-    p.sigma_spatial = param_double(params, "sigma_spatial", 3.0);
-    p.sigma_range = param_double(params, "sigma_range", 30.0);
-    p.radius = param_int(params, "radius", -1);
-    p.border = parse_border(param_text(params, "border", "replicate"));
-    p.window = parse_bilateral_window(param_text(params, "window", "square"));
-    p.distance = parse_bilateral_distance(param_text(params, "distance", "l2"));
-    return image_call_instance<BilateralTraits>(ctx, width, height, params, seed, p, 4);
+    // A braced list runs its initialisers in order: the first bad parameter is the one reported.
+    return {.sigma_spatial = param_double(params, "sigma_spatial", 3.0),
+            .sigma_range = param_double(params, "sigma_range", 30.0),
+            .radius = param_int(params, "radius", -1),
+            .border = parse_border(param_text(params, "border", "replicate")),
+            .window = parse_bilateral_window(param_text(params, "window", "square")),
+            .distance = parse_bilateral_distance(param_text(params, "distance", "l2"))};
   }
 };
 
 }  // namespace
 
 const FilterSpec& bilateral_filter_spec() {
-  static const BilateralSpec spec;
-  return spec;
+  return image_call_spec<BilateralTraits>();
 }
 
 }  // namespace clf

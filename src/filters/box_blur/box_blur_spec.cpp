@@ -157,39 +157,32 @@ VariantChoice box_blur_choose(Context& ctx, const BoxBlurParams& params, std::st
 // ---- FilterSpec -----------------------------------------------------------------------------------
 namespace {
 
+// Keys: diameter (9), channels (4), border (replicate | reflect101 | constant[=V]).
 struct BoxBlurTraits : ImageCallTraits<kBoxBlurApi> {
   static constexpr double kTolerance = 0;
+  static constexpr int kDefaultChannels = 4;
   static std::string build_key(Context& ctx, const Params& p, const std::string& variant, const Image& in,
                                const TuningConfig& config) {
     return box_blur_build_key(ctx, p, variant, in.width, in.height, in.channels, config);
   }
-};
-
-class BoxBlurSpec : public BasicFilterSpec {
- public:
-  BoxBlurSpec() : BasicFilterSpec("box-blur", "box_blur.cl", box_blur_variants) {}
-  // Keys: diameter (9), channels (4), border (replicate | reflect101 | constant[=V]).
-  std::vector<ParamMap> bench_cases() const override {
+  static std::vector<ParamMap> bench_cases() {
     std::vector<ParamMap> cases;
     for (const char* d : {"9", "3", "11", "31", "63"}) cases.push_back({{"diameter", d}, {"channels", "4"}});
     return cases;
   }
-  std::string param_class(const ParamMap& params) const override {
+  static std::string param_class(const ParamMap& params) {
     return box_blur_param_class({param_int(params, "diameter", 9), {}}, param_int(params, "channels", 4));
   }
-  std::unique_ptr<FilterInstance> instantiate(Context& ctx, int width, int height, const ParamMap& params,
-                                              std::uint64_t seed) const override {
+  static Params parse(const ParamMap& params) {
     check_param_keys(params, "box-blur", {"diameter", "channels", "border"});
-    const BoxBlurParams p{param_int(params, "diameter", 9), parse_border(param_text(params, "border", "replicate"))};
-    return image_call_instance<BoxBlurTraits>(ctx, width, height, params, seed, p, 4);
+    return {param_int(params, "diameter", 9), parse_border(param_text(params, "border", "replicate"))};
   }
 };
 
 }  // namespace
 
 const FilterSpec& box_blur_filter_spec() {
-  static const BoxBlurSpec spec;
-  return spec;
+  return image_call_spec<BoxBlurTraits>();
 }
 
 }  // namespace clf

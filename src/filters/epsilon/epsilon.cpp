@@ -29,10 +29,11 @@ std::string missing_feature_reason(const std::string& variant, DeviceFeature fea
 
 }  // namespace
 
-// Its own size check (at least 1x1); and the output must not be the input, as work-items would read pixels that
-// others have already written.
+// Its own size check (at least 1x1), which a host call makes before its others too; and the output must not be the
+// input, as work-items would read pixels that others have already written.
 const ImageFilterApi<EpsilonParams> kEpsilonApi{.name = "epsilon",
                                                 .spec_name = "epsilon",
+                                                .words = "epsilon",
                                                 .kernel_file = "epsilon.cl",
                                                 .table = epsilon_table,
                                                 .check_params = epsilon_check_params,
@@ -42,7 +43,8 @@ const ImageFilterApi<EpsilonParams> kEpsilonApi{.name = "epsilon",
                                                 .reference = epsilon_reference,
                                                 .check_size = check_size,
                                                 .output_may_be_input = false,
-                                                .reach = [](const EpsilonParams& p) { return p.radius; }};
+                                                .reach = [](const EpsilonParams& p) { return p.radius; },
+                                                .check_host_size = check_size};
 
 void epsilon_check_params(const EpsilonParams& p) {
   if (p.radius < kMinEpsilonRadius || p.radius > kMaxEpsilonRadius)
@@ -76,8 +78,6 @@ std::vector<cl::Event> epsilon(Context& ctx, const DeviceImage& in, DeviceImage&
 }
 
 Image epsilon(Context& ctx, const Image& input, const EpsilonParams& params, std::string_view variant, Timing* timing) {
-  check_host_image("epsilon", input);
-  check_size(input.width, input.height);
   return host_image_call(ctx, kEpsilonApi, input, params, variant, Alpha::kept_apart, timing);
 }
 

@@ -54,10 +54,6 @@ VariantChoice epsilon_choose(Context& ctx, const EpsilonParams& params, std::str
 // ---- FilterSpec -----------------------------------------------------------------------------------
 namespace {
 
-struct EpsilonTraits : ImageCallTraits<kEpsilonApi> {
-  static constexpr double kTolerance = 0;
-};
-
 ParamMap epsilon_case(const char* radius, const char* threshold, const char* channels) {
   ParamMap m;
   m.emplace(std::string("radius"), std::string(radius));
@@ -66,36 +62,33 @@ ParamMap epsilon_case(const char* radius, const char* threshold, const char* cha
   return m;
 }
 
-class EpsilonSpec : public BasicFilterSpec {
- public:
-  EpsilonSpec() : BasicFilterSpec("epsilon", "epsilon.cl", epsilon_variants) {}
-  // Keys: radius (4), threshold (20), channels (1: a Y plane or grey; 4: RGBA), border (replicate |
-  // reflect101 | constant[=V]). The first case is seed 000's: 9x9, T = 20, one plane.
-  std::vector<ParamMap> bench_cases() const override {
+// Keys: radius (4), threshold (20), channels (1: a Y plane or grey; 4: RGBA), border (replicate | reflect101 |
+// constant[=V]).
+struct EpsilonTraits : ImageCallTraits<kEpsilonApi> {
+  static constexpr double kTolerance = 0;
+  static constexpr int kDefaultChannels = 1;
+  // The first case is seed 000's: 9x9, T = 20, one plane.
+  static std::vector<ParamMap> bench_cases() {
     return {epsilon_case("4", "20", "1"), epsilon_case("4", "20", "4"), epsilon_case("2", "20", "1"),
             epsilon_case("8", "20", "1")};
   }
-  std::string param_class(const ParamMap& params) const override {
+  static std::string param_class(const ParamMap& params) {
     EpsilonParams p;
     p.radius = param_int(params, "radius", 4);
     return epsilon_param_class(p, param_int(params, "channels", 1));
   }
-  std::unique_ptr<FilterInstance> instantiate(Context& ctx, int width, int height, const ParamMap& params,
-                                              std::uint64_t seed) const override {
+  static Params parse(const ParamMap& params) {
     check_param_keys(params, "epsilon", {"radius", "threshold", "channels", "border"});
-    EpsilonParams p;
-    p.radius = param_int(params, "radius", 4);
-    p.threshold = param_int(params, "threshold", 20);
-    p.border = parse_border(param_text(params, "border", "replicate"));
-    return image_call_instance<EpsilonTraits>(ctx, width, height, params, seed, p, 1);
+    return {.radius = param_int(params, "radius", 4),
+            .threshold = param_int(params, "threshold", 20),
+            .border = parse_border(param_text(params, "border", "replicate"))};
   }
 };
 
 }  // namespace
 
 const FilterSpec& epsilon_filter_spec() {
-  static const EpsilonSpec spec;
-  return spec;
+  return image_call_spec<EpsilonTraits>();
 }
 
 }  // namespace clf
