@@ -3,17 +3,13 @@
 // strip: a register block of VEC columns x ROWS rows per work-item, every load issued up front and the
 // arithmetic in 16-bit SIMD-within-a-register lanes (not from a seed: the shape is Jacobi's `strip`
 // in this repo; the lane packing is a standard SWAR technique).
-// Why: row_tile keeps one row load of 4-8 bytes per work-item in flight, which is too little memory
-// parallelism to cover DRAM latency at 1 B/px; here a work-item has (ROWS+2) 16-byte loads in flight
-// at once. ROWS is a build option so the row loops unroll and every array lives in registers with no
-// moves between rows.
-// Arithmetic (separable, horizontal first as in row_tile): per input row, with p the row's pixels,
-// hs = [1 2 1] and hd = [-1 0 1] along x; then gx = hd(y-1) + 2 hd(y) + hd(y+1), gy = hs(y+1) - hs(y-1).
-// Each 32-bit word holds two pixels 2 apart in 16-bit lanes: "even" words lanes (4j, 4j+2), "odd"
-// words (4j+1, 4j+3), so one add serves two pixels and the neighbours a window needs are the other
-// parity's word or a 16-bit funnel shift of it. Lanes never carry into each other because every lane
-// value is kept in [0, 65535]: hd is biased by 0x2000, so gx comes out biased by 4 * 0x2000 = 0x8000,
-// and gy is biased by 0x8000 by its own add; XOR 0x8000 per lane turns a biased lane into int16 bits.
+// Why: row_tile keeps one row load of 4-8 bytes per work-item in flight, too little to cover DRAM latency at 1 B/px;
+// here (ROWS+2) loads are in flight at once. ROWS is built in, so the row loops unroll into registers.
+// Arithmetic (separable, horizontal first as in row_tile): per input row hs = [1 2 1] and hd = [-1 0 1] along x;
+// then gx = hd(y-1) + 2 hd(y) + hd(y+1), gy = hs(y+1) - hs(y-1). Each 32-bit word holds two pixels 2 apart in 16-bit
+// lanes ("even" words lanes 4j, 4j+2; "odd" 4j+1, 4j+3), so one add serves two pixels and a window's neighbours are
+// the other parity's word or a 16-bit funnel shift of it. Lanes never carry: every lane stays in [0, 65535] (hd is
+// biased by 0x2000, so gx by 0x8000, gy by 0x8000 by its own add); XOR 0x8000 turns a biased lane into int16 bits.
 //
 // Predicted instructions per pixel of an interior work-item (the SASS of clang + libclc PTX, ptxas
 // sm_90, VEC=16, ROWS=8, ALIGNED=1, 128 pixels per work-item, the whole kernel body counted), against
