@@ -19,12 +19,12 @@ namespace CLF_API clf {
 
 struct EpsilonParams {
   int radius = 4;      // window (2r+1)^2; 9x9 by default
-  int threshold = 20;  // T, 0..255
+  int threshold = 20;  // T, in sample units: 0..255 (0..65535 for u16 samples)
   Border border;
 };
 
 // Radius limits every variant takes: 1 .. 32 (up to a 65x65 window, whose row sums and counts the
-// kernels keep in 16 bits).
+// kernels keep in 16 bits; for 16-bit samples the sums are 32-bit, so the same limits hold).
 inline constexpr int kMinEpsilonRadius = 1;
 inline constexpr int kMaxEpsilonRadius = 32;
 
@@ -50,8 +50,10 @@ VariantChoice epsilon_choose(Context& ctx, const EpsilonParams& params, std::str
                              int channels, const TuningConfig& config = {}, SampleType type = SampleType::u8);
 std::string epsilon_param_class(const EpsilonParams& params, int channels);
 
-// Host images, u8: 1 channel (grey or a Y plane), 3 (RGB) or 4 (RGBA): R, G and B each filtered on
-// their own, alpha copied. Throws std::invalid_argument for bad parameters or an unsupported variant.
+// Host images, u8 or u16: 1 channel (grey or a Y plane), 2 (grey + alpha), 3 (RGB) or 4 (RGBA): R, G and B each
+// filtered on their own, alpha copied. u16 runs the variants that take 16-bit samples (epsilon_variants:
+// naive, vec4, vec8, vec16, local, vec4_branchless, vec8_branchless, regblock, cpu_rows). Throws std::invalid_argument
+// for bad parameters or an unsupported variant.
 Image epsilon(Context& ctx, const Image& input, const EpsilonParams& params, std::string_view variant = "auto",
               Timing* timing = nullptr);
 
@@ -67,7 +69,7 @@ std::vector<cl::Event> epsilon(Context& ctx, const DeviceImage& input, DeviceIma
 void epsilon_prepare(Context& ctx, const EpsilonParams& params, std::string_view variant, int width, int height,
                      int channels, const TuningConfig& config = {}, SampleType type = SampleType::u8);
 
-// The CPU reference: exact integers, `threads` threads (0 = all). 1 or 4 channels (alpha copied).
+// The CPU reference: exact integers, `threads` threads (0 = all). u8 or u16, 1 or 4 channels (alpha copied).
 Image epsilon_reference(const Image& input, const EpsilonParams& params, int threads = 0);
 
 // The functions above, whole, for code that runs any such filter (the command line).

@@ -9,16 +9,32 @@
 //   -D HAS_IMAGES=1   also build the image-object kernel (naive)
 //   -D HAS_FP16=1     also build the half kernels (cl_khr_fp16)
 //   -D CPU_ROWS=1     adds cpu_rows' kernel (epsilon_cpu_rows.cl)
+//   -D SAMPLE_BITS=16 16-bit samples (grey one ushort a pixel, RGBA one ulong, R in the low 16 bits): the
+//                     forms in `#if SAMPLE_BITS == 16` blocks; packed and the half kernels stay 8-bit only
 // Size, radius, threshold and border are kernel arguments, so one build serves every call.
 //
 // Exactness: every compare is on integers (or on integer-valued halves below 2048, which are exact),
 // and sums are integers. The host keeps r <= 32: one window row then sums to at most 65 * 255 = 16575
 // and a window counts at most 65 * 65 = 4225 pixels, both within 16 bits; window sums are 32-bit.
+// 16-bit samples: a window row sums to at most 65 * 65535 (row sums are 32-bit too) and a window to at
+// most 4225 * 65535 < 2^29; counts stay 16-bit. The border constant arrives as the value itself.
 
 #ifndef CHANNELS
 #define CHANNELS 1
 #endif
 
+#if SAMPLE_BITS == 16
+// One scalar a pixel, as at 8 bits, so vloadN reads N pixels: RGBA's 4 ushorts as one ulong.
+#if CHANNELS == 4
+typedef ulong pix_t;
+#define PIX_BASE ulong
+#define COLOUR_CHANNELS 3
+#else
+typedef ushort pix_t;
+#define PIX_BASE ushort
+#define COLOUR_CHANNELS 1
+#endif
+#else
 #if CHANNELS == 4
 typedef uint pix_t;
 #define PIX_BASE uint
@@ -28,12 +44,24 @@ typedef uchar pix_t;
 #define PIX_BASE uchar
 #define COLOUR_CHANNELS 1
 #endif
+#endif
 
 #define VEC_TYPE_(base, n) base##n
 #define VEC_TYPE(base, n) VEC_TYPE_(base, n)
 #define PIXN(N) VEC_TYPE(PIX_BASE, N)  // N raw pixels: ucharN or uintN
 
 // Channel k of N raw pixels as 16-bit lanes, and channel k of a result put back into raw pixels.
+#if SAMPLE_BITS == 16
+#if CHANNELS == 4
+#define CHANNEL_N(N, v, k) convert_ushort##N(((v) >> (ulong)(16 * (k))) & (ulong)0xFFFFu)
+#define PUT_CHANNEL_N(N, v, k) (convert_ulong##N(v) << (ulong)(16 * (k)))
+#define ALPHA_N(N, v) ((v) & (ulong)0xFFFF000000000000ul)
+#else
+#define CHANNEL_N(N, v, k) convert_ushort##N(v)
+#define PUT_CHANNEL_N(N, v, k) convert_ushort##N(v)
+#define ALPHA_N(N, v) ((ushort##N)(0))
+#endif
+#else
 #if CHANNELS == 4
 #define CHANNEL_N(N, v, k) convert_ushort##N(((v) >> (uint)(8 * (k))) & (uint)0xFFu)
 #define PUT_CHANNEL_N(N, v, k) (convert_uint##N(v) << (uint)(8 * (k)))
@@ -42,6 +70,7 @@ typedef uchar pix_t;
 #define CHANNEL_N(N, v, k) convert_ushort##N(v)
 #define PUT_CHANNEL_N(N, v, k) convert_uchar##N(v)
 #define ALPHA_N(N, v) ((uchar##N)(0))
+#endif
 #endif
 
 inline uint round_div(uint s, uint n) {
@@ -62,12 +91,33 @@ inline __global const pix_t* border_row(__global const pix_t* src, int y, int w,
 }
 
 #if CHANNELS == 4
+#if SAMPLE_BITS == 16
+inline ushort4 unpack_rgba(ulong p) {
+  return (ushort4)((ushort)(p & 0xFFFFu), (ushort)((p >> 16) & 0xFFFFu), (ushort)((p >> 32) & 0xFFFFu),
+                   (ushort)(p >> 48));
+}
+inline ulong pack_rgb_alpha(uint4 v, ulong alpha_from) {
+  return (ulong)v.x | ((ulong)v.y << 16) | ((ulong)v.z << 32) | (alpha_from & 0xFFFF000000000000ul);
+}
+#else
 // The 4 channels of an RGBA pixel in 16-bit lanes (shifts, so the byte order of the device is irrelevant).
 inline ushort4 unpack_rgba(uint p) {
   return (ushort4)((ushort)(p & 0xFFu), (ushort)((p >> 8) & 0xFFu), (ushort)((p >> 16) & 0xFFu), (ushort)(p >> 24));
 }
 inline uint pack_rgb_alpha(uint4 v, uint alpha_from) {
   return v.x | (v.y << 8) | (v.z << 16) | (alpha_from & 0xFF000000u);
+}
+#endif
+#endif
+
+#if SAMPLE_BITS == 16
+// The border constant (0..65535, not packed like 8-bit RGBA's) in every channel of a pixel.
+inline pix_t cval_pixel(uint v) {
+#if CHANNELS == 4
+  return (ulong)v * 0x0001000100010001ul;
+#else
+  return (ushort)v;
+#endif
 }
 #endif
 
@@ -78,7 +128,11 @@ __kernel void eps_naive_buffer(__global const pix_t* src, __global pix_t* dst, i
                                uint cval_bits) {
   const int x = get_global_id(0), y = get_global_id(1);
   if (x >= w || y >= h) return;
+#if SAMPLE_BITS == 16
+  const pix_t cval = cval_pixel(cval_bits);
+#else
   const pix_t cval = (pix_t)cval_bits;
+#endif
   const pix_t centre = src[y * w + x];
 #if CHANNELS == 4
   const uint4 c = convert_uint4(unpack_rgba(centre));
@@ -107,7 +161,11 @@ __kernel void eps_naive_buffer(__global const pix_t* src, __global pix_t* dst, i
 #if CHANNELS == 4
   dst[y * w + x] = pack_rgb_alpha((s + (n >> 1)) / n, centre);
 #else
+#if SAMPLE_BITS == 16
+  dst[y * w + x] = (pix_t)round_div(s, n);
+#else
   dst[y * w + x] = (uchar)round_div(s, n);
+#endif
 #endif
 }
 
@@ -127,7 +185,11 @@ __kernel void eps_naive_image(__read_only image2d_t src, __global pix_t* dst, in
   const int x = get_global_id(0), y = get_global_id(1);
   if (x >= w || y >= h) return;
   const uint4 c = read_imageui(src, kInside, (int2)(x, y));
+#if SAMPLE_BITS == 16
+  const uint4 cval = (uint4)(cval_bits);
+#else
   const uint4 cval = (uint4)(cval_bits & 0xFFu);
+#endif
   const uint4 t = (uint4)((uint)T);
   uint4 s = 0, n = 0;
   for (int dy = -r; dy <= r; ++dy) {
@@ -147,10 +209,18 @@ __kernel void eps_naive_image(__read_only image2d_t src, __global pix_t* dst, in
 #endif
     }
   }
+#if SAMPLE_BITS == 16
+#if CHANNELS == 4
+  dst[y * w + x] = pack_rgb_alpha((s + (n >> 1)) / n, (ulong)c.w << 48);
+#else
+  dst[y * w + x] = (pix_t)round_div(s.x, n.x);
+#endif
+#else
 #if CHANNELS == 4
   dst[y * w + x] = pack_rgb_alpha((s + (n >> 1)) / n, c.w << 24);
 #else
   dst[y * w + x] = (uchar)round_div(s.x, n.x);
+#endif
 #endif
 }
 #endif  // HAS_IMAGES
@@ -160,6 +230,9 @@ __kernel void eps_naive_image(__read_only image2d_t src, __global pix_t* dst, in
 // Grey: a window row is read as ceil((2r+1)/4) uchar4 loads widened to ushort4 (3 per row for r = 4:
 // 27 loads instead of 81, as in the seed); lanes past the window's 2r+1 columns are masked off.
 // RGBA: one uint load is one pixel, its 4 channels compared and summed in the lanes of one ushort4.
+#if SAMPLE_BITS == 16
+// 8-bit only: its 16-bit row sums and uint pixels do not hold 16-bit samples.
+#else
 __kernel void eps_packed(__global const pix_t* src, __global pix_t* dst, int w, int h, int r, int T, int mode,
                          uint cval_bits) {
   const int x = get_global_id(0), y = get_global_id(1);
@@ -214,6 +287,7 @@ __kernel void eps_packed(__global const pix_t* src, __global pix_t* dst, int w, 
   dst[y * w + x] = (uchar)round_div(total, count);
 #endif
 }
+#endif  // SAMPLE_BITS == 16
 
 // ---------------------------------------------------------------------------------------------
 // vec4, vec8, vec16 (seed 000 steps 2, 3a, 3b; seed 003 9.2.3, 9.2.4): N adjacent outputs per
@@ -302,6 +376,63 @@ __kernel void eps_packed(__global const pix_t* src, __global pix_t* dst, int w, 
     store_pixels##N(dst + y * w, x0, w, out);                                                                       \
   }
 
+#if SAMPLE_BITS == 16
+// 16-bit samples: the row sums are 32-bit (65 * 65535), so the steps widen each counted pixel; the kernel is the
+// 8-bit one but for the border constant (cval_pixel).
+#undef ACCUMULATE_SELECT
+#undef ACCUMULATE_BRANCHLESS
+#undef DEFINE_VEC_ROW
+#undef DEFINE_VEC_KERNEL
+#define ACCUMULATE_SELECT(N, p, c, t, row_sum, n)               \
+  {                                                             \
+    const short##N in_ = abs_diff(p, c) <= (t);                 \
+    row_sum += convert_uint##N(select((ushort##N)(0), p, in_)); \
+    n += select((ushort##N)(0), (ushort##N)(1), in_);           \
+  }
+#define ACCUMULATE_BRANCHLESS(N, p, c, t, row_sum, n)              \
+  {                                                                \
+    const ushort##N one_ = as_ushort##N(-(abs_diff(p, c) <= (t))); \
+    row_sum += convert_uint##N(one_ * (p));                        \
+    n += one_;                                                     \
+  }
+#define DEFINE_VEC_ROW(N, FORM, ACCUMULATE)                                                                            \
+  inline uint##N eps_row##N##_##FORM(__global const pix_t* row, int x0, int r, int w, int mode, pix_t cval, bool fast, \
+                                     int k, ushort##N c, ushort##N t, ushort##N* n) {                                  \
+    uint##N row_sum = 0;                                                                                               \
+    ushort##N count = *n;                                                                                              \
+    for (int dx = -r; dx <= r; ++dx) {                                                                                 \
+      const ushort##N p = CHANNEL_N(N, load_pixels##N(row, x0 + dx, w, mode, cval, fast), k);                          \
+      ACCUMULATE(N, p, c, t, row_sum, count)                                                                           \
+    }                                                                                                                  \
+    *n = count;                                                                                                        \
+    return row_sum;                                                                                                    \
+  }
+#define DEFINE_VEC_KERNEL(N, FORM)                                                                                  \
+  __kernel void eps_vec##N##_##FORM(__global const pix_t* src, __global pix_t* dst, int w, int h, int r, int T,     \
+                                    int mode, uint cval_bits) {                                                     \
+    const int x0 = get_global_id(0) * N, y = get_global_id(1);                                                      \
+    if (x0 >= w || y >= h) return;                                                                                  \
+    const pix_t cval = cval_pixel(cval_bits);                                                                       \
+    const bool fast = x0 - r >= 0 && x0 + N + r <= w;                                                               \
+    const PIXN(N) centre = load_pixels##N(src + y * w, x0, w, mode, cval, x0 + N <= w);                             \
+    const ushort##N t = (ushort##N)((ushort)T);                                                                     \
+    PIXN(N) out = ALPHA_N(N, centre);                                                                               \
+    for (int k = 0; k < COLOUR_CHANNELS; ++k) {                                                                     \
+      const ushort##N c = CHANNEL_N(N, centre, k);                                                                  \
+      uint##N s = 0;                                                                                                \
+      ushort##N n = 0;                                                                                              \
+      for (int dy = -r; dy < r; dy += 2) {                                                                          \
+        s += eps_row##N##_##FORM(border_row(src, y + dy, w, h, mode), x0, r, w, mode, cval, fast, k, c, t, &n);     \
+        s += eps_row##N##_##FORM(border_row(src, y + dy + 1, w, h, mode), x0, r, w, mode, cval, fast, k, c, t, &n); \
+      }                                                                                                             \
+      s += eps_row##N##_##FORM(border_row(src, y + r, w, h, mode), x0, r, w, mode, cval, fast, k, c, t, &n);        \
+      const uint##N count = convert_uint##N(max(n, (ushort##N)(1)));                                                \
+      out |= PUT_CHANNEL_N(N, (s + (count >> (uint)1)) / count, k);                                                 \
+    }                                                                                                               \
+    store_pixels##N(dst + y * w, x0, w, out);                                                                       \
+  }
+#endif
+
 DEFINE_PIXEL_IO(4)
 DEFINE_PIXEL_IO(8)
 DEFINE_PIXEL_IO(16)
@@ -327,7 +458,11 @@ __kernel void eps_local(__global const pix_t* src, __global pix_t* dst, int w, i
   const int lx = get_local_id(0), ly = get_local_id(1);
   const int gx0 = get_group_id(0) * lw * 4, gy0 = get_group_id(1) * lh;
   const int tw = lw * 4 + 2 * r, th = lh + 2 * r;
+#if SAMPLE_BITS == 16
+  const pix_t cval = cval_pixel(cval_bits);
+#else
   const pix_t cval = (pix_t)cval_bits;
+#endif
   for (int i = ly * lw + lx; i < tw * th; i += lw * lh) {
     const int ty = i / tw, tx = i - ty * tw;
     tile[i] = row_pixel(border_row(src, gy0 - r + ty, w, h, mode), gx0 - r + tx, w, mode, cval);
@@ -345,7 +480,11 @@ __kernel void eps_local(__global const pix_t* src, __global pix_t* dst, int w, i
     ushort4 n = 0;
     for (int dy = 0; dy <= 2 * r; ++dy) {
       __local const pix_t* row = window + dy * tw;
+#if SAMPLE_BITS == 16
+      uint4 row_sum = 0;
+#else
       ushort4 row_sum = 0;
+#endif
       for (int dx = 0; dx <= 2 * r; ++dx) {
         const ushort4 p = CHANNEL_N(4, vload4(0, row + dx), k);
         ACCUMULATE_SELECT(4, p, c, t, row_sum, n)

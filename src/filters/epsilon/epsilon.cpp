@@ -46,6 +46,12 @@ const ImageFilterApi<EpsilonParams> kEpsilonApi{.name = "epsilon",
                                                 .reach = [](const EpsilonParams& p) { return p.radius; },
                                                 .check_host_size = check_size};
 
+// Every radius fits every variant's sums at 16 bits too: a window's sum of 16-bit samples stays within 32 bits and its
+// count within 16 (epsilon.cl), so the sample type only widens the threshold's and the constant's ranges.
+static_assert(std::uint64_t(2 * kMaxEpsilonRadius + 1) * (2 * kMaxEpsilonRadius + 1) * 65535 <
+              (std::uint64_t(1) << 32));
+static_assert((2 * kMaxEpsilonRadius + 1) * (2 * kMaxEpsilonRadius + 1) < 65536);
+
 void epsilon_check_params(const EpsilonParams& p, SampleType type) {
   if (p.radius < kMinEpsilonRadius || p.radius > kMaxEpsilonRadius)
     throw std::invalid_argument(

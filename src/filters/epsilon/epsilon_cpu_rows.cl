@@ -23,6 +23,126 @@
 // count. Rows are in_stride and out_stride pixels apart from pixel in_off and out_off on (a packed image:
 // stride w, offset 0), so pitched views are read and written in place.
 
+#if SAMPLE_BITS == 16
+// 16-bit samples: the same bands, ring and steps with ushort ring rows (offsets and `stride` in elements) and uint16
+// sums: a tap widens its counted pixels into the 32-bit sum, which reaches at most 4225 * 65535 < 2^29; hi = c + T
+// saturates at 65535. The division's a = s + n/2 < 2^29 is rounded once to float, still within one of the true
+// quotient (below 65536), so the same integer step corrects it.
+
+inline ushort eps_cpu_channel(pix_t p, int k) {
+#if CHANNELS == 4
+  return (ushort)((p >> (16 * k)) & 0xFFFFu);
+#else
+  (void)k;
+  return p;
+#endif
+}
+
+inline void eps_cpu_fill_ring_row(__global const pix_t* src, __global ushort* ring, int y, int w, int h, int r,
+                                  int mode, pix_t cval, int stride, int in_stride, int in_off) {
+  const int yy = border_index(y, h, mode);
+  __global const pix_t* row = src + (long)in_off + (long)yy * in_stride;
+  for (int k = 0; k < COLOUR_CHANNELS; ++k) {
+    __global ushort* out = ring + k * stride + r;  // out[x] is column x
+    for (int x = -r; x < 0; ++x) {
+      const int xx = border_index(x, w, mode);
+      out[x] = eps_cpu_channel(yy < 0 || xx < 0 ? cval : row[xx], k);
+    }
+    int x = 0;
+    if (yy < 0) {
+      for (; x < w; ++x) out[x] = eps_cpu_channel(cval, k);
+    } else {
+      for (; x + 16 <= w; x += 16) {
+#if CHANNELS == 4
+        vstore16(convert_ushort16((vload16(0, row + x) >> (ulong)(16 * k)) & (ulong)0xFFFFu), 0, out + x);
+#else
+        vstore16(vload16(0, row + x), 0, out + x);
+#endif
+      }
+      for (; x < w; ++x) out[x] = eps_cpu_channel(row[x], k);
+    }
+    for (; x < w + r; ++x) {
+      const int xx = border_index(x, w, mode);
+      out[x] = eps_cpu_channel(yy < 0 || xx < 0 ? cval : row[xx], k);
+    }
+    for (; x < stride - r; ++x) out[x] = 0;
+  }
+}
+
+inline ushort16 eps_cpu_means16(__global const ushort* ring, __global const ushort* centre, int slot0, int d,
+                                int slot_elems, int plane, int x, ushort T) {
+  const ushort16 c = vload16(0, centre);
+  const ushort16 lo = sub_sat(c, T), hi = add_sat(c, T);
+  uint16 total = 0;
+  ushort16 count = 0;
+  int slot = slot0;
+  for (int j = 0; j < d; ++j) {
+    __global const ushort* row = ring + (long)slot * slot_elems + plane + x;
+    slot = slot + 1 == d ? 0 : slot + 1;
+    for (int i = 0; i < d; ++i) {
+      const ushort16 p = vload16(0, row + i);
+      const ushort16 in = as_ushort16(min(max(p, lo), hi) == p);
+      total += convert_uint16(p & in);
+      count -= in;
+    }
+  }
+  const int16 n = convert_int16(count);
+  const int16 a = convert_int16(total) + (n >> 1);
+  int16 q = convert_int16(convert_float16(a) / convert_float16(n));
+  const int16 rem = a - q * n;
+  q = q - (rem >= n) + (rem < 0);  // true is -1 in vector compares
+  return convert_ushort16(q);
+}
+
+__kernel void eps_cpu_rows(__global const pix_t* src, __global pix_t* dst, int w, int h, int r, int T, int mode,
+                           uint cval_bits, int band_rows, int stride, __global ushort* scratch, int in_stride,
+                           int in_off, int out_stride, int out_off) {
+  const int d = 2 * r + 1;
+  const int slot_elems = COLOUR_CHANNELS * stride;
+  const int y0 = get_global_id(0) * band_rows, y1 = min(y0 + band_rows, h);
+  const pix_t cval = cval_pixel(cval_bits);
+  __global ushort* ring = scratch + (long)get_global_id(0) * d * slot_elems;
+#define EPS_CPU_SLOT(y) (((y)-y0 + d) % d)
+  for (int y = y0 - r; y < y0 + r; ++y)
+    eps_cpu_fill_ring_row(src, ring + (long)EPS_CPU_SLOT(y) * slot_elems, y, w, h, r, mode, cval, stride, in_stride,
+                          in_off);
+  for (int y = y0; y < y1; ++y) {
+    eps_cpu_fill_ring_row(src, ring + (long)EPS_CPU_SLOT(y + r) * slot_elems, y + r, w, h, r, mode, cval, stride,
+                          in_stride, in_off);
+    const int slot0 = EPS_CPU_SLOT(y - r);
+    __global const ushort* centre = ring + (long)EPS_CPU_SLOT(y) * slot_elems + r;
+    __global pix_t* out = dst + (long)out_off + (long)y * out_stride;
+    for (int x = 0; x < w; x += 16) {
+#if CHANNELS == 4
+      __global const pix_t* in = src + (long)in_off + (long)y * in_stride;
+      ulong16 v = 0;
+      for (int k = 0; k < 3; ++k)
+        v |= convert_ulong16(
+                 eps_cpu_means16(ring, centre + k * stride + x, slot0, d, slot_elems, k * stride, x, (ushort)T))
+             << (ulong)(16 * k);
+      // Alpha is the centre's, from the input.
+      if (x + 16 <= w) {
+        vstore16(v | (vload16(0, in + x) & 0xFFFF000000000000ul), 0, out + x);
+      } else {
+        ulong tail[16];
+        vstore16(v, 0, tail);
+        for (int k = 0; x + k < w; ++k) out[x + k] = tail[k] | (in[x + k] & 0xFFFF000000000000ul);
+      }
+#else
+      const ushort16 v = eps_cpu_means16(ring, centre + x, slot0, d, slot_elems, 0, x, (ushort)T);
+      if (x + 16 <= w) {
+        vstore16(v, 0, out + x);
+      } else {
+        ushort tail[16];
+        vstore16(v, 0, tail);
+        for (int k = 0; x + k < w; ++k) out[x + k] = tail[k];
+      }
+#endif
+    }
+  }
+#undef EPS_CPU_SLOT
+}
+#else
 // Channel k (0 = R or grey) of a pixel.
 inline uchar eps_cpu_channel(pix_t p, int k) {
 #if CHANNELS == 4
@@ -149,3 +269,4 @@ __kernel void eps_cpu_rows(__global const pix_t* src, __global pix_t* dst, int w
   }
 #undef EPS_CPU_SLOT
 }
+#endif  // SAMPLE_BITS == 16

@@ -25,6 +25,10 @@
 // pixels apart from pixel in_off and out_off on, where a packed build needs a copy in and out (+26-48% of a 1080p call
 // on the H100). The strides and offsets are the last arguments. Without it the code is the packed build's token for
 // token after preprocessing, so tuned programs keep their meaning.
+// 16-bit samples (SAMPLE_BITS=16; the host never builds form 3 for them): the same tile, blocks and work-group with
+// integer words: a float is exact only below 2^24, and a 9x9 window of 16-bit samples already sums past it. A tap
+// is in = (|v - c| <= T), acc += v where in, count += in (form 2 as a branch, the others as a mask); the sums stay
+// below 4225 * 65535 < 2^32, and the division is an integer one, once an output.
 #ifdef RB_RADIUS
 #if PITCHED
 #define RB_PITCH_ARGS , int in_stride, int out_stride, int in_off, int out_off
@@ -49,12 +53,39 @@
 #define RB_TP ((RB_FW + 3) & ~3)                     // row pitch
 #define RB_SPAN (RB_COLS + 2 * RB_R)                 // tile columns one work-item reads per row
 
+#if SAMPLE_BITS == 16
+#if CHANNELS == 4
+#define RB_CHANNEL(p, k) ((uint)((p) >> (ulong)(16 * (k))) & 0xFFFFu)
+#else
+#define RB_CHANNEL(p, k) ((uint)(p))
+#endif
+#else
 #if CHANNELS == 4
 #define RB_CHANNEL(p, k) (((p) >> (uint)(8 * (k))) & 0xFFu)
 #else
 #define RB_CHANNEL(p, k) ((uint)(p))
 #endif
+#endif
 
+#if SAMPLE_BITS == 16
+typedef uint rb_word;
+#define RB_AS_WORD(u) (u)
+#define RB_VALUE(a, b) (a)
+#if RB_FORM == 2
+#define RB_TAP(acc, cnt, v, c)    \
+  if (abs_diff((v), (c)) <= tu) { \
+    acc += (v);                   \
+    cnt += 1u;                    \
+  }
+#else
+#define RB_TAP(acc, cnt, v, c)                                              \
+  {                                                                         \
+    const uint in_ = -(uint)(abs_diff((v), (c)) <= tu); /* 0 or all ones */ \
+    acc += in_ & (v);                                                       \
+    cnt -= in_;                                                             \
+  }
+#endif
+#else
 #if RB_FORM == 3
 typedef uint rb_word;  // two halves
 #define RB_AS_WORD(u) (u)
@@ -132,6 +163,7 @@ typedef float rb_word;
   }
 #endif
 #endif  // RB_FORM
+#endif  // SAMPLE_BITS == 16
 
 // (s + n/2) / n through a float division: (s + n/2 + 0.5) / n lies at least 0.5/n >= 1.1e-4 (n <= 65^2)
 // from an integer, more than the 2.5 ulp (< 8e-5 below 256) OpenCL allows a division.
@@ -149,14 +181,22 @@ __kernel __attribute__((reqd_work_group_size(RB_LX, RB_LY, 1))) void eps_regbloc
   const int lx = get_local_id(0), ly = get_local_id(1);
   const int gx0 = get_group_id(0) * (RB_LX * RB_COLS), gy0 = get_group_id(1) * (RB_LY * RB_ROWS);
   const int x0 = gx0 + lx * RB_COLS, y0 = gy0 + ly * RB_ROWS;
+#if SAMPLE_BITS == 16
+  const pix_t cval = cval_pixel(cval_bits);
+#else
   const pix_t cval = (pix_t)cval_bits;
+#endif
   const int origin = ly * RB_ROWS * RB_TP + lx * RB_COLS;  // this work-item's window corner in the tile
   // Tiles inside the image (nearly all) skip border_index; the +1 covers the f16x2 form's right neighbour.
   const bool interior = gx0 - RB_R >= 0 && gx0 - RB_R + RB_FW + 1 <= w && gy0 - RB_R >= 0 && gy0 - RB_R + RB_FH <= h;
+#if SAMPLE_BITS == 16
+  const uint tu = (uint)T;
+#else
 #if RB_FORM == 3
   const uint kq = h2_from_float_rz((float)((T + 1) * (T + 1)));
 #else
   const float tf = (float)T, t1 = (float)(T + 1);
+#endif
 #endif
   pix_t out[RB_ROWS][RB_COLS];
 #pragma unroll
@@ -206,9 +246,13 @@ __kernel __attribute__((reqd_work_group_size(RB_LX, RB_LY, 1))) void eps_regbloc
         acc[k][q] = cnt[k][q] = 0;
       }
 #else
+#if SAMPLE_BITS == 16
+    uint c[RB_ROWS][RB_COLS], acc[RB_ROWS][RB_COLS], cnt[RB_ROWS][RB_COLS];
+#else
     float c[RB_ROWS][RB_COLS], acc[RB_ROWS][RB_COLS];
 #ifndef RB_SHIFT
     float cnt[RB_ROWS][RB_COLS];
+#endif
 #endif
 #pragma unroll
     for (int k = 0; k < RB_ROWS; ++k)
@@ -298,7 +342,11 @@ __kernel __attribute__((reqd_work_group_size(RB_LX, RB_LY, 1))) void eps_regbloc
 #else
         const uint n = convert_uint(cnt[k][m]), s = convert_uint(acc[k][m]);
 #endif
+#if SAMPLE_BITS == 16
+        out[k][m] |= (pix_t)round_div(s, n) << (16 * ch);
+#else
         out[k][m] |= (pix_t)(rb_round_div(s, n) << (uint)(8 * ch));
+#endif
       }
 #endif
     }
@@ -313,7 +361,11 @@ __kernel __attribute__((reqd_work_group_size(RB_LX, RB_LY, 1))) void eps_regbloc
       const int x = x0 + m;
       if (x < w) {
 #if CHANNELS == 4
+#if SAMPLE_BITS == 16
+        dst[y * RB_OUT_STRIDE + x] = out[k][m] | (src[y * RB_IN_STRIDE + x] & 0xFFFF000000000000ul);
+#else
         dst[y * RB_OUT_STRIDE + x] = out[k][m] | (src[y * RB_IN_STRIDE + x] & 0xFF000000u);  // alpha copied
+#endif
 #else
         dst[y * RB_OUT_STRIDE + x] = out[k][m];
 #endif

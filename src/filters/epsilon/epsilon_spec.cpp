@@ -33,6 +33,8 @@ TileShape epsilon_local_shape(const VariantInfo& v, const TuningConfig& config) 
 // fits (PoCL 3.1, 2 cores, 1080p grey 9x9 T = 20: 5.3 ms, 9x vec4_branchless). GPUs: regblock, 3.7x the tuned local
 // variant on an H200 at 8192x8192 (9x9, T = 20: 0.57 ms against 2.17) where it fits the device's local memory. Other
 // devices: vec4_branchless, the fastest step of seed 000's Table 2 on Adreno 630 (5a), which needs no device feature.
+// 16-bit samples follow the same rule: cpu_rows, regblock (its integer form) and vec4_branchless each have a 16-bit
+// form with the same structure, so what made each the choice for its devices holds for them too.
 std::string epsilon_auto_variant(const DeviceInfo& device, const EpsilonParams& params, int width, int height,
                                  int channels, SampleType type) {
   auto supported = [&](const char* v) {

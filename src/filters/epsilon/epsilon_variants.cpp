@@ -35,12 +35,19 @@ cl::Kernel& kernel(Context& ctx, const KernelPlan& plan) {
   return ctx.kernel(kKernelFile, plan.options, plan.passes[0].kernel);
 }
 
+// The border constant as the kernels take it: for 8-bit samples packed a byte a channel (constant_bits); for 16-bit
+// ones the value itself, which the kernels spread over the channels (cval_pixel in epsilon.cl).
+cl_uint border_arg(const EpsilonCall& call) {
+  if (call.type != SampleType::u16) return constant_bits(call.params.border, call.channels);
+  return call.params.border.mode == BorderMode::constant ? cl_uint(call.params.border.value) : 0u;
+}
+
 // The arguments every kernel but eps_regblock takes, after its input: out, w, h, r, T, border mode and constant.
 template <class Input, class... Rest>
 void set_args(cl::Kernel& k, const Input& input, const EpsilonCall& call, ImageTarget& t, const Rest&... rest) {
   const cl_int r = call.params.radius, T = call.params.threshold;
   set_kernel_args(k, input, t.out.buffer, call.width, call.height, r, T, static_cast<cl_int>(call.params.border.mode),
-                  constant_bits(call.params.border, call.channels), rest...);
+                  border_arg(call), rest...);
 }
 
 // set_args on the plan's kernel from the target's input buffer, then the plan's launch.
@@ -66,9 +73,23 @@ bool builds(Context& ctx, std::string_view feature, const std::string& options, 
   });
 }
 
-const cl::ImageFormat& image_format(int channels) {
+const cl::ImageFormat& image_format(int channels, SampleType type) {
   static const cl::ImageFormat grey(CL_R, CL_UNSIGNED_INT8), rgba(CL_RGBA, CL_UNSIGNED_INT8);
+  static const cl::ImageFormat grey16(CL_R, CL_UNSIGNED_INT16), rgba16(CL_RGBA, CL_UNSIGNED_INT16);
+  if (type == SampleType::u16) return channels == 4 ? rgba16 : grey16;
   return channels == 4 ? rgba : grey;
+}
+
+// Whether single-channel 16-bit unsigned images (CL_R, CL_UNSIGNED_INT16) exist on the device: OpenCL 1.2 only
+// mandates RGBA ones. Asked once per context.
+bool r16_images_supported(Context& ctx) {
+  return ctx.feature_works("image_r_uint16", [&] {
+    std::vector<cl::ImageFormat> formats;
+    ctx.context().getSupportedImageFormats(CL_MEM_READ_ONLY, CL_MEM_OBJECT_IMAGE2D, &formats);
+    return std::any_of(formats.begin(), formats.end(), [](const cl::ImageFormat& f) {
+      return f.image_channel_order == CL_R && f.image_channel_data_type == CL_UNSIGNED_INT16;
+    });
+  });
 }
 
 using Entry = ImageTable<EpsilonParams>::Entry;
@@ -93,9 +114,11 @@ Entry naive() {
     KernelPlan plan{base_options(call), {}};
     std::string kernel_name = "eps_naive_buffer";
     const std::string image_options = plan.options + kImageOptions;
-    // CL_RGBA / CL_UNSIGNED_INT8 is a format every OpenCL 1.2 device with images has.
-    if ((call.channels == 4 || r8_images_supported(ctx)) &&
-        builds(ctx, fmt::format("epsilon.images.c{}", call.channels), image_options, kNaiveImageKernel)) {
+    // CL_RGBA with CL_UNSIGNED_INT8 or CL_UNSIGNED_INT16 is a format every OpenCL 1.2 device with images has.
+    const bool u16 = call.type == SampleType::u16;
+    if ((call.channels == 4 || (u16 ? r16_images_supported(ctx) : r8_images_supported(ctx))) &&
+        builds(ctx, fmt::format("epsilon.images.c{}{}", call.channels, u16 ? ".u16" : ""), image_options,
+               kNaiveImageKernel)) {
       plan.options = image_options;
       kernel_name = kNaiveImageKernel;
     }
@@ -109,7 +132,7 @@ Entry naive() {
     // The input lives in a buffer (DeviceImage); the image object is a copy of it, whose time counts.
     const auto W = std::size_t(call.width), H = std::size_t(call.height);
     cl_int err = CL_SUCCESS;
-    cl::Image2D image(ctx.context(), CL_MEM_READ_ONLY, image_format(call.channels), W, H, 0, nullptr, &err);
+    cl::Image2D image(ctx.context(), CL_MEM_READ_ONLY, image_format(call.channels, call.type), W, H, 0, nullptr, &err);
     check_cl(err, "clCreateImage");
     cl::Event copied;
     check_cl(ctx.queue().enqueueCopyBufferToImage(t.in.buffer, image, 0, {0, 0, 0}, {W, H, 1}, nullptr, &copied),
@@ -119,6 +142,7 @@ Entry naive() {
     for (cl::Event& launched : launch_passes(ctx, plan, kKernelFile)) events.push_back(launched);
     return events;
   };
+  e.takes_u16 = true;
   return e;
 }
 
@@ -135,9 +159,10 @@ Entry row_entry(VariantInfo info) {
   return e;
 }
 
-// One kernel of `per_item` outputs along a row per work-item.
-Entry row_kernel(VariantInfo info, std::string kernel_name, std::size_t per_item) {
+// One kernel of `per_item` outputs along a row per work-item; `u16`: it has a 16-bit form (epsilon.cl).
+Entry row_kernel(VariantInfo info, std::string kernel_name, std::size_t per_item, bool u16 = true) {
   Entry e = row_entry(std::move(info));
+  e.takes_u16 = u16;
   const VariantInfo shared = e.info;
   e.plan = [shared, kernel_name, per_item](Context&, const EpsilonCall& call, const TuningConfig& config) {
     return KernelPlan{base_options(call), {row_pass(shared, config, call, kernel_name, per_item)}};
@@ -177,7 +202,7 @@ Entry local() {
     const TileShape group = epsilon_local_shape(info, config);
     const int r = std::max(call.params.radius, 0);
     const std::size_t bytes = std::size_t(4 * group.width + 2 * r) * std::size_t(group.height + 2 * r) *
-                              std::size_t(call.channels == 4 ? 4 : 1);
+                              std::size_t(call.channels == 4 ? 4 : 1) * sample_size(call.type);
     return local_group_problem(device, "local work-group", group.width, group.height, "local", bytes,
                                fmt::format("r={}", r));
   };
@@ -192,10 +217,11 @@ Entry local() {
                      ImageTarget& t) {
     const TileShape group = epsilon_local_shape(info, config);
     const int r = call.params.radius;
-    const std::size_t tile_bytes =
-        std::size_t(4 * group.width + 2 * r) * std::size_t(group.height + 2 * r) * std::size_t(call.channels);
+    const std::size_t tile_bytes = std::size_t(4 * group.width + 2 * r) * std::size_t(group.height + 2 * r) *
+                                   std::size_t(call.channels) * sample_size(call.type);
     return launch_with_args(ctx, plan, call, t, cl::Local(tile_bytes));
   };
+  e.takes_u16 = true;
   return e;
 }
 
@@ -237,10 +263,10 @@ Entry regblock() {
     const std::string kernel_name = "eps_regblock";
     if (shape.form == 3) {
       // f16x2 sums are exact up to 2048 (epsilon.cl); past that, off NVIDIA and where the PTX does not
-      // build, form 2 computes the same result.
+      // build, form 2 computes the same result. 16-bit samples never fit f16x2 lanes: their form 2.
       const int window = (2 * params.radius + 1) * (2 * params.radius + 1);
       const bool exact = std::max(params.threshold, 1) * window <= 2048;
-      if (!exact || !device.takes_nvidia_ptx() ||
+      if (!exact || call.type == SampleType::u16 || !device.takes_nvidia_ptx() ||
           !builds(ctx, fmt::format("epsilon.ptx_f16x2.{}", options(3)), options(3), kernel_name))
         shape.form = 2;
     }
@@ -253,22 +279,22 @@ Entry regblock() {
   e.enqueue = [](Context& ctx, const KernelPlan& plan, const EpsilonCall& call, const TuningConfig&, ImageTarget& t) {
     cl::Kernel& k = kernel(ctx, plan);
     set_kernel_args(k, t.in.buffer, t.out.buffer, call.width, call.height, cl_int(call.params.threshold),
-                    static_cast<cl_int>(call.params.border.mode), constant_bits(call.params.border, call.channels));
+                    static_cast<cl_int>(call.params.border.mode), border_arg(call));
     if (call.on_views())  // -D PITCHED=1's last arguments
       set_kernel_args_from(k, 7, call.in_stride, call.out_stride, call.in_offset, call.out_offset);
     return launch_passes(ctx, plan, kKernelFile);
   };
   // Its loads and stores are a pixel each, so any whole-pixel layout reads and writes in place.
   e.takes_views = [](const EpsilonCall&) { return true; };
+  e.takes_u16 = true;
   return e;
 }
 
-Entry cpu_rows() {
-  // The ring's rows are byte planes (epsilon_cpu_rows.cl): 16 bytes of overrun, 64-byte aligned.
+Entry cpu_rows_of(RingRowsShape shape) {
   return ring_rows_entry<EpsilonParams>(
       "for CPUs: one work-item per band of rows; the window's rows border-padded in a ring of byte rows, 16 outputs a "
       "ushort16 step, exact integer sums and a float-estimated, integer-corrected division",
-      "eps_cpu_rows", {16, 64, 1}, [](const EpsilonParams& p) { return p.radius; },
+      "eps_cpu_rows", shape, [](const EpsilonParams& p) { return p.radius; },
       [](Context& ctx, const KernelPlan& plan, const EpsilonCall& call, ImageTarget& t, const RingRowsLayout& layout) {
         cl::Buffer& scratch = ctx.scratch_buffer("epsilon.cpu_rows", layout.bytes());
         const bool views = call.on_views();
@@ -276,6 +302,26 @@ Entry cpu_rows() {
                                 cl_int(views ? call.in_stride : call.width), cl_int(views ? call.in_offset : 0),
                                 cl_int(views ? call.out_stride : call.width), cl_int(views ? call.out_offset : 0));
       });
+}
+
+Entry cpu_rows() {
+  // The ring's rows are byte planes (epsilon_cpu_rows.cl): 16 bytes of overrun, 64-byte aligned; for 16-bit
+  // samples ushort planes, 16 elements of overrun, 64-byte aligned too. Each call runs the entry of its type.
+  Entry e = cpu_rows_of({16, 64, 1});
+  const Entry wide = cpu_rows_of({16, 32, 2});
+  e.unsupported = [eight = e.unsupported, sixteen = wide.unsupported](const DeviceInfo& device, const EpsilonCall& call,
+                                                                      const TuningConfig& config) {
+    return (call.type == SampleType::u16 ? sixteen : eight)(device, call, config);
+  };
+  e.plan = [eight = e.plan, sixteen = wide.plan](Context& ctx, const EpsilonCall& call, const TuningConfig& config) {
+    return (call.type == SampleType::u16 ? sixteen : eight)(ctx, call, config);
+  };
+  e.enqueue = [eight = e.enqueue, sixteen = wide.enqueue](Context& ctx, const KernelPlan& plan, const EpsilonCall& call,
+                                                          const TuningConfig& config, ImageTarget& t) {
+    return (call.type == SampleType::u16 ? sixteen : eight)(ctx, plan, call, config, t);
+  };
+  e.takes_u16 = true;
+  return e;
 }
 
 }  // namespace
@@ -288,7 +334,7 @@ const ImageTable<EpsilonParams>& epsilon_table() {
                    "16-bit arithmetic on 4 values per vector: grey as uchar4 loads (ceil((2r+1)/4) per row), RGBA as "
                    "one pixel's 4 channels (seed 000 step 1)",
                    kLocalSize},
-                  "eps_packed", 1),
+                  "eps_packed", 1, false),
        row_kernel(
            {"vec4", "4 outputs per work-item, one vector load per window column, rows unrolled (seed 000 step 2)",
             kLocalSize},
