@@ -59,7 +59,8 @@ VariantChoice box_blur_choose(Context& ctx, const BoxBlurParams& params, std::st
 Image box_blur(Context& ctx, const Image& input, const BoxBlurParams& params, std::string_view variant = "auto",
                Timing* timing = nullptr);
 
-// Device-resident images with 1 or 4 channels, same size; `output` must not alias `input`.
+// Device-resident images with 1 or 4 channels, same size and sample type (u8, or u16 for the variants that take
+// them); `output` must not alias `input`.
 // Enqueues the kernels on ctx.queue() and returns their events without waiting. `config` sets the
 // variant's tunables (work-group shape, segment lengths, tile size); empty means the defaults.
 // Views of the caller's buffers (DeviceImage::view) are taken too; the call first waits for `wait`, the

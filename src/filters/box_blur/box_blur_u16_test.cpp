@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "clfilters/box_blur.hpp"
+#include "testing/callers_buffer.hpp"
 #include "testing/test_images.hpp"
 
 namespace clf {
@@ -238,7 +239,9 @@ TEST(BoxBlur16Host, PitchedViewsMatchTheReference) {
       cl::Buffer dst_buf(ctx.context(), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, dst.size(), dst.data());
       const auto in_view = DeviceImage::view(ctx, src_buf(), w, h, c, in_off * px, in_stride * px, SampleType::u16);
       auto out_view = DeviceImage::view(ctx, dst_buf(), w, h, c, out_off * px, out_stride * px, SampleType::u16);
-      cl::Event::waitForEvents(box_blur(ctx, in_view, out_view, params, variant));
+      const auto events = box_blur(ctx, in_view, out_view, params, variant);
+      cl::Event::waitForEvents(events);
+      EXPECT_EQ(testing::rect_copies(events), std::string(variant) == "naive" ? 2 : 0);
       const Image ref = box_blur_reference(in, params);
       std::vector<std::uint8_t> want = dst;
       for (int y = 0; y < h; ++y)
