@@ -23,6 +23,8 @@ struct BoxBlurParams {
 
 // Sums stay exact in 32 bits up to this diameter (d*d*255 + d*d/2 < 2^32).
 inline constexpr int kMaxBoxDiameter = 4095;
+// The same for 16-bit samples (d*d*65535 + d*d/2 < 2^32).
+inline constexpr int kMaxBoxDiameter16 = 255;
 
 // Throws std::invalid_argument if a parameter is out of its range: the one check every entry point (library,
 // command line, benchmark, tuner) makes, with one message.
@@ -52,12 +54,13 @@ VariantChoice box_blur_choose(Context& ctx, const BoxBlurParams& params, std::st
                               int height, int channels, const TuningConfig& config = {},
                               SampleType type = SampleType::u8);
 
-// Host images: u8 with 1, 2, 3 or 4 channels (2 and 3 are padded to 4 on the device and back).
+// Host images: u8 or u16 with 1, 2, 3 or 4 channels (2 and 3 are padded to 4 on the device and back).
 // Throws std::invalid_argument for bad parameters or an unsupported variant.
 Image box_blur(Context& ctx, const Image& input, const BoxBlurParams& params, std::string_view variant = "auto",
                Timing* timing = nullptr);
 
-// Device-resident images with 1 or 4 channels, same size; `output` must not alias `input`.
+// Device-resident images with 1 or 4 channels, same size and sample type (u8, or u16 for the variants that take
+// them); `output` must not alias `input`.
 // Enqueues the kernels on ctx.queue() and returns their events without waiting. `config` sets the
 // variant's tunables (work-group shape, segment lengths, tile size); empty means the defaults.
 // Views of the caller's buffers (DeviceImage::view) are taken too; the call first waits for `wait`, the
@@ -72,7 +75,7 @@ void box_blur_prepare(Context& ctx, const BoxBlurParams& params, std::string_vie
                       int channels, const TuningConfig& config = {}, SampleType type = SampleType::u8);
 
 // The CPU reference that defines the right answer: exact integer arithmetic, `threads` threads
-// (0 = all cores). 1 or 4 channels.
+// (0 = all cores). u8 or u16 samples, 1 or 4 channels.
 Image box_blur_reference(const Image& input, const BoxBlurParams& params, int threads = 0);
 
 // The functions above, whole, for code that runs any such filter (the command line).

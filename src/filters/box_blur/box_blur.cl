@@ -7,6 +7,8 @@
 //   -D HSUM_WIDE=1         separable intermediates in 32 bits (needed when d > 257)
 //   -D USE_INTEL_SUBGROUPS  block4x4 uses cl_intel_subgroups block reads/writes (seed 004)
 //   -D CPU_BANDS=1         adds cpu_bands' kernel (box_blur_cpu_bands.cl)
+//   -D SAMPLE_BITS=16      16-bit samples (ushort grey, ushort4 RGBA): naive, block4x4, two_pass, separable_sliding,
+//                          local_tile, fused_sliding and cpu_bands; the host keeps d <= 255 (65535 d^2 + d^2/2 < 2^32)
 // Per-call values (size, diameter, border) are kernel arguments so one build serves every call.
 // Sums stay below 2^32 for d <= 4095 (d*d*255 + d*d/2), which the host enforces.
 
@@ -14,6 +16,46 @@
 #define CHANNELS 4
 #endif
 
+#if SAMPLE_BITS == 16
+// 16-bit samples: one 32-bit sum per channel everywhere, the intermediates included (65535 d > 2^16 for d > 1;
+// a 2x2 sum reaches 4 * 65535).
+#if CHANNELS == 4
+typedef ushort4 pix_t;  // R, G, B, A
+typedef uint4 acc_t;
+typedef int4 iacc_t;
+#define UNPACK(p) convert_uint4(p)
+#define PACK(v) convert_ushort4(v)
+#define ACC_TO_FLOAT(v) convert_float4(v)
+#define FLOAT_TO_ACC(v) convert_uint4(v)
+#define AS_IACC(v) as_int4(v)
+#else
+typedef ushort pix_t;
+typedef uint acc_t;
+typedef int iacc_t;
+#define UNPACK(p) ((uint)(p))
+#define PACK(v) ((ushort)(v))
+#define ACC_TO_FLOAT(v) convert_float(v)
+#define FLOAT_TO_ACC(v) convert_uint(v)
+#define AS_IACC(v) as_int(v)
+#endif
+typedef acc_t hsum_t;
+#define TO_HSUM(v) (v)
+#define FROM_HSUM(v) (v)
+typedef acc_t pair_t;
+#define TO_PAIR(v) (v)
+#define FROM_PAIR(v) (v)
+
+// (s + n/2) / n for s + n/2 < 2^32, without a divide: an FP32 estimate (within 1 of the quotient: its relative
+// error is below 2^-21 and the quotient below 2^16), then corrected by the remainder, exact in 32-bit integers
+// (q n <= 65536 * 65025 < 2^32). Any inv_n close to 1/n will do.
+inline acc_t round_div16(acc_t s, uint n, float inv_n) {
+  const acc_t m = s + (acc_t)(n >> 1);
+  acc_t q = FLOAT_TO_ACC(ACC_TO_FLOAT(m) * inv_n);
+  const iacc_t rem = AS_IACC(m - q * n);
+  q = select(q, q - 1, rem < 0);
+  return select(q, q + 1, rem >= (iacc_t)n);
+}
+#else
 #if CHANNELS == 4
 typedef uint pix_t;  // packed RGBA8, R in the low byte (little-endian byte order R, G, B, A)
 typedef uint4 acc_t;
@@ -49,6 +91,7 @@ typedef ushort pair_t;
 #define TO_PAIR(v) convert_ushort(v)
 #define FROM_PAIR(v) convert_uint(v)
 #endif
+#endif
 
 // SPEC "Rounding to 8 bits": (s + n/2) / n, ties up.
 inline acc_t round_div(acc_t s, uint n) {
@@ -69,12 +112,16 @@ inline acc_t row_segment_sum(__global const pix_t* row, int x0, int len, int w, 
   if (x0 >= 0 && x0 + len <= w) {
     int i = 0;
     for (; i + 4 <= len; i += 4) {
+#if SAMPLE_BITS == 16
+      s += UNPACK(row[x0 + i]) + UNPACK(row[x0 + i + 1]) + UNPACK(row[x0 + i + 2]) + UNPACK(row[x0 + i + 3]);
+#else
 #if CHANNELS == 4
       const uint4 v = vload4(0, row + x0 + i);
       s += UNPACK(v.x) + UNPACK(v.y) + UNPACK(v.z) + UNPACK(v.w);
 #else
       const uint4 v = convert_uint4(vload4(0, row + x0 + i));
       s += v.x + v.y + v.z + v.w;
+#endif
 #endif
     }
     for (; i < len; ++i) s += UNPACK(row[x0 + i]);
@@ -124,10 +171,14 @@ inline void store_block_row(__global pix_t* dst, int x0, int y, int w, acc_t a, 
               p3 = PACK(round_div(e, n));
   __global pix_t* out = dst + y * w + x0;
   if (x0 + 4 <= w) {
+#if SAMPLE_BITS == 16
+    out[0] = p0, out[1] = p1, out[2] = p2, out[3] = p3;
+#else
 #if CHANNELS == 4
     vstore4((uint4)(p0, p1, p2, p3), 0, out);
 #else
     vstore4((uchar4)(p0, p1, p2, p3), 0, out);
+#endif
 #endif
     return;
   }
@@ -386,6 +437,14 @@ __kernel void box_local_tile(__global const pix_t* src, __global pix_t* dst, int
 // window along `items` consecutive columns sums. Two barriers per row.
 // Column sums of RGBA pack two 16-bit channels per uint (R,B | G,A) while d * 255 fits 16 bits
 // (d <= 256); -D CSUM_WIDE=1 keeps one uint per channel for larger d.
+#if SAMPLE_BITS == 16
+// 16-bit samples: one uint per channel (65535 d needs more than 16 bits).
+typedef acc_t csum_t;
+#define TO_CSUM(p) UNPACK(p)
+#define TO_WORD_GA(p) UNPACK(p)
+#define WORD_GA_TO_CSUM(v) (v)
+#define CSUM_CHANNELS(v) (v)
+#else
 #if CHANNELS == 4 && !CSUM_WIDE
 typedef uint2 csum_t;
 #if NV_PTX_FTZ
@@ -413,15 +472,23 @@ typedef acc_t csum_t;
 #define WORD_GA_TO_CSUM(v) (v)
 #define CSUM_CHANNELS(v) (v)
 #endif
+#endif
 // One padding slot per 16 entries: work-items reading entries `items` apart (items a power of two
 // up to 16) hit different banks.
 #define SKEW(i) ((i) + ((i) >> 4))
 
 // round_div without a hardware divide: (s + n/2) / n == mul_hi(2 (s + n/2), magic) >> shift for
 // s + n/2 < 2^30 (the host computes magic = ceil(2^(31+shift) / n), shift = floor(log2 n)).
+#if SAMPLE_BITS == 16
+// 16-bit window sums reach 65535 d^2, past the multiply's 2^30: the host passes n in `magic` (round_div16).
+inline acc_t magic_round_div(acc_t s, uint twice_half, uint magic, uint shift) {
+  return round_div16(s, magic, 1.0f / (float)magic);
+}
+#else
 inline acc_t magic_round_div(acc_t s, uint twice_half, uint magic, uint shift) {
   return mul_hi((s << 1) + twice_half, (acc_t)magic) >> shift;
 }
+#endif
 
 __kernel void box_fused_sliding(__global const pix_t* src, __global pix_t* dst, int w, int h, int d, int mode,
                                 uint cval_bits, int items, int strip, uint twice_half, uint magic, uint shift,
@@ -479,12 +546,17 @@ __kernel void box_fused_sliding(__global const pix_t* src, __global pix_t* dst, 
 // cpu_bands: for CPU devices, one work-item per band of rows (its own build, -D CPU_BANDS=1, so that a refused
 // build of it leaves the plain variants' build to fall back to).
 #if CPU_BANDS
+#if SAMPLE_BITS == 16
+#include "box_blur_cpu_bands16.cl"
+#else
 #include "box_blur_cpu_bands.cl"
+#endif
 #endif
 
 // ---------------------------------------------------------------------------------------------
 // The band variants (RGBA, -D ITEMS): fused_blocks, then fused_prefix, fused_packed and fused_wide.
 #if defined(ITEMS) && CHANNELS == 4
+// (8-bit only: their loads and lanes are packed RGBA8.)
 #include "box_blur_fused_blocks.cl"
 
 // The one FUSED_KERNEL body of fused_prefix, fused_packed and fused_wide.

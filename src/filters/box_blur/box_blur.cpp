@@ -16,6 +16,9 @@ namespace clf {
 void box_blur_check_params(const BoxBlurParams& p, SampleType type) {
   if (p.diameter < 1 || p.diameter > kMaxBoxDiameter)
     throw std::invalid_argument(fmt::format("diameter must be 1..{}, got {}", kMaxBoxDiameter, p.diameter));
+  if (type == SampleType::u16 && p.diameter > kMaxBoxDiameter16)
+    throw std::invalid_argument(
+        fmt::format("diameter must be 1..{} for 16-bit samples, got {}", kMaxBoxDiameter16, p.diameter));
   check_border(p.border, type);
 }
 
@@ -40,8 +43,9 @@ const ImageFilterApi<BoxBlurParams> kBoxBlurApi{"box_blur",
                                                 [](const BoxBlurParams& p) { return p.diameter / 2; }};
 
 std::string box_blur_build_key(Context& ctx, const BoxBlurParams& params, std::string_view variant, int width,
-                               int height, int channels, const TuningConfig& config) {
-  return resolve_image_call(ctx, kBoxBlurApi, {params, width, height, channels}, variant, config).plan.build_key();
+                               int height, int channels, const TuningConfig& config, SampleType type) {
+  return resolve_image_call(ctx, kBoxBlurApi, {params, width, height, channels, type}, variant, config)
+      .plan.build_key();
 }
 
 void box_blur_prepare(Context& ctx, const BoxBlurParams& params, std::string_view variant, int width, int height,

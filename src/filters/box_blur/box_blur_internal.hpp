@@ -15,7 +15,7 @@ extern const ImageFilterApi<BoxBlurParams> kBoxBlurApi;
 const ImageTable<BoxBlurParams>& box_blur_table();
 
 // fused_sliding's exact rounding multiplies instead of dividing, which is exact while
-// d*d*255 + d*d/2 < 2^30.
+// d*d*255 + d*d/2 < 2^30. (16-bit samples round otherwise: box_blur.cl's round_div16, for every d <= 255.)
 inline constexpr int kMaxFusedDiameter = 2047;
 
 struct FusedShape {
@@ -29,7 +29,7 @@ struct FusedShape {
 // fused_sliding's work-group shape for these tunables (0 values resolved from d) and the local memory
 // it needs.
 FusedShape box_fused_shape(const DeviceInfo& device, const VariantInfo& info, const TuningConfig& config, int diameter,
-                           int channels);
+                           int channels, SampleType type = SampleType::u8);
 
 }  // namespace clf
 
@@ -86,7 +86,7 @@ inline constexpr int kMaxWideDiameter = 64;
 // The build options and kernels a call with these arguments runs (FilterInstance::build_key: the tuner times the
 // candidates that share a build together).
 std::string box_blur_build_key(Context& ctx, const BoxBlurParams& params, std::string_view variant, int width,
-                               int height, int channels, const TuningConfig& config);
+                               int height, int channels, const TuningConfig& config, SampleType type);
 
 // fused_wide publishes a block of `items` column sums as one packed word pair (8 bytes, in an array after the
 // column pairs) while its lanes cannot carry; box_blur.cl's PACKED_BLOCKS is the same test.

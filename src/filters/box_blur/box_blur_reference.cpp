@@ -2,8 +2,10 @@
 // CPU reference for the box blur: exact integer sums with the border applied to each coordinate on
 // its own, as docs/SPEC.md defines. A window sum is the sum of its rows' sums. Row sums come from prefix
 // sums over the border-extended row, column sums from a running sum down each column, so any
-// diameter costs O(1) per pixel. (The test checks this against a brute-force d*d sum.)
+// diameter costs O(1) per pixel. (The test checks this against a brute-force d*d sum.) u8 and u16 samples share
+// the arithmetic; only the clamp differs.
 #include <cstdint>
+#include <limits>
 #include <stdexcept>
 #include <vector>
 
@@ -12,15 +14,17 @@
 
 namespace clf {
 
-Image box_blur_reference(const Image& input, const BoxBlurParams& params, int threads) {
-  if (input.type != SampleType::u8 || (input.channels != 1 && input.channels != 4))
-    throw std::invalid_argument("box_blur_reference takes u8 images with 1 or 4 channels");
+namespace {
+
+template <class T>
+Image reference(const Image& input, const BoxBlurParams& params, int threads) {
   const int w = input.width, h = input.height, c = input.channels, d = params.diameter;
   if (d < 1) throw std::invalid_argument("diameter must be at least 1");
   const int r = d / 2;
   const BorderMode mode = params.border.mode;
   const std::uint64_t cval = static_cast<std::uint64_t>(params.border.value);
-  const auto px = input.samples<std::uint8_t>();
+  const auto px = input.samples<T>();
+  const std::uint64_t max = std::numeric_limits<T>::max();
   const std::size_t lanes = static_cast<std::size_t>(w) * c;  // samples per row
 
   // rowsum[y * lanes + x * c + ch]: sum over the d columns of x's window in row y.
@@ -39,8 +43,8 @@ Image box_blur_reference(const Image& input, const BoxBlurParams& params, int th
       }
   });
 
-  Image out(w, h, c);
-  auto o = out.samples<std::uint8_t>();
+  Image out(w, h, c, input.type);
+  auto o = out.samples<T>();
   const std::uint64_t n = static_cast<std::uint64_t>(d) * d;
   // Threads take disjoint ranges of (column, channel) lanes and walk down the rows together.
   parallel_rows(static_cast<int>(lanes), threads, [&](int l0, int l1) {
@@ -56,10 +60,19 @@ Image box_blur_reference(const Image& input, const BoxBlurParams& params, int th
         std::uint64_t& s = acc[lane - l0];
         if (y > 0) s = s + row_value(y - r + d - 1, lane) - row_value(y - r - 1, lane);
         const std::uint64_t v = (s + n / 2) / n;  // SPEC: round half up, then clamp
-        o[y * lanes + lane] = static_cast<std::uint8_t>(v > 255 ? 255 : v);
+        o[y * lanes + lane] = static_cast<T>(v > max ? max : v);
       }
   });
   return out;
+}
+
+}  // namespace
+
+Image box_blur_reference(const Image& input, const BoxBlurParams& params, int threads) {
+  if ((input.type != SampleType::u8 && input.type != SampleType::u16) || (input.channels != 1 && input.channels != 4))
+    throw std::invalid_argument("box_blur_reference takes u8 or u16 images with 1 or 4 channels");
+  return input.type == SampleType::u8 ? reference<std::uint8_t>(input, params, threads)
+                                      : reference<std::uint16_t>(input, params, threads);
 }
 
 }  // namespace clf

@@ -17,7 +17,7 @@
 namespace clf {
 
 FusedShape box_fused_shape(const DeviceInfo& device, const VariantInfo& v, const TuningConfig& config, int diameter,
-                           int channels) {
+                           int channels, SampleType type) {
   FusedShape shape;
   shape.local_x = tunable_value(config, v, "local_x");
   if (config.empty())
@@ -30,10 +30,12 @@ FusedShape box_fused_shape(const DeviceInfo& device, const VariantInfo& v, const
   shape.strip = tunable_value(config, v, "strip");
   if (shape.strip == 0) shape.strip = std::max(64, 2 * diameter);
   const int tw = shape.local_x * shape.items;
-  const std::size_t csum_bytes = channels == 1 ? 4 : diameter <= 256 ? 8 : 16;
+  // 16-bit samples: one uint a channel (box_blur.cl's csum_t).
+  const bool u16 = type == SampleType::u16;
+  const std::size_t csum_bytes = u16 ? 4 * std::size_t(channels) : channels == 1 ? 4 : diameter <= 256 ? 8 : 16;
   auto skewed = [](std::size_t n) { return n + n / 16; };
   shape.column_sum_bytes = skewed(std::size_t(tw + diameter - 1)) * csum_bytes;
-  shape.row_out_bytes = skewed(std::size_t(tw)) * (channels == 4 ? 4 : 1);
+  shape.row_out_bytes = skewed(std::size_t(tw)) * std::size_t(channels) * sample_size(type);
   return shape;
 }
 
@@ -123,6 +125,14 @@ std::string box_blur_auto_variant(const DeviceInfo& device, const BoxBlurParams&
   auto supported = [&](const char* v) {
     return !box_blur_unsupported(device, v, params, width, height, channels, {}, type);
   };
+  if (type == SampleType::u16) {
+    // 16-bit samples: the packed 8-bit lanes of fused_packed, fused_wide, fused_blocks and fused_prefix cannot hold
+    // them, so GPUs run the one-pass fused_sliding (the input read once, no intermediate), CPUs cpu_bands (written
+    // for them); past their local memory or scratch, separable_sliding's two passes, else naive, which needs neither.
+    if ((device.type & CL_DEVICE_TYPE_GPU) && supported("fused_sliding")) return "fused_sliding";
+    if (!(device.type & CL_DEVICE_TYPE_GPU) && supported("cpu_bands")) return "cpu_bands";
+    return supported("separable_sliding") ? "separable_sliding" : "naive";
+  }
   if (device.type & CL_DEVICE_TYPE_GPU) {
     for (const char* v : {"fused_packed", "fused_wide", params.diameter >= 11 ? "fused_prefix" : "fused_blocks",
                           "fused_blocks", "fused_sliding"})
@@ -165,7 +175,7 @@ struct BoxBlurTraits : ImageCallTraits<kBoxBlurApi> {
   static constexpr int kDefaultChannels = 4;
   static std::string build_key(Context& ctx, const Params& p, const std::string& variant, const Image& in,
                                const TuningConfig& config) {
-    return box_blur_build_key(ctx, p, variant, in.width, in.height, in.channels, config);
+    return box_blur_build_key(ctx, p, variant, in.width, in.height, in.channels, config, in.type);
   }
   static std::vector<ParamMap> bench_cases() {
     std::vector<ParamMap> cases;

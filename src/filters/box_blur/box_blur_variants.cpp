@@ -46,7 +46,17 @@ std::vector<Tunable> per_d_band_tunables(std::vector<int> strips, std::vector<in
 }
 
 std::size_t pixel_bytes(const BoxBlurCall& call) {
-  return call.channels == 4 ? 4 : 1;
+  return std::size_t(call.channels) * sample_size(call.type);
+}
+
+bool is_u16(const BoxBlurCall& call) {
+  return call.type == SampleType::u16;
+}
+
+// The border constant as the kernels take it: 8-bit RGBA packs it into each byte; 16-bit kernels take the sample
+// value itself (each channel's, `(pix_t)cval`).
+cl_uint border_bits(const BoxBlurCall& call) {
+  return constant_bits(call.params.border, is_u16(call) ? 1 : call.channels);
 }
 
 // What the band variants ask of the device: fused_blocks, fused_prefix, fused_packed and fused_wide, each
@@ -113,7 +123,7 @@ cl::Kernel& kernel(Context& ctx, const KernelPlan& plan, std::size_t i) {
 template <class... Rest>
 void set_args(cl::Kernel& k, const BoxBlurCall& call, ImageTarget& t, const Rest&... rest) {
   set_kernel_args(k, t.in.buffer, t.out.buffer, call.width, call.height, call.params.diameter,
-                  int(call.params.border.mode), constant_bits(call.params.border, call.channels), rest...);
+                  int(call.params.border.mode), border_bits(call), rest...);
 }
 
 // set_args on the plan's first kernel, then the plan's launch.
@@ -161,6 +171,7 @@ using Entry = ImageTable<BoxBlurParams>::Entry;
 
 Entry naive() {
   Entry e{{"naive", "one pixel per work-item, d*d packed loads (seed 004 baseline)", local_size_tunables()}};
+  e.takes_u16 = true;
   const VariantInfo info = e.info;
   e.unsupported = [info](const DeviceInfo& device, const BoxBlurCall&, const TuningConfig& config) {
     return work_group_problem(device, info, config);
@@ -180,6 +191,7 @@ Entry block4x4() {
            "16 pixels per work-item in a 4x4 block with uint4 vector loads; cl_intel_subgroups block reads "
            "and writes where they build (seed 004)",
            local_size_tunables()}};
+  e.takes_u16 = true;  // the plain path (the sub-group one reads packed RGBA8)
   const VariantInfo info = e.info;
   e.unsupported = [info](const DeviceInfo& device, const BoxBlurCall&, const TuningConfig& config) {
     return work_group_problem(device, info, config);
@@ -187,8 +199,8 @@ Entry block4x4() {
   e.plan = [info](Context& ctx, const BoxBlurCall& call, const TuningConfig& config) {
     KernelPlan plan{base_options(call), {}};
     const auto W = std::size_t(call.width), H = std::size_t(call.height);
-    if (call.channels == 4 && ctx.info().has_intel_subgroups() && ctx.info().max_work_group_size >= 64 &&
-        subgroup_block4x4_builds(ctx, plan.options)) {
+    if (call.channels == 4 && !is_u16(call) && ctx.info().has_intel_subgroups() &&
+        ctx.info().max_work_group_size >= 64 && subgroup_block4x4_builds(ctx, plan.options)) {
       plan.options += kSubgroupOptions;
       plan.passes = {{"box_block4x4_subgroups", cl::NDRange(round_up(W, 256) / 4, (H + 3) / 4), cl::NDRange(64, 1)}};
     } else {
@@ -201,17 +213,23 @@ Entry block4x4() {
   return e;
 }
 
+// two_pass's intermediate a pixel: 16 bits a channel (a 2x2 sum is at most 1020), 32 for 16-bit samples.
+std::size_t pair_bytes(const BoxBlurCall& call) {
+  return std::size_t(call.channels) * (is_u16(call) ? 4 : 2);
+}
+
 Entry two_pass() {
   Entry e{{"two_pass", "even d only: 2x2 sums into an integer temporary, then (d/2)^2 samples (seed 003 9.1.1)",
            local_size_tunables()}};
+  e.takes_u16 = true;
   const VariantInfo info = e.info;
   e.unsupported = [info](const DeviceInfo& device, const BoxBlurCall& call,
                          const TuningConfig& config) -> std::optional<std::string> {
     if (auto why = work_group_problem(device, info, config)) return why;
     const int d = call.params.diameter;
     if (d % 2 != 0) return fmt::format("two_pass needs an even diameter (got {})", d);
-    return temporary_problem(
-        device, "two_pass", std::size_t(call.width + d - 2) * std::size_t(call.height + d - 2) * 2 * pixel_bytes(call));
+    return temporary_problem(device, "two_pass",
+                             std::size_t(call.width + d - 2) * std::size_t(call.height + d - 2) * pair_bytes(call));
   };
   e.plan = [info](Context&, const BoxBlurCall& call, const TuningConfig& config) {
     const int d = call.params.diameter;
@@ -223,13 +241,17 @@ Entry two_pass() {
   e.enqueue = [](Context& ctx, const KernelPlan& plan, const BoxBlurCall& call, const TuningConfig&, ImageTarget& t) {
     const int w = call.width, h = call.height, d = call.params.diameter;
     const std::size_t tw = std::size_t(w) + d - 2, th = std::size_t(h) + d - 2;
-    cl::Buffer& pairs = ctx.scratch_buffer("box_blur.pairs", tw * th * 2 * std::size_t(call.channels));
-    set_kernel_args(kernel(ctx, plan, 0), t.in.buffer, pairs, w, h, d, int(call.params.border.mode),
-                    constant_bits(call.params.border, call.channels));
+    cl::Buffer& pairs = ctx.scratch_buffer("box_blur.pairs", tw * th * pair_bytes(call));
+    set_kernel_args(kernel(ctx, plan, 0), t.in.buffer, pairs, w, h, d, int(call.params.border.mode), border_bits(call));
     set_kernel_args(kernel(ctx, plan, 1), pairs, t.out.buffer, w, h, d);
     return launch_passes(ctx, plan, kKernelFile);
   };
   return e;
+}
+
+// separable_sliding's row sums, a channel: 16 bits while d*255 fits them, else 32 (HSUM_WIDE); 32 for 16-bit samples.
+std::size_t hsum_bytes(const BoxBlurCall& call) {
+  return call.params.diameter > 257 || is_u16(call) ? 4 : 2;
 }
 
 Entry separable_sliding() {
@@ -237,11 +259,11 @@ Entry separable_sliding() {
            "row pass and coalesced column pass with running sums: O(1) per pixel for any d",
            {{"row_segment", {16, 8, 32, 64}, "pixels per work-item in the row pass"},
             {"column_segment", {32, 16, 64, 128}, "rows per work-item in the column pass"}}}};
+  e.takes_u16 = true;
   const VariantInfo info = e.info;
   e.unsupported = [](const DeviceInfo& device, const BoxBlurCall& call, const TuningConfig&) {
-    return temporary_problem(
-        device, "separable_sliding",
-        std::size_t(call.width) * call.height * pixel_bytes(call) * (call.params.diameter > 257 ? 4 : 2));
+    return temporary_problem(device, "separable_sliding",
+                             std::size_t(call.width) * call.height * std::size_t(call.channels) * hsum_bytes(call));
   };
   e.plan = [info](Context&, const BoxBlurCall& call, const TuningConfig& config) {
     const auto W = std::size_t(call.width), H = std::size_t(call.height);
@@ -257,10 +279,9 @@ Entry separable_sliding() {
   e.enqueue = [info](Context& ctx, const KernelPlan& plan, const BoxBlurCall& call, const TuningConfig& config,
                      ImageTarget& t) {
     const int w = call.width, h = call.height, d = call.params.diameter, mode = int(call.params.border.mode);
-    const cl_uint cval = constant_bits(call.params.border, call.channels);
-    const std::size_t sum_bytes = d > 257 ? 4 : 2;
-    cl::Buffer& sums = ctx.scratch_buffer("box_blur.row_sums",
-                                          std::size_t(w) * std::size_t(h) * std::size_t(call.channels) * sum_bytes);
+    const cl_uint cval = border_bits(call);
+    cl::Buffer& sums = ctx.scratch_buffer(
+        "box_blur.row_sums", std::size_t(w) * std::size_t(h) * std::size_t(call.channels) * hsum_bytes(call));
     cl::Kernel &rows = kernel(ctx, plan, 0), &columns = kernel(ctx, plan, 1);
     set_kernel_args(rows, t.in.buffer, sums, w, h, d, mode, cval, tunable_value(config, info, "row_segment"));
     set_kernel_args(columns, sums, t.out.buffer, w, h, d, mode, cval, tunable_value(config, info, "column_segment"));
@@ -277,6 +298,7 @@ Entry separable_sliding() {
 
 Entry local_tile() {
   Entry e{{"local_tile", "tile plus halo loaded once into local memory per work-group", tile_tunables()}};
+  e.takes_u16 = true;
   const VariantInfo info = e.info;
   e.unsupported = [info](const DeviceInfo& device, const BoxBlurCall& call,
                          const TuningConfig& config) -> std::optional<std::string> {
@@ -297,7 +319,8 @@ Entry local_tile() {
                      ImageTarget& t) {
     const auto tile = tile_shape(ctx.info(), info, config);
     const int d = call.params.diameter;
-    const std::size_t tile_bytes = std::size_t(tile.width + d - 1) * std::size_t(tile.height + d - 1) * call.channels;
+    const std::size_t tile_bytes =
+        std::size_t(tile.width + d - 1) * std::size_t(tile.height + d - 1) * pixel_bytes(call);
     return launch_with_args(ctx, plan, call, t, cl::Local(tile_bytes));
   };
   return e;
@@ -310,13 +333,14 @@ Entry fused_sliding() {
            {{"local_x", {64, 32, 128, 256}, "work-items per work-group"},
             {"items", {0, 1, 2, 4, 8, 16}, "consecutive output columns per work-item (0: from d)"},
             {"strip", {0, 16, 32, 64, 128, 256}, "rows per work-group (0: from d)"}}}};
+  e.takes_u16 = true;
   const VariantInfo info = e.info;
   e.unsupported = [info](const DeviceInfo& device, const BoxBlurCall& call,
                          const TuningConfig& config) -> std::optional<std::string> {
     const int d = call.params.diameter;
     if (d > kMaxFusedDiameter)
       return fmt::format("fused_sliding's divide-free rounding needs d <= {} (got {})", kMaxFusedDiameter, d);
-    const FusedShape shape = box_fused_shape(device, info, config, d, call.channels);
+    const FusedShape shape = box_fused_shape(device, info, config, d, call.channels, call.type);
     if (std::size_t(shape.local_x) > device.max_work_group_size)
       return fmt::format("work-group of {} exceeds the device's {} work-items", shape.local_x,
                          device.max_work_group_size);
@@ -327,10 +351,10 @@ Entry fused_sliding() {
     return std::nullopt;
   };
   e.plan = [info](Context& ctx, const BoxBlurCall& call, const TuningConfig& config) {
-    const FusedShape shape = box_fused_shape(ctx.info(), info, config, call.params.diameter, call.channels);
+    const FusedShape shape = box_fused_shape(ctx.info(), info, config, call.params.diameter, call.channels, call.type);
     std::string options = base_options(call);
     // d*255 no longer fits 16 bits
-    if (call.channels == 4 && call.params.diameter > 256) options += " -D CSUM_WIDE=1";
+    if (call.channels == 4 && call.params.diameter > 256 && !is_u16(call)) options += " -D CSUM_WIDE=1";
     const std::size_t tw = std::size_t(shape.local_x) * std::size_t(shape.items);
     const std::size_t groups_x = (std::size_t(call.width) + tw - 1) / tw;
     const std::size_t groups_y = (std::size_t(call.height) + shape.strip - 1) / std::size_t(shape.strip);
@@ -342,11 +366,12 @@ Entry fused_sliding() {
   e.enqueue = [info](Context& ctx, const KernelPlan& plan, const BoxBlurCall& call, const TuningConfig& config,
                      ImageTarget& t) {
     const int d = call.params.diameter;
-    const FusedShape shape = box_fused_shape(ctx.info(), info, config, d, call.channels);
+    const FusedShape shape = box_fused_shape(ctx.info(), info, config, d, call.channels, call.type);
     const Rounding r(d);
     cl::Kernel& k = kernel(ctx, plan, 0);
-    set_args(k, call, t, shape.items, shape.strip, r.twice_half, r.magic, r.shift, cl::Local(shape.column_sum_bytes),
-             cl::Local(shape.row_out_bytes));
+    // 16-bit samples round by dividing by n, which takes magic's place (magic_round_div in box_blur.cl).
+    set_args(k, call, t, shape.items, shape.strip, r.twice_half, is_u16(call) ? cl_uint(r.n) : r.magic, r.shift,
+             cl::Local(shape.column_sum_bytes), cl::Local(shape.row_out_bytes));
     if (call.on_views())  // -D PITCHED=1's last arguments (IN_PITCH_ARGS, OUT_PITCH_ARGS)
       set_kernel_args_from(k, k.getInfo<CL_KERNEL_NUM_ARGS>() - 4, call.in_stride, call.in_offset, call.out_stride,
                            call.out_offset);
@@ -514,6 +539,7 @@ Entry cpu_bands() {
            "for CPUs: one work-item per band of rows; running column sums in a scratch row, then a running row "
            "window along it, 16 channels a vector step",
            {{"rows", {0, 16, 32, 64, 128, 8}, "rows per band, one work-item each (0: from d and the height)"}}}};
+  e.takes_u16 = true;  // box_blur_cpu_bands16.cl
   const VariantInfo info = e.info;
   e.unsupported = [info](const DeviceInfo& device, const BoxBlurCall& call, const TuningConfig& config) {
     return temporary_problem(device, "cpu_bands", cpu_bands_layout(info, call, config).bytes());
