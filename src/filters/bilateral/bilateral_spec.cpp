@@ -52,6 +52,8 @@ int unrolled_planes(const BilateralParams& params, int channels, const UnrolledS
 // range_table (grey) and 1.9x local (RGBA) on the H200 at 8k with its default shape. Else range_table
 // (no exp in the loop, tile in local memory), the seed's table step, or pixels4, which needs neither
 // images nor local memory, where the tables do not fit.
+// 16-bit samples: cpu_rows and unrolled have 16-bit forms, so the same first two; then pixels4, which takes exp
+// where 16-bit values outgrow its range tables and still loads each pixel once for 4 outputs (naive once each).
 std::string bilateral_auto_variant(const DeviceInfo& device, const BilateralParams& params, int width, int height,
                                    int channels, SampleType type) {
   auto supported = [&](const char* v) {
@@ -59,6 +61,7 @@ std::string bilateral_auto_variant(const DeviceInfo& device, const BilateralPara
   };
   if ((device.type & CL_DEVICE_TYPE_CPU) && supported("cpu_rows")) return "cpu_rows";
   if ((device.type & CL_DEVICE_TYPE_GPU) && supported("unrolled")) return "unrolled";
+  if (type == SampleType::u16) return "pixels4";
   if (supported("range_table")) return "range_table";
   return "pixels4";
 }

@@ -99,5 +99,82 @@ TEST(BilateralU16Reference, RefusesOtherSampleTypesAndConstantsOutOfRange) {
   EXPECT_THROW(bilateral_reference(random_u16(4, 4, 1, 2), p), std::invalid_argument);
 }
 
+// ---- every variant with a 16-bit form against the reference -----------------------------------------
+
+// The variants with a 16-bit form; the others refuse u16 calls naming these.
+const char* const kU16Variants[] = {"naive", "gauss_table", "pixels4"};
+
+bool takes_u16(const std::string& variant) {
+  return std::find(std::begin(kU16Variants), std::end(kU16Variants), variant) != std::end(kU16Variants);
+}
+
+// unrolled computes the square window, grey or the l2 colour distance, and radius <= 8 only (as for 8 bits).
+bool unrolled_refuses(const BilateralParams& p, int channels) {
+  return p.window == BilateralWindow::disk || (channels == 4 && p.distance == BilateralDistance::l1) ||
+         bilateral_radius(p) > bilateral_detail::kMaxUnrolledRadius;
+}
+
+// Every variant on a u16 input: those with a 16-bit form within 1 of the reference (unless unrolled refuses the
+// options), the others refusing with the 16-bit ones named.
+void check_u16_variants(const Image& in, const BilateralParams& p, DifferenceLog& log,
+                        const TuningConfig& config = {}) {
+  Context& ctx = test_context();
+  DeviceImage d_in = DeviceImage::upload(ctx, in);
+  const Image expected = bilateral_reference(in, p);
+  for (const auto& v : bilateral_variants()) {
+    SCOPED_TRACE(fmt::format("variant={}", v.name));
+    const auto why =
+        bilateral_unsupported(ctx.info(), v.name, p, in.width, in.height, in.channels, config, SampleType::u16);
+    if (!takes_u16(v.name)) {
+      ASSERT_TRUE(why.has_value());
+      EXPECT_NE(why->find("takes 8-bit samples only (16-bit: naive, gauss_table, pixels4)"), std::string::npos) << *why;
+      continue;
+    }
+    if (why) {
+      EXPECT_TRUE(v.name == "unrolled" && unrolled_refuses(p, in.channels)) << *why;
+      continue;
+    }
+    const Image got = run_device(v.name, d_in, p, config);
+    ASSERT_TRUE(testing::images_equal(expected, got, 1.0));
+    log.add(v.name, expected, got);
+  }
+}
+
+std::string describe_u16(const BilateralParams& p) {
+  return fmt::format("{} window={} distance={}", describe(p), to_string(p.window), to_string(p.distance));
+}
+
+// Odd sizes (1x1, primes, widths off every vector width), windows wider than the image, both windows and
+// distances, every border; random samples over 0..65535 or full-contrast steps with runs of 0 and 65535.
+class BilateralU16Variants : public ::testing::TestWithParam<testing::SizeCase> {};
+
+TEST_P(BilateralU16Variants, WithinOneOfTheReference) {
+  const testing::SizeCase size = GetParam();
+  DifferenceLog log;
+  int rotation = 0;
+  for (int c : {1, 4}) {
+    const auto seed = testing::fresh_seed();
+    for (const SigmaPair& s : kU16Sigmas)
+      for (int radius : {1, 4, 9}) {
+        const int turn = rotation++;
+        BilateralParams p = make_params(s, radius, kU16Borders[turn % 4]);
+        // The square l2 window (unrolled's) every other case; disk and l1 in the rest.
+        p.window = turn % 4 == 1 ? BilateralWindow::disk : BilateralWindow::square;
+        p.distance = turn % 4 == 3 ? BilateralDistance::l1 : BilateralDistance::l2;
+        const Image in = turn % 2 ? random_u16(size.width, size.height, c, seed + turn)
+                                  : u16_edges(size.width, size.height, c, seed + turn);
+        SCOPED_TRACE(
+            fmt::format("size={} channels={} {} seed={}", testing::size_name(size), c, describe_u16(p), seed + turn));
+        check_u16_variants(in, p, log);
+      }
+  }
+  log.print(testing::size_name(size) + " u16");
+}
+
+INSTANTIATE_TEST_SUITE_P(Sizes, BilateralU16Variants,
+                         ::testing::Values(testing::SizeCase{1, 1}, testing::SizeCase{13, 7}, testing::SizeCase{37, 19},
+                                           testing::SizeCase{67, 35}),
+                         [](const auto& test) { return testing::size_name(test.param); });
+
 }  // namespace
 }  // namespace clf

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 #include "filters/bilateral/bilateral_internal.hpp"
 #include "runtime/launch.hpp"
@@ -37,6 +38,13 @@ const std::vector<Tunable> kUnrolledTunables = {
      "instead of three FFMAs, with a fifth tile plane"},
 };
 
+// The border constant as the kernels take it: 8-bit RGBA packed in a word's bytes (constant_bits), 16-bit samples
+// the value itself, which the kernels widen to every channel of a ushort4.
+cl_uint border_constant(const BilateralCall& call) {
+  if (call.type != SampleType::u16) return constant_bits(call.params.border, call.channels);
+  return call.params.border.mode == BorderMode::constant ? cl_uint(call.params.border.value) : 0u;
+}
+
 // The kernel's arguments every variant but unrolled starts with. The distance is an argument, not a build
 // option, so that l1 and l2 share one program (a uniform branch in the loop).
 struct CommonArgs {
@@ -48,7 +56,7 @@ struct CommonArgs {
         h(call.height),
         r(bilateral_radius(call.params)),
         mode(static_cast<int>(call.params.border.mode)),
-        cval(constant_bits(call.params.border, call.channels)),
+        cval(border_constant(call)),
         l1(call.params.distance == BilateralDistance::l1 ? 1 : 0) {}
 };
 
@@ -98,6 +106,14 @@ struct RangeTable {
   cl_uint scale;
 };
 RangeTable upload_range_table(Context& ctx, const BilateralCall& call) {
+  // 16-bit samples: no table (bilateral.cl); the kernel takes exp with 1 / (2 sr^2) in range_scale's bits, and a
+  // one-entry buffer stands for the table argument.
+  if (call.type == SampleType::u16) {
+    const float coef = range_coefficient(call);
+    cl_uint bits = 0;
+    std::memcpy(&bits, &coef, sizeof bits);
+    return {&upload_table(ctx, "bilateral.range", {0.0f}), bits};
+  }
   if (call.channels == 4 && call.params.distance == BilateralDistance::l1)
     return {&upload_table(ctx, "bilateral.range", l1_range_table(call.params.sigma_range)), 0};
   if (call.channels == 4) {
@@ -124,6 +140,7 @@ Entry naive() {
   Entry e{{"naive", "global memory, one pixel per work-item, exp for every tap (seed 001, phase 1)",
            local_size_tunables()}};
   e.plan = pixel_plan(e.info, 1);
+  e.takes_u16 = true;
   e.enqueue = [](Context& ctx, const KernelPlan& plan, const BilateralCall& call, const TuningConfig&, ImageTarget& t) {
     const auto spatial_coef = static_cast<cl_float>(gaussian_coefficient(call.params.sigma_spatial));
     const int max_distance2 = window_max_distance2(bilateral_radius(call.params), call.params.window);
@@ -136,6 +153,7 @@ Entry gauss_table() {
   Entry e{{"gauss_table", "spatial weights from a host-computed table in constant memory (seed 001, phase 2)",
            local_size_tunables()}};
   e.plan = pixel_plan(e.info, 1);
+  e.takes_u16 = true;
   e.enqueue = [](Context& ctx, const KernelPlan& plan, const BilateralCall& call, const TuningConfig&, ImageTarget& t) {
     cl::Buffer& spatial = upload_spatial_table(ctx, call);
     return launch_with_common_args(ctx, plan, call, t, spatial, range_coefficient(call));
@@ -256,6 +274,7 @@ Entry pixels4() {
            "spatial and range tables",
            local_size_tunables()}};
   e.plan = pixel_plan(e.info, 4);
+  e.takes_u16 = true;  // with exp for the range weights (no table at 16 bits)
   e.enqueue = [](Context& ctx, const KernelPlan& plan, const BilateralCall& call, const TuningConfig&, ImageTarget& t) {
     cl::Buffer& spatial = upload_spatial_table(ctx, call);
     const RangeTable range = upload_range_table(ctx, call);
