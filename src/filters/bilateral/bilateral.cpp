@@ -136,6 +136,11 @@ float unrolled_range_scale(double sigma_range) {
   return static_cast<float>(std::ldexp(std::round(std::ldexp(scale, 16 - exponent)), exponent - 16));
 }
 
+float range_scale(double sigma_range, SampleType type) {
+  if (type != SampleType::u16) return unrolled_range_scale(sigma_range);
+  return static_cast<float>(std::sqrt(kLog2e * gaussian_coefficient(sigma_range)));
+}
+
 bool unrolled_needs_clamp(double sigma_spatial, double sigma_range, int radius, int channels) {
   const double colours = channels == 4 ? 3 : 1;
   const double lowest = colours * 255.0 * 255.0 * kLog2e * gaussian_coefficient(sigma_range) +

@@ -92,6 +92,10 @@ int unrolled_planes(const BilateralParams& params, int channels, const UnrolledS
 // The colour scale of the unrolled variant, sqrt(log2(e) / (2 sr^2)), rounded to 16 significant bits
 // (relative error <= 2^-16) so that every p * scale (p <= 255) and (p - c) * scale is exact in float.
 float unrolled_range_scale(double sigma_range);
+// The colour scale cpu_rows and unrolled take: unrolled_range_scale for u8; for u16 the exact scale rounded once to
+// float, as their 16-bit forms scale exact differences, and an error of 2^-16 common to every exponent would move
+// 16-bit means by up to 65535 * 2.12e-5 * 0.531 (the 8-bit analysis in bilateral_unrolled.cl): 0.74.
+float range_scale(double sigma_range, SampleType type);
 // Whether an exponent of the unrolled variant can fall below -125 (soft_exp2 then clamps it).
 bool unrolled_needs_clamp(double sigma_spatial, double sigma_range, int radius, int channels);
 // Whether it computes the colour exponent expanded (bilateral.cl): colour, with every term of the

@@ -101,8 +101,10 @@ TEST(BilateralU16Reference, RefusesOtherSampleTypesAndConstantsOutOfRange) {
 
 // ---- every variant with a 16-bit form against the reference -----------------------------------------
 
+constexpr double kMaxU16MeanDifference = 0.008;
+
 // The variants with a 16-bit form; the others refuse u16 calls naming these.
-const char* const kU16Variants[] = {"naive", "gauss_table", "pixels4"};
+const char* const kU16Variants[] = {"naive", "gauss_table", "pixels4", "cpu_rows"};
 
 bool takes_u16(const std::string& variant) {
   return std::find(std::begin(kU16Variants), std::end(kU16Variants), variant) != std::end(kU16Variants);
@@ -127,7 +129,9 @@ void check_u16_variants(const Image& in, const BilateralParams& p, DifferenceLog
         bilateral_unsupported(ctx.info(), v.name, p, in.width, in.height, in.channels, config, SampleType::u16);
     if (!takes_u16(v.name)) {
       ASSERT_TRUE(why.has_value());
-      EXPECT_NE(why->find("takes 8-bit samples only (16-bit: naive, gauss_table, pixels4)"), std::string::npos) << *why;
+      EXPECT_NE(why->find("takes 8-bit samples only (16-bit: naive, gauss_table, pixels4, cpu_rows)"),
+                std::string::npos)
+          << *why;
       continue;
     }
     if (why) {
@@ -136,6 +140,11 @@ void check_u16_variants(const Image& in, const BilateralParams& p, DifferenceLog
     }
     const Image got = run_device(v.name, d_in, p, config);
     ASSERT_TRUE(testing::images_equal(expected, got, 1.0));
+    // Float sums of 16-bit samples flip a rounding where the exact mean lies within ~1e-3 of a tie (~0.003 here);
+    // weights off by 1e-4 (a degree-3 exp2) flip several times more.
+    if (expected.data.size() / 2 >= kMinSamplesForMean) {
+      EXPECT_LE(mean_abs_difference(expected, got), kMaxU16MeanDifference);
+    }
     log.add(v.name, expected, got);
   }
 }

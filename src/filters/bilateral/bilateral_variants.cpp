@@ -380,7 +380,7 @@ std::vector<float> spatial_log2_table(const BilateralParams& params) {
 
 Entry cpu_rows() {
   // The ring's rows are scaled float planes (bilateral_cpu_rows.cl): 8 floats of overrun, 16-float aligned.
-  return ring_rows_entry<BilateralParams>(
+  Entry e = ring_rows_entry<BilateralParams>(
       "for CPUs: one work-item per band of rows; the window's rows scaled and border-padded in a ring of float rows, 8 "
       "outputs a vector step, one polynomial exp2 per tap",
       "bilateral_cpu_rows", {8, 16, sizeof(float)}, bilateral_radius,
@@ -389,11 +389,13 @@ Entry cpu_rows() {
         cl::Buffer& spatial = upload_table(ctx, "bilateral.spatial_log2", spatial_log2_table(call.params));
         cl::Buffer& scratch = ctx.scratch_buffer("bilateral.cpu_rows", layout.bytes());
         const bool views = call.on_views();
-        return launch_with_common_args(ctx, plan, call, t, spatial, unrolled_range_scale(call.params.sigma_range),
+        return launch_with_common_args(ctx, plan, call, t, spatial, range_scale(call.params.sigma_range, call.type),
                                        layout.band_rows, layout.stride, scratch, views ? call.in_stride : call.width,
                                        views ? call.in_offset : 0, views ? call.out_stride : call.width,
                                        views ? call.out_offset : 0);
       });
+  e.takes_u16 = true;  // 16-bit samples unscaled in the ring, exact differences scaled (bilateral_cpu_rows.cl)
+  return e;
 }
 
 }  // namespace
