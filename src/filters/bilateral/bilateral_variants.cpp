@@ -297,7 +297,7 @@ std::optional<std::string> unrolled_problem(const DeviceInfo& device, const Vari
   if (channels == 4 && params.distance != BilateralDistance::l2)
     return std::string(
         "unrolled computes the colour distance as l2 only; distance=l1 on RGBA runs on the other variants");
-  const UnrolledShape shape = unrolled_shape(info, config, channels);
+  const UnrolledShape shape = unrolled_shape(info, config, channels, call.type);
   if (shape.local_x < 1 || shape.local_y < 1 || shape.block_x < 1 || shape.rows < 1 || shape.soft_exp < 0 ||
       shape.soft_exp + shape.table_taps > 16)
     return fmt::format(
@@ -307,6 +307,10 @@ std::optional<std::string> unrolled_problem(const DeviceInfo& device, const Vari
         shape.local_x, shape.local_y, shape.block_x, shape.rows, shape.soft_exp, shape.table_taps);
   if (channels != 1 && shape.table_taps > 0)
     return fmt::format("unrolled: table_taps applies to grey images only, not {} channels", channels);
+  if (call.type == SampleType::u16 && (shape.table_taps > 0 || shape.int_exp != 0))
+    return std::string(
+        "unrolled: table_taps and int_exp need 8-bit samples (a table entry, a byte per 8-bit value); 16-bit "
+        "samples take neither");
   if (shape.int_exp != 0 && shape.int_exp != 1)
     return fmt::format("unrolled: int_exp is 0 or 1, got {}", shape.int_exp);
   if (shape.int_exp && !unrolled_expanded(params, channels))
@@ -315,7 +319,7 @@ std::optional<std::string> unrolled_problem(const DeviceInfo& device, const Vari
         "24 and up)");
   // (Its work-group, local_x x local_y, is checked with every variant's in bilateral_unsupported.)
   // The tile is a static local array: NVIDIA refuses those above the 48 KiB it reports here.
-  const std::size_t bytes = unrolled_tile_bytes(shape, r, unrolled_planes(params, channels, shape)) +
+  const std::size_t bytes = unrolled_tile_bytes(shape, r, unrolled_planes(params, channels, shape, call.type)) +
                             (shape.table_taps > 0 ? 511 * sizeof(float) : 0);
   if (bytes > device.local_mem_bytes)
     return fmt::format(
@@ -338,14 +342,15 @@ Entry unrolled() {
   e.plan = [info = e.info](Context& ctx, const BilateralCall& call, const TuningConfig& config) {
     const BilateralParams& params = call.params;
     const int c = call.channels, r = bilateral_radius(params);
-    const UnrolledShape shape = unrolled_shape(info, config, c);
+    const UnrolledShape shape = unrolled_shape(info, config, c, call.type);
     KernelPlan plan{base_options(call), {}};
     plan.options += fmt::format(
         " -D RADIUS={} -D LOCAL_X={} -D LOCAL_Y={} -D BLOCK_X={} -D ROWS={} -D SOFT_EXP={} -D CLAMP_EXP={} "
         "-D EXPANDED={} -D TABLE_TAPS={} -D INT_EXP={} -cl-denorms-are-zero{}",
         r, shape.local_x, shape.local_y, shape.block_x, shape.rows, shape.soft_exp,
-        shape.soft_exp > 0 && unrolled_needs_clamp(params.sigma_spatial, params.sigma_range, r, c) ? 1 : 0,
-        unrolled_expanded(params, c) ? 1 : 0, shape.table_taps, shape.int_exp, ctx.info().fast_math_options());
+        shape.soft_exp > 0 && unrolled_needs_clamp(params.sigma_spatial, params.sigma_range, r, c, call.type) ? 1 : 0,
+        unrolled_expanded(params, c, call.type) ? 1 : 0, shape.table_taps, shape.int_exp,
+        ctx.info().fast_math_options());
     if (call.on_views()) plan.options += " -D PITCHED=1";
     const auto W = std::size_t(call.width), H = std::size_t(call.height);
     const auto per_x = std::size_t(shape.local_x * shape.block_x), per_y = std::size_t(shape.local_y * shape.rows);
@@ -357,16 +362,19 @@ Entry unrolled() {
   };
   e.enqueue = [](Context& ctx, const KernelPlan& plan, const BilateralCall& call, const TuningConfig&, ImageTarget& t) {
     const auto spatial_log2 = static_cast<cl_float>(kLog2e * gaussian_coefficient(call.params.sigma_spatial));
-    const float range_scale = unrolled_range_scale(call.params.sigma_range);
+    const float scale = range_scale(call.params.sigma_range, call.type);
+    // 16-bit tiles hold the samples unscaled (bilateral_unrolled.cl): the means need no scaling back.
+    const float inv_scale = call.type == SampleType::u16 ? 1.0f : 1.0f / scale;
     cl::Kernel& k = kernel(ctx, plan);
     set_kernel_args(k, t.in.buffer, t.out.buffer, call.width, call.height, static_cast<int>(call.params.border.mode),
-                    constant_bits(call.params.border, call.channels), range_scale, 1.0f / range_scale, spatial_log2);
+                    border_constant(call), scale, inv_scale, spatial_log2);
     if (call.on_views())  // -D PITCHED=1's last arguments
       set_kernel_args_from(k, 9, call.in_stride, call.out_stride, call.in_offset, call.out_offset);
     return launch_passes(ctx, plan, kKernelFile);
   };
   // Scalar loads, and vector stores only where the input's and output's positions are aligned: any layout.
   e.takes_views = [](const BilateralCall&) { return true; };
+  e.takes_u16 = true;  // the difference form on unscaled samples (bilateral_unrolled.cl)
   return e;
 }
 
