@@ -211,5 +211,175 @@ INSTANTIATE_TEST_SUITE_P(Sizes, BilateralU16Variants,
                                            testing::SizeCase{67, 35}),
                          [](const auto& test) { return testing::size_name(test.param); });
 
+// unrolled's shapes at 16 bits: odd outputs per work-item and work-groups, every exp2 on the FMA pipe with the
+// clamp (a tiny sigma_range), scalar and vector row loads; what it refuses at 16 bits.
+TEST(BilateralU16Unrolled, ShapesWithinOneOfTheReferenceAndRefusals) {
+  const Context& ctx = test_context();
+  auto shape = [](int local_x, int local_y, int block_x, int rows, int soft_exp) {
+    return TuningConfig{
+        {"local_x", local_x}, {"local_y", local_y}, {"block_x", block_x}, {"rows", rows}, {"soft_exp", soft_exp}};
+  };
+  struct Run {
+    int width, height, channels;
+    SigmaPair sigma;
+    TuningConfig config;
+  };
+  const Run runs[] = {{71, 29, 1, {2, 256 * 5}, shape(8, 4, 3, 2, 16)},
+                      {45, 22, 4, {2, 30}, shape(8, 4, 2, 1, 16)},  // exponents below -125: the clamp
+                      {53, 17, 4, {3, 256 * 60}, shape(4, 4, 4, 3, 5)}};
+  DifferenceLog log;
+  for (const Run& run : runs) {
+    const auto seed = testing::fresh_seed();
+    const BilateralParams p = make_params(run.sigma, 3, kU16Borders[seed % 4]);
+    SCOPED_TRACE(fmt::format("{}x{}x{} {} [{}] seed={}", run.width, run.height, run.channels, describe(p),
+                             to_string(run.config), seed));
+    check_u16_variants(u16_edges(run.width, run.height, run.channels, seed), p, log, run.config);
+  }
+  log.print("unrolled shapes u16");
+  const BilateralParams p = make_params({3, 256 * 30}, 4, {});
+  for (const TuningConfig& config : {TuningConfig{{"table_taps", 4}}, TuningConfig{{"int_exp", 1}}}) {
+    const auto why = bilateral_unsupported(ctx.info(), "unrolled", p, 64, 64, config.count("int_exp") ? 4 : 1, config,
+                                           SampleType::u16);
+    ASSERT_TRUE(why.has_value()) << to_string(config);
+    EXPECT_NE(why->find("8-bit samples"), std::string::npos) << *why;
+  }
+  // Its grey default takes no table taps at 16 bits (8 bits: 5 of 16), and colour never the expanded exponent.
+  EXPECT_EQ(bilateral_detail::unrolled_shape(bilateral_variants()[6], {}, 1, SampleType::u16).table_taps, 0);
+  EXPECT_FALSE(bilateral_detail::unrolled_expanded(p, 4, SampleType::u16));
+  EXPECT_TRUE(bilateral_detail::unrolled_expanded(make_params({3, 30}, 4, {}), 4));
+}
+
+// ---- host calls, views, refusals and auto ---------------------------------------------------------------
+
+// Host calls of every channel count: grey and RGBA directly, RGB through RGBA (alpha 65535), grey+alpha as grey
+// with alpha copied; "auto" and a named variant.
+TEST(BilateralU16Host, EveryChannelCountWithinOneOfTheReference) {
+  Context& ctx = test_context();
+  const BilateralParams p = make_params({2, 256 * 20}, 3, {BorderMode::constant, 51234});
+  for (int c : {1, 2, 3, 4})
+    for (const char* variant : {"auto", "pixels4"}) {
+      const auto seed = testing::fresh_seed();
+      SCOPED_TRACE(fmt::format("channels={} variant={} seed={}", c, variant, seed));
+      const Image in = u16_edges(43, 21, c, seed);
+      const Image got = bilateral(ctx, in, p, variant);
+      ASSERT_EQ(got.type, SampleType::u16);
+      ASSERT_EQ(got.channels, c);
+      if (c == 2) {
+        Image grey(in.width, in.height, 1, SampleType::u16);
+        for (std::size_t i = 0; i < grey.pixel_count(); ++i)
+          grey.samples<std::uint16_t>()[i] = in.samples<std::uint16_t>()[2 * i];
+        const Image expected = bilateral_reference(grey, p);
+        for (std::size_t i = 0; i < grey.pixel_count(); ++i) {
+          ASSERT_LE(std::abs(sample_at(got, 2 * i) - sample_at(expected, i)), 1) << "pixel " << i;
+          ASSERT_EQ(sample_at(got, 2 * i + 1), sample_at(in, 2 * i + 1)) << "alpha " << i;
+        }
+      } else {
+        const Image expected = from_filter_layout(bilateral_reference(to_filter_layout(in), p), c);
+        EXPECT_TRUE(testing::images_equal(expected, got, 1.0));
+      }
+    }
+}
+
+// A u16 call on views of a caller's buffer with a row pitch and an offset (bytes of whole 8-byte or 2-byte pixels):
+// unrolled and cpu_rows in place, naive through packed copies; the rest of the output buffer untouched.
+TEST(BilateralU16Views, PitchedAndOffsetViewsWithinOneOfTheReference) {
+  Context& ctx = test_context();
+  struct Case {
+    const char* variant;
+    int channels, in_offset, in_stride, out_offset, out_stride, copies;
+  };
+  for (const Case& k : {Case{"unrolled", 4, 3, 151, 1, 157, 0}, Case{"unrolled", 1, 8, 160, 4, 156, 0},
+                        Case{"cpu_rows", 4, 5, 153, 2, 161, 0}, Case{"cpu_rows", 1, 3, 151, 1, 157, 0},
+                        Case{"naive", 4, 3, 151, 1, 157, 2}}) {
+    const auto seed = testing::fresh_seed();
+    SCOPED_TRACE(fmt::format("{} c={} seed={}", k.variant, k.channels, seed));
+    const int w = 150, h = 19, c = k.channels;
+    const Image in = u16_edges(w, h, c, seed);
+    const BilateralParams p = make_params({1, 256 * 10}, 2, kU16Borders[seed % 4]);
+    const Image expected = bilateral_reference(in, p);
+    // Buffers of u16 samples: the image at its offset and pitch, 0x3C3C (input) and 0xA5A5 (output) elsewhere.
+    auto buffer = [&](const Image* image, int offset, int stride, std::uint16_t fill) {
+      std::vector<std::uint16_t> samples((std::size_t(offset) + std::size_t(stride) * h + 5) * c, fill);
+      for (int y = 0; image && y < h; ++y)
+        std::memcpy(&samples[(std::size_t(offset) + std::size_t(stride) * y) * c], image->row(y), image->row_bytes());
+      return samples;
+    };
+    std::vector<std::uint16_t> src = buffer(&in, k.in_offset, k.in_stride, 0x3C3C),
+                               dst = buffer(nullptr, k.out_offset, k.out_stride, 0xA5A5);
+    cl::Buffer d_src(ctx.context(), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, src.size() * 2, src.data());
+    cl::Buffer d_dst(ctx.context(), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, dst.size() * 2, dst.data());
+    const std::size_t px = std::size_t(c) * 2;
+    const DeviceImage in_view =
+        DeviceImage::view(ctx, d_src(), w, h, c, k.in_offset * px, k.in_stride * px, SampleType::u16);
+    DeviceImage out_view =
+        DeviceImage::view(ctx, d_dst(), w, h, c, k.out_offset * px, k.out_stride * px, SampleType::u16);
+    const auto events = bilateral(ctx, in_view, out_view, p, k.variant);
+    cl::Event::waitForEvents(events);
+    EXPECT_EQ(testing::rect_copies(events), k.copies);
+    std::vector<std::uint16_t> got(dst.size());
+    check_cl(ctx.queue().enqueueReadBuffer(d_dst, CL_TRUE, 0, got.size() * 2, got.data()), "clEnqueueReadBuffer");
+    for (int y = 0; y < h; ++y)
+      for (int i = 0; i < w * c; ++i) {
+        const std::size_t at = (std::size_t(k.out_offset) + std::size_t(k.out_stride) * y) * c + i;
+        ASSERT_LE(std::abs(int(got[at]) - sample_at(expected, std::size_t(y) * w * c + i)), 1) << y << " " << i;
+        got[at] = dst[at];
+      }
+    EXPECT_EQ(got, dst) << "samples outside the output view changed";
+  }
+}
+
+// 8-bit-only variants refuse u16 calls naming those that take them, also where the call reaches the table.
+TEST(BilateralU16Refusals, EightBitVariantsNameTheSixteenBitOnes) {
+  Context& ctx = test_context();
+  const Image in = random_u16(16, 9, 4, testing::fresh_seed());
+  const DeviceImage d_in = DeviceImage::upload(ctx, in);
+  DeviceImage out = DeviceImage::allocate(ctx, 16, 9, 4, SampleType::u16);
+  for (const char* variant : {"local", "local_image", "range_table"}) {
+    try {
+      bilateral(ctx, d_in, out, BilateralParams{}, variant);
+      ADD_FAILURE() << variant << " ran a u16 call";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("takes 8-bit samples only (16-bit: naive, gauss_table, pixels4, "
+                                           "unrolled, cpu_rows)"),
+                std::string::npos)
+          << e.what();
+    }
+  }
+  // The parameter check of a u16 call: a constant up to 65535.
+  BilateralParams p;
+  p.border = {BorderMode::constant, 65536};
+  EXPECT_TRUE(bilateral_unsupported(ctx.info(), "naive", p, 16, 9, 4, {}, SampleType::u16));
+  p.border.value = 65535;
+  EXPECT_FALSE(bilateral_unsupported(ctx.info(), "naive", p, 16, 9, 4, {}, SampleType::u16));
+}
+
+// auto on this device picks a variant that takes u16; the rule: cpu_rows on CPUs, unrolled on GPUs where it runs
+// the call, else pixels4.
+TEST(BilateralU16Auto, PicksAVariantThatTakesSixteenBits) {
+  Context& ctx = test_context();
+  for (int c : {1, 4})
+    for (int radius : {1, 6, 16}) {
+      const BilateralParams p = make_params({3, 256 * 30}, radius, {});
+      const VariantChoice choice = bilateral_choose(ctx, p, "auto", 640, 480, c, {}, SampleType::u16);
+      SCOPED_TRACE(fmt::format("channels={} radius={} chose {}", c, radius, choice.variant));
+      EXPECT_TRUE(takes_u16(choice.variant));
+      EXPECT_FALSE(bilateral_unsupported(ctx.info(), choice.variant, p, 640, 480, c, choice.config, SampleType::u16));
+    }
+  DeviceInfo device = ctx.info();
+  const BilateralParams nine = make_params({3, 256 * 30}, 4, {}), wide = make_params({3, 256 * 30}, 16, {});
+  device.type = CL_DEVICE_TYPE_CPU;
+  EXPECT_EQ(bilateral_auto_variant(device, nine, 640, 480, 4, SampleType::u16), "cpu_rows");
+  device.type = CL_DEVICE_TYPE_GPU;
+  EXPECT_EQ(bilateral_auto_variant(device, nine, 640, 480, 1, SampleType::u16), "unrolled");
+  EXPECT_EQ(bilateral_auto_variant(device, nine, 640, 480, 4, SampleType::u16), "unrolled");
+  EXPECT_EQ(bilateral_auto_variant(device, wide, 640, 480, 4, SampleType::u16), "pixels4");
+  device.type = CL_DEVICE_TYPE_CPU;
+  device.max_alloc_bytes = 4096;  // too small for cpu_rows' ring of rows
+  EXPECT_EQ(bilateral_auto_variant(device, nine, 640, 480, 1, SampleType::u16), "pixels4");
+  // A u16 image through "auto" on this device.
+  const Image in = u16_edges(33, 17, 4, testing::fresh_seed());
+  EXPECT_TRUE(testing::images_equal(bilateral_reference(in, nine), bilateral(ctx, in, nine), 1.0));
+}
+
 }  // namespace
 }  // namespace clf
