@@ -30,7 +30,7 @@ enum class BilateralDistance { l2, l1 };
 
 struct BilateralParams {
   double sigma_spatial = 3;  // in pixels, at least kMinBilateralSigma
-  double sigma_range = 30;   // in sample units (x256 for u16 what 8-bit units say), at least kMinBilateralSigma
+  double sigma_range = 30;   // in sample units (u16: 256 times the 8-bit value), at least kMinBilateralSigma
   int radius = -1;           // 0 .. kMaxBilateralRadius; -1: ceil(2 * sigma_spatial), capped at 16
   Border border;
   BilateralWindow window = BilateralWindow::square;

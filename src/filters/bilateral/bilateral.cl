@@ -93,9 +93,9 @@ inline pix_t image_texel(uint4 t) {
 // 2^f for f in [-0.5, 0.5] by a degree-5 polynomial (minimax for the relative error: 1.9e-7 evaluated in float,
 // bilateral_u16_test.cpp), the 16-bit form of soft_exp2's and cpu_exp2's degree-3 one (7.5e-5), which 65535 e
 // would turn into up to 4.9 where the 8-bit contract needs 255 e.
-#define EXP2_POLY5(f)                                                                                             \
+#define EXP2_POLY5(f)                                                                                         \
   fma(fma(fma(fma(fma(0x1.5c268cp-10f, (f), 0x1.3d1924p-7f), (f), 0x1.c6b6dep-5f), (f), 0x1.ebf8eap-3f), (f), \
-          0x1.62e428p-1f),                                                                                       \
+          0x1.62e428p-1f),                                                                                    \
       (f), 0x1.000002p+0f)
 #else
 #if CHANNELS == 4

@@ -203,7 +203,8 @@ __kernel void bilateral_cpu_rows(__global const pix_t* src, __global pix_t* dst,
       vstore8(cpu_round(sr, wsum, scale), 0, lr);
       vstore8(cpu_round(sg, wsum, scale), 0, lg);
       vstore8(cpu_round(sb, wsum, scale), 0, lb);
-      for (int k = 0; k < 8 && x + k < w; ++k) out[x + k] = (ushort4)((ushort)lr[k], (ushort)lg[k], (ushort)lb[k], in[x + k].w);
+      for (int k = 0; k < 8 && x + k < w; ++k)
+        out[x + k] = (ushort4)((ushort)lr[k], (ushort)lg[k], (ushort)lb[k], in[x + k].w);
 #else
       const uint8 v = cpu_round(sum, wsum, scale);
       if (x + 8 <= w) {
