@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Bilateral filter (docs/SPEC.md "Bilateral filter"; seed 001), grey and RGBA.
+// Bilateral filter (docs/SPEC.md "Bilateral filter"; seed 001), grey and RGBA, 8- or 16-bit samples.
 #pragma once
 
 #include <optional>
@@ -30,7 +30,7 @@ enum class BilateralDistance { l2, l1 };
 
 struct BilateralParams {
   double sigma_spatial = 3;  // in pixels, at least kMinBilateralSigma
-  double sigma_range = 30;   // in 8-bit units, at least kMinBilateralSigma
+  double sigma_range = 30;   // in sample units (u16: 256 times the 8-bit value), at least kMinBilateralSigma
   int radius = -1;           // 0 .. kMaxBilateralRadius; -1: ceil(2 * sigma_spatial), capped at 16
   Border border;
   BilateralWindow window = BilateralWindow::square;
@@ -72,7 +72,8 @@ VariantChoice bilateral_choose(Context& ctx, const BilateralParams& params, std:
                                int height, int channels, const TuningConfig& config = {},
                                SampleType type = SampleType::u8);
 
-// Host images: u8 with 1, 2, 3 or 4 channels (2 and 3 travel as RGBA, see to_filter_layout).
+// Host images: u8 or u16 (the variants that take it) with 1, 2, 3 or 4 channels (2 and 3 travel as RGBA, see
+// to_filter_layout; grey+alpha as grey with alpha copied).
 // Throws std::invalid_argument for bad parameters or an unsupported variant.
 Image bilateral(Context& ctx, const Image& input, const BilateralParams& params, std::string_view variant = "auto",
                 Timing* timing = nullptr);
@@ -92,7 +93,7 @@ void bilateral_prepare(Context& ctx, const BilateralParams& params, std::string_
                        int channels, const TuningConfig& config = {}, SampleType type = SampleType::u8);
 
 // The CPU reference that defines the right answer: double precision, `threads` threads (0 = all
-// cores). 1 or 4 channels.
+// cores). u8 or u16 samples, 1 or 4 channels.
 Image bilateral_reference(const Image& input, const BilateralParams& params, int threads = 0);
 
 // The functions above, whole, for code that runs any such filter (the command line).

@@ -8,6 +8,7 @@
 // Build options:
 //   -D CHANNELS=1|4   grey (uchar per pixel) or RGBA (one packed uint per pixel, R in the low byte)
 //   -D CPU_ROWS=1     adds cpu_rows' kernel (bilateral_cpu_rows.cl)
+//   -D SAMPLE_BITS=16 16-bit samples: ushort per pixel, or ushort4 for RGBA (the variants with a 16-bit form)
 // Per-call values (size, radius, border, distance, 1/(2 sigma^2), weight tables) are kernel arguments, so
 // the window and distance choices share one program.
 //
@@ -46,6 +47,57 @@
 
 #define COLOUR_TABLE_SIZE 8192
 
+#if SAMPLE_BITS == 16
+// -D SAMPLE_BITS=16: ushort grey, ushort4 RGBA (R first, alpha in .w), for naive, gauss_table, pixels4,
+// unrolled and cpu_rows. Samples and their differences are exact in float; a squared distance (up to
+// 3 * 65535^2) is rounded once, a relative 2^-24. The accuracy analysis below holds with 65535 for 255:
+// |v' - v| <= 65535 e / (1 - e), so the weights need e < ~1e-5, which float exp (3 ulp, ~2e-7) of an exponent
+// rounded by ~X * 2e-7 gives where the weights matter (X < ~40). No range-weight tables: the grey one would need
+// 65536 entries and the colour bins' integer arithmetic overflows, so pixels4 takes exp.
+#if CHANNELS == 4
+typedef ushort4 pix_t;
+typedef float4 val_t;  // x, y, z = R, G, B; w = alpha (accumulated but ignored)
+inline val_t unpack(pix_t p) {
+  return convert_float4(p);
+}
+inline float distance2(val_t p, val_t c) {
+  const float3 d = p.xyz - c.xyz;
+  return d.x * d.x + d.y * d.y + d.z * d.z;
+}
+inline pix_t pack_rounded(val_t v, pix_t centre) {
+  // SPEC rounding: nearest, ties up, clamped to 0..65535.
+  const ushort4 r = convert_ushort4(clamp(floor(v + 0.5f), 0.0f, 65535.0f));
+  return (ushort4)(r.xyz, centre.w);
+}
+inline pix_t image_texel(uint4 t) {
+  return convert_ushort4(t);
+}
+#else
+typedef ushort pix_t;
+typedef float val_t;
+inline val_t unpack(pix_t p) {
+  return (float)p;
+}
+inline float distance2(val_t p, val_t c) {
+  const float d = p - c;
+  return d * d;
+}
+inline pix_t pack_rounded(val_t v, pix_t centre) {
+  (void)centre;
+  return (ushort)clamp(floor(v + 0.5f), 0.0f, 65535.0f);
+}
+inline pix_t image_texel(uint4 t) {
+  return (ushort)t.x;
+}
+#endif
+// 2^f for f in [-0.5, 0.5] by a degree-5 polynomial (minimax for the relative error: 1.9e-7 evaluated in float,
+// bilateral_u16_test.cpp), the 16-bit form of soft_exp2's and cpu_exp2's degree-3 one (7.5e-5), which 65535 e
+// would turn into up to 4.9 where the 8-bit contract needs 255 e.
+#define EXP2_POLY5(f)                                                                                         \
+  fma(fma(fma(fma(fma(0x1.5c268cp-10f, (f), 0x1.3d1924p-7f), (f), 0x1.c6b6dep-5f), (f), 0x1.ebf8eap-3f), (f), \
+          0x1.62e428p-1f),                                                                                    \
+      (f), 0x1.000002p+0f)
+#else
 #if CHANNELS == 4
 typedef uint pix_t;
 typedef float4 val_t;  // x, y, z = R, G, B; w = alpha (accumulated but ignored)
@@ -83,6 +135,7 @@ inline pix_t image_texel(uint4 t) {
   return (uchar)t.x;
 }
 #endif
+#endif
 
 // The squared distance the range weight uses: |p - c|^2, or (|dR| + |dG| + |dB|)^2 with l1 (at most
 // 765^2 < 2^24: exact in float).
@@ -99,6 +152,13 @@ inline float range_distance2(val_t p, val_t c, int l1) {
   return distance2(p, c);
 }
 
+#if SAMPLE_BITS == 16
+// 16-bit samples have no range table (see above): exp, with the host's 1 / (2 sr^2) as range_scale's bits.
+inline float table_range_weight(val_t p, val_t c, __constant const float* range_weights, uint range_scale, int l1) {
+  (void)range_weights;
+  return exp(-range_distance2(p, c, l1) * as_float(range_scale));
+}
+#else
 // Range weight from the table (range_table and pixels4 variants); see the analysis above. With l1, the
 // colour table has an exact entry for each |dR| + |dG| + |dB| in 0..765.
 inline float table_range_weight(val_t p, val_t c, __constant const float* range_weights, uint range_scale, int l1) {
@@ -115,6 +175,7 @@ inline float table_range_weight(val_t p, val_t c, __constant const float* range_
   return range_weights[(int)fabs(p - c)];
 #endif
 }
+#endif
 
 // Pixel (x, y) with the border applied to each coordinate.
 inline pix_t fetch(__global const pix_t* src, int x, int y, int w, int h, int mode, pix_t cval) {

@@ -136,15 +136,20 @@ float unrolled_range_scale(double sigma_range) {
   return static_cast<float>(std::ldexp(std::round(std::ldexp(scale, 16 - exponent)), exponent - 16));
 }
 
-bool unrolled_needs_clamp(double sigma_spatial, double sigma_range, int radius, int channels) {
-  const double colours = channels == 4 ? 3 : 1;
-  const double lowest = colours * 255.0 * 255.0 * kLog2e * gaussian_coefficient(sigma_range) +
+float range_scale(double sigma_range, SampleType type) {
+  if (type != SampleType::u16) return unrolled_range_scale(sigma_range);
+  return static_cast<float>(std::sqrt(kLog2e * gaussian_coefficient(sigma_range)));
+}
+
+bool unrolled_needs_clamp(double sigma_spatial, double sigma_range, int radius, int channels, SampleType type) {
+  const double colours = channels == 4 ? 3 : 1, top = max_sample_value(type);
+  const double lowest = colours * top * top * kLog2e * gaussian_coefficient(sigma_range) +
                         2.0 * radius * radius * kLog2e * gaussian_coefficient(sigma_spatial);
   return lowest > 120.0;  // margin below -125 for the float rounding of the exponent
 }
 
-bool unrolled_expanded(const BilateralParams& params, int channels) {
-  if (channels != 4) return false;
+bool unrolled_expanded(const BilateralParams& params, int channels, SampleType type) {
+  if (channels != 4 || type == SampleType::u16) return false;
   const double scale = unrolled_range_scale(params.sigma_range);
   const int r = bilateral_radius(params);
   const double colour = 3.0 * 255.0 * 255.0 * scale * scale;

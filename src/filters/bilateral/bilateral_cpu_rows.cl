@@ -28,10 +28,62 @@ inline float8 cpu_exp2(float8 x) {
   x = fmax(x, -125.0f);
   const float8 t = x + 12582912.0f;
   const float8 f = x - (t - 12582912.0f);
+#if SAMPLE_BITS == 16
+  const float8 p = EXP2_POLY5(f);
+#else
   const float8 p = fma(fma(fma(0x1.c3f76p-5f, f, 0x1.f0de1ap-3f), f, 0x1.62f31ap-1f), f, 0x1.fff692p-1f);
+#endif
   return as_float8(as_uint8(p) + (as_uint8(t) << 23));
 }
 
+#if SAMPLE_BITS == 16
+// 16-bit samples: the ring holds the samples themselves, exact in float, so that differences are exact too, and
+// each is scaled before it is squared (a relative 2^-24 on the exponent; a scaled ring would round every p', and
+// p' - c' lose up to 65535 scale 2^-23). `scale` is the exact scale rounded once to float, not to 16 bits: its
+// error moves every weight alike and 65535 times the 8-bit variant's 2^-16 would break the contract.
+inline float cpu_channel(pix_t p, int k) {
+#if CHANNELS == 4
+  return (float)(k == 0 ? p.x : k == 1 ? p.y : p.z);
+#else
+  (void)k;
+  return (float)p;
+#endif
+}
+
+inline void cpu_fill_ring_row(__global const pix_t* src, __global float* ring, int y, int w, int h, int r, int mode,
+                              pix_t cval, float scale, int stride, int in_stride, int in_off) {
+  (void)scale;
+  const int yy = border_index(y, h, mode);
+  __global const pix_t* row = src + (long)in_off + (long)yy * in_stride;
+  for (int k = 0; k < CPU_PLANES; ++k) {
+    __global float* out = ring + k * stride + r;  // out[x] is column x
+    int x = -r;
+    for (; x < 0; ++x) {
+      const int xx = border_index(x, w, mode);
+      out[x] = cpu_channel(yy < 0 || xx < 0 ? cval : row[xx], k);
+    }
+    if (yy < 0) {
+      for (; x < w; ++x) out[x] = cpu_channel(cval, k);
+    } else {
+#if CHANNELS == 1
+      for (; x + 8 <= w; x += 8) vstore8(convert_float8(vload8(0, row + x)), 0, out + x);
+#endif
+      for (; x < w; ++x) out[x] = cpu_channel(row[x], k);
+    }
+    for (; x < w + r; ++x) {
+      const int xx = border_index(x, w, mode);
+      out[x] = cpu_channel(yy < 0 || xx < 0 ? cval : row[xx], k);
+    }
+    for (; x < stride - r; ++x) out[x] = 0.0f;
+  }
+}
+
+// The mean, rounded (SPEC: nearest, ties up, clamped to 0..65535), eight lanes.
+inline uint8 cpu_round(float8 sum, float8 wsum, float scale) {
+  (void)scale;
+  return convert_uint8(clamp(floor(sum / wsum + 0.5f), 0.0f, 65535.0f));
+}
+#else
 // Channel k (0 = R or grey) of a pixel, as a float.
 inline float cpu_channel(pix_t p, int k) {
 #if CHANNELS == 4
@@ -79,6 +131,7 @@ inline void cpu_fill_ring_row(__global const pix_t* src, __global float* ring, i
 inline uint8 cpu_round(float8 sum, float8 wsum, float scale) {
   return convert_uint8(clamp(floor(sum / (wsum * scale) + 0.5f), 0.0f, 255.0f));
 }
+#endif
 
 __kernel void bilateral_cpu_rows(__global const pix_t* src, __global pix_t* dst, int w, int h, int r, int mode,
                                  uint cval_bits, int l1, __constant const float* spatial_log2, float scale,
@@ -113,7 +166,11 @@ __kernel void bilateral_cpu_rows(__global const pix_t* src, __global pix_t* dst,
           if (s < -1e29f) continue;  // outside the disk
 #if CHANNELS == 4
           const float8 pr = vload8(0, row + i), pg = vload8(0, row + stride + i), pb = vload8(0, row + 2 * stride + i);
+#if SAMPLE_BITS == 16
+          const float8 dr = (pr - cr) * scale, dg = (pg - cg) * scale, db = (pb - cb) * scale;
+#else
           const float8 dr = pr - cr, dg = pg - cg, db = pb - cb;
+#endif
           float8 e;
           if (l1) {
             const float8 n = fabs(dr) + fabs(dg) + fabs(db);
@@ -127,13 +184,38 @@ __kernel void bilateral_cpu_rows(__global const pix_t* src, __global pix_t* dst,
           sb = fma(wt, pb, sb);
 #else
           const float8 p = vload8(0, row + i);
+#if SAMPLE_BITS == 16
+          const float8 dd = (p - c) * scale;
+#else
           const float8 dd = p - c;
+#endif
           const float8 wt = cpu_exp2(fma(dd, -dd, (float8)s));
           sum = fma(wt, p, sum);
 #endif
           wsum += wt;
         }
       }
+#if SAMPLE_BITS == 16
+      // Alpha is the centre's, from the input; the lanes through private arrays, a scalar store a pixel.
+#if CHANNELS == 4
+      __global const pix_t* in = src + (long)in_off + (long)y * in_stride;
+      uint lr[8], lg[8], lb[8];
+      vstore8(cpu_round(sr, wsum, scale), 0, lr);
+      vstore8(cpu_round(sg, wsum, scale), 0, lg);
+      vstore8(cpu_round(sb, wsum, scale), 0, lb);
+      for (int k = 0; k < 8 && x + k < w; ++k)
+        out[x + k] = (ushort4)((ushort)lr[k], (ushort)lg[k], (ushort)lb[k], in[x + k].w);
+#else
+      const uint8 v = cpu_round(sum, wsum, scale);
+      if (x + 8 <= w) {
+        vstore8(convert_ushort8(v), 0, out + x);
+      } else {
+        uint tail[8];
+        vstore8(v, 0, tail);
+        for (int k = 0; x + k < w; ++k) out[x + k] = (ushort)tail[k];
+      }
+#endif
+#else
 #if CHANNELS == 4
       // Alpha is the centre's, from the input.
       __global const pix_t* in = src + (long)in_off + (long)y * in_stride;
@@ -153,6 +235,7 @@ __kernel void bilateral_cpu_rows(__global const pix_t* src, __global pix_t* dst,
         const uint tail[8] = {v.s0, v.s1, v.s2, v.s3, v.s4, v.s5, v.s6, v.s7};
         for (int k = 0; x + k < w; ++k) out[x + k] = (uchar)tail[k];
       }
+#endif
 #endif
     }
   }

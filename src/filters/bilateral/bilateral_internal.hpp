@@ -82,20 +82,29 @@ struct UnrolledShape {
   int table_taps = 0;  // grey: of every 16 taps, how many use the range table (soft_exp + table_taps <= 16)
   int int_exp = 0;     // colour, expanded: the exponent's colour term from a dp4a on packed bytes (0 or 1)
 };
-UnrolledShape unrolled_shape(const VariantInfo& variant, const TuningConfig& config, int channels);
+// 16-bit samples: table_taps defaults to 0 (the table has an entry per 8-bit difference).
+UnrolledShape unrolled_shape(const VariantInfo& variant, const TuningConfig& config, int channels,
+                             SampleType type = SampleType::u8);
 // Local memory of its tile: `planes` float planes of (local_x * block_x + 2r) x (local_y * rows + 2r).
 std::size_t unrolled_tile_bytes(const UnrolledShape& shape, int radius, int planes);
 // Its tile planes: the colours, q = -|p'|^2 where the expanded exponent is built (with int_exp: 2^23 + 2^22 -
 // |p|^2 as float bits, and the packed bytes), and the grey byte offsets 4p where table taps are built.
-int unrolled_planes(const BilateralParams& params, int channels, const UnrolledShape& shape);
+int unrolled_planes(const BilateralParams& params, int channels, const UnrolledShape& shape,
+                    SampleType type = SampleType::u8);
 
 // The colour scale of the unrolled variant, sqrt(log2(e) / (2 sr^2)), rounded to 16 significant bits
 // (relative error <= 2^-16) so that every p * scale (p <= 255) and (p - c) * scale is exact in float.
 float unrolled_range_scale(double sigma_range);
+// The colour scale cpu_rows and unrolled take: unrolled_range_scale for u8; for u16 the exact scale rounded once to
+// float, as their 16-bit forms scale exact differences, and an error of 2^-16 common to every exponent would move
+// 16-bit means by up to 65535 * 2.12e-5 * 0.531 (the 8-bit analysis in bilateral_unrolled.cl): 0.74.
+float range_scale(double sigma_range, SampleType type);
 // Whether an exponent of the unrolled variant can fall below -125 (soft_exp2 then clamps it).
-bool unrolled_needs_clamp(double sigma_spatial, double sigma_range, int radius, int channels);
+bool unrolled_needs_clamp(double sigma_spatial, double sigma_range, int radius, int channels,
+                          SampleType type = SampleType::u8);
 // Whether it computes the colour exponent expanded (bilateral.cl): colour, with every term of the
-// exponent at most 256 in magnitude, which bounds its cancellation error.
-bool unrolled_expanded(const BilateralParams& params, int channels);
+// exponent at most 256 in magnitude, which bounds its cancellation error; never for 16-bit samples, where that
+// error times 65535 would break the contract.
+bool unrolled_expanded(const BilateralParams& params, int channels, SampleType type = SampleType::u8);
 
 }  // namespace clf::bilateral_detail

@@ -16,7 +16,7 @@ using namespace bilateral_detail;
 
 namespace bilateral_detail {
 
-UnrolledShape unrolled_shape(const VariantInfo& variant, const TuningConfig& config, int channels) {
+UnrolledShape unrolled_shape(const VariantInfo& variant, const TuningConfig& config, int channels, SampleType type) {
   UnrolledShape s;
   s.local_x = tunable_value(config, variant, "local_x");
   s.local_y = tunable_value(config, variant, "local_y");
@@ -27,7 +27,7 @@ UnrolledShape unrolled_shape(const VariantInfo& variant, const TuningConfig& con
   // not by exp2, and grey, with exp2 one MUFU (fast_exp2), is slower with soft_exp 3 (1.546 against
   // 1.437 ms on the H200 at 8k); grey moves taps off the SFU to the range table instead.
   s.table_taps = tunable_value(config, variant, "table_taps");
-  if (s.table_taps < 0) s.table_taps = channels == 1 ? 5 : 0;
+  if (s.table_taps < 0) s.table_taps = channels == 1 && type != SampleType::u16 ? 5 : 0;
   s.int_exp = tunable_value(config, variant, "int_exp");
   return s;
 }
@@ -39,8 +39,8 @@ std::size_t unrolled_tile_bytes(const UnrolledShape& s, int radius, int planes) 
   return stride * height * sizeof(float) * std::size_t(planes);
 }
 
-int unrolled_planes(const BilateralParams& params, int channels, const UnrolledShape& shape) {
-  const bool expanded = unrolled_expanded(params, channels);
+int unrolled_planes(const BilateralParams& params, int channels, const UnrolledShape& shape, SampleType type) {
+  const bool expanded = unrolled_expanded(params, channels, type);
   return (channels == 4 ? 3 : 1) + (expanded ? 1 : 0) + (shape.table_taps > 0 ? 1 : 0) +
          (expanded && shape.int_exp ? 1 : 0);
 }
@@ -52,6 +52,8 @@ int unrolled_planes(const BilateralParams& params, int channels, const UnrolledS
 // range_table (grey) and 1.9x local (RGBA) on the H200 at 8k with its default shape. Else range_table
 // (no exp in the loop, tile in local memory), the seed's table step, or pixels4, which needs neither
 // images nor local memory, where the tables do not fit.
+// 16-bit samples: cpu_rows and unrolled have 16-bit forms, so the same first two; then pixels4, which takes exp
+// where 16-bit values outgrow its range tables and still loads each pixel once for 4 outputs (naive once each).
 std::string bilateral_auto_variant(const DeviceInfo& device, const BilateralParams& params, int width, int height,
                                    int channels, SampleType type) {
   auto supported = [&](const char* v) {
@@ -59,6 +61,7 @@ std::string bilateral_auto_variant(const DeviceInfo& device, const BilateralPara
   };
   if ((device.type & CL_DEVICE_TYPE_CPU) && supported("cpu_rows")) return "cpu_rows";
   if ((device.type & CL_DEVICE_TYPE_GPU) && supported("unrolled")) return "unrolled";
+  if (type == SampleType::u16) return "pixels4";
   if (supported("range_table")) return "range_table";
   return "pixels4";
 }

@@ -44,11 +44,16 @@ inline std::string describe(const BilateralParams& p) {
                      bilateral_radius(p), to_string(p.border));
 }
 
+// Sample i of a u8 or u16 image.
+inline int sample_at(const Image& image, std::size_t i) {
+  return image.type == SampleType::u16 ? int(image.samples<std::uint16_t>()[i]) : int(image.samples<std::uint8_t>()[i]);
+}
+
 inline double mean_abs_difference(const Image& a, const Image& b) {
-  const auto x = a.samples<std::uint8_t>(), y = b.samples<std::uint8_t>();
+  const std::size_t n = a.data.size() / sample_size(a.type);
   double sum = 0;
-  for (std::size_t i = 0; i < x.size(); ++i) sum += std::abs(int(x[i]) - int(y[i]));
-  return x.empty() ? 0 : sum / double(x.size());
+  for (std::size_t i = 0; i < n; ++i) sum += std::abs(sample_at(a, i) - sample_at(b, i));
+  return n == 0 ? 0 : sum / double(n);
 }
 
 // Mean |difference| per variant over everything a test ran, printed at its end.
@@ -56,8 +61,9 @@ struct DifferenceLog {
   std::map<std::string, std::pair<double, std::size_t>> by_variant;  // sum of |diff|, samples
   void add(const std::string& variant, const Image& expected, const Image& got) {
     auto& [sum, n] = by_variant[variant];
-    sum += mean_abs_difference(expected, got) * double(expected.data.size());
-    n += expected.data.size();
+    const std::size_t samples = expected.data.size() / sample_size(expected.type);
+    sum += mean_abs_difference(expected, got) * double(samples);
+    n += samples;
   }
   void print(const std::string& what) const {
     for (const auto& [variant, entry] : by_variant)
@@ -66,12 +72,19 @@ struct DifferenceLog {
   }
 };
 
-// Runs `variant` with a poisoned output (so unwritten pixels show) and returns what it wrote.
+// Runs `variant` with a poisoned output (so unwritten pixels show) and returns what it wrote. u16 outputs are
+// poisoned with 0xA5A5 in every sample.
 inline Image run_device(const std::string& variant, DeviceImage& d_in, const BilateralParams& params,
                         const TuningConfig& config = {}) {
   Context& ctx = test_context();
-  return testing::run_poisoned(ctx, d_in,
-                               [&](DeviceImage& out) { bilateral(ctx, d_in, out, params, variant, config); });
+  if (d_in.type != SampleType::u16)
+    return testing::run_poisoned(ctx, d_in,
+                                 [&](DeviceImage& out) { bilateral(ctx, d_in, out, params, variant, config); });
+  Image poisoned(d_in.width, d_in.height, d_in.channels, SampleType::u16);
+  testing::poison(poisoned);
+  DeviceImage out = DeviceImage::upload(ctx, poisoned);
+  bilateral(ctx, d_in, out, params, variant, config);
+  return out.download(ctx);
 }
 
 // Within 1 of the reference at every sample, and the mean difference small: a float kernel only lands
@@ -82,16 +95,15 @@ constexpr std::size_t kMinSamplesForMean = 1000;
 
 // docs/SPEC.md's formula with one exp per tap, written from the definitions: taps with dx^2 + dy^2 <= r^2 for
 // the disk, and (|dR| + |dG| + |dB|)^2 as the squared colour distance for l1. The exact (unrounded) mean of
-// every colour sample; alpha samples hold the input's alpha.
+// every colour sample; alpha samples hold the input's alpha. u8 or u16 samples.
 inline std::vector<double> brute_force_means(const Image& in, const BilateralParams& p) {
   const int w = in.width, h = in.height, c = in.channels, r = bilateral_radius(p);
   const int colours = c == 4 ? 3 : 1;
-  const auto src = in.samples<std::uint8_t>();
   auto sample = [&](int x, int y, int ch) -> double {
     const int xx = border_index(x, w, p.border.mode), yy = border_index(y, h, p.border.mode);
-    return (xx < 0 || yy < 0) ? p.border.value : src[(std::size_t(yy) * w + xx) * c + ch];
+    return (xx < 0 || yy < 0) ? p.border.value : sample_at(in, (std::size_t(yy) * w + xx) * c + ch);
   };
-  std::vector<double> means(src.size());
+  std::vector<double> means(in.data.size() / sample_size(in.type));
   for (int y = 0; y < h; ++y)
     for (int x = 0; x < w; ++x) {
       double sum[3] = {0, 0, 0}, wsum = 0;
@@ -112,7 +124,7 @@ inline std::vector<double> brute_force_means(const Image& in, const BilateralPar
         }
       const std::size_t at = (std::size_t(y) * w + x) * c;
       for (int ch = 0; ch < colours; ++ch) means[at + ch] = sum[ch] / wsum;
-      if (c == 4) means[at + 3] = src[at + 3];
+      if (c == 4) means[at + 3] = sample_at(in, at + 3);
     }
   return means;
 }

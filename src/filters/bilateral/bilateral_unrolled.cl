@@ -124,7 +124,11 @@ inline float soft_exp2(float x) {
 #endif
   const float t = x + 12582912.0f;
   const float f = x - (t - 12582912.0f);
+#if SAMPLE_BITS == 16
+  const float p = EXP2_POLY5(f);
+#else
   const float p = fma(fma(fma(0x1.c3f76p-5f, f, 0x1.f0de1ap-3f), f, 0x1.62f31ap-1f), f, 0x1.fff692p-1f);
+#endif
   return as_float(as_uint(p) + (as_uint(t) << 23));
 }
 
@@ -161,6 +165,26 @@ inline uint ur_dot4(uint a, uint b, uint acc) {
 #endif
 }
 
+#if SAMPLE_BITS == 16
+// 16-bit samples: the tile holds the samples themselves, 2^23 + v - 2^23 (exact, no int-to-float conversion), and
+// each tap scales the exact difference p - c before squaring it, as cpu_rows does (bilateral_cpu_rows.cl): scaled
+// 16-bit samples are not exact in float. The host builds neither EXPANDED (its cancellation error, 2.1e-4 of a
+// weight, times 65535), INT_EXP (bytes) nor the grey table (an entry per 8-bit difference) for them.
+#if EXPANDED || INT_EXP || UR_TABLE
+#error "16-bit samples take the difference form alone"
+#endif
+inline void ur_store_pixel(__local float* tile, int at, pix_t pixel, float scale, float offset) {
+  (void)scale;
+  (void)offset;
+#if CHANNELS == 4
+  tile[at] = as_float(0x4B000000u | pixel.x) - 8388608.0f;
+  tile[UR_PLANE + at] = as_float(0x4B000000u | pixel.y) - 8388608.0f;
+  tile[2 * UR_PLANE + at] = as_float(0x4B000000u | pixel.z) - 8388608.0f;
+#else
+  tile[at] = as_float(0x4B000000u | pixel) - 8388608.0f;
+#endif
+}
+#else
 // Channel `channel` of a pixel times the colour scale, into a tile plane. No int-to-float conversion
 // (those also run at an eighth of the FP32 rate on NVIDIA): 2^23 + v has v in its low mantissa bits, and
 // fma((2^23 + v), scale, -2^23 scale) = v scale exactly, since v scale is exact in float (scale has 16
@@ -194,6 +218,7 @@ inline void ur_store_pixel(__local float* tile, int at, uint pixel, float scale,
   tile[(UR_PLANES - 1) * UR_PLANE + at] = as_float(4u * (pixel & 0xFFu));
 #endif
 }
+#endif
 
 // Loads a window-row segment of one colour plane, starting at `row`, into registers.
 inline void ur_load_segment(__local const float* row, float* seg) {
@@ -215,6 +240,9 @@ inline void ur_load_segment(__local const float* row, float* seg) {
   }
 }
 
+#if SAMPLE_BITS == 16
+// (16-bit pixels are put together where they are stored.)
+#else
 // The stored pixel: the rounded colours, and for RGBA the centre's alpha.
 inline pix_t ur_output(uint q, __global const pix_t* src, int at) {
 #if CHANNELS == 4
@@ -225,6 +253,7 @@ inline pix_t ur_output(uint q, __global const pix_t* src, int at) {
   return (pix_t)q;
 #endif
 }
+#endif
 
 // -D PITCHED=1 (not from a seed): the caller's views as they are (DeviceImage::view), rows in_stride and out_stride
 // pixels apart from pixel in_off and out_off on, where a packed build needs a copy in and out (+19% of a 1080p call
@@ -303,7 +332,11 @@ __kernel __attribute__((reqd_work_group_size(LOCAL_X, LOCAL_Y, 1))) void bilater
       const int yy = border_index(oy + ty, h, mode);
       for (int tx = lx; tx < UR_TILE_W; tx += LOCAL_X) {
         const int xx = border_index(ox + tx, w, mode);
+#if SAMPLE_BITS == 16
+        const pix_t p = (xx < 0 || yy < 0) ? (pix_t)cval_bits : src[yy * UR_IN_STRIDE + xx];
+#else
         const uint p = (xx < 0 || yy < 0) ? cval_bits : (uint)src[yy * UR_IN_STRIDE + xx];
+#endif
         ur_store_pixel(tile, ty * UR_STRIDE + tx, p, range_scale, offset);
       }
     }
@@ -413,7 +446,11 @@ __kernel __attribute__((reqd_work_group_size(LOCAL_X, LOCAL_Y, 1))) void bilater
 #pragma unroll
           for (int ch = 0; ch < UR_COLOURS; ++ch) {
             d[ch] = seg[ch][m + i] - c[ch][m];
+#if SAMPLE_BITS == 16
+            e = ur_exponent(d[ch] * range_scale, e);
+#else
             e = ur_exponent(d[ch], e);
+#endif
           }
           const float wgt = UR_EXP2((j * UR_DIAMETER + i) * BLOCK_X + m, e);
 #pragma unroll
@@ -423,6 +460,30 @@ __kernel __attribute__((reqd_work_group_size(LOCAL_X, LOCAL_Y, 1))) void bilater
         }
       }
     }
+#if SAMPLE_BITS == 16
+    // v = c + sum(w d) / sum(w) in sample units (the host passes inv_range_scale = 1: the tile is unscaled); SPEC
+    // rounding: nearest, ties up, clamped to 0..65535. A store a pixel, those past the right edge to the last column,
+    // last to first, as below.
+    float q[UR_COLOURS][BLOCK_X];
+#pragma unroll
+    for (int m = 0; m < BLOCK_X; ++m) {
+      const float r = inv_range_scale * native_recip(wsum[m]);
+#pragma unroll
+      for (int ch = 0; ch < UR_COLOURS; ++ch)
+        q[ch][m] = clamp(floor(fma(sum[ch][m], r, c[ch][m] * inv_range_scale) + 0.5f), 0.0f, 65535.0f);
+    }
+    const int row = y * UR_IN_STRIDE;
+    UR_DECLARE_OUT_ROW
+#pragma unroll
+    for (int m = BLOCK_X - 1; m >= 0; --m) {
+      const int at_m = row + min(x0 + m, w - 1);
+#if CHANNELS == 4
+      dst[UR_OUT_INDEX(at_m)] = (ushort4)((ushort)q[0][m], (ushort)q[1][m], (ushort)q[2][m], src[at_m].w);
+#else
+      dst[UR_OUT_INDEX(at_m)] = (ushort)q[0][m];
+#endif
+    }
+#else
     // v = c + sum(w d) / sum(w) (EXPANDED: 128 + sum(w p') / sum(w)), back in 8-bit units; SPEC rounding:
     // nearest, ties up, clamped. native_recip: NVIDIA's rcp.approx is within 1 ulp, nothing next to
     // the +-1 contract.
@@ -473,6 +534,7 @@ __kernel __attribute__((reqd_work_group_size(LOCAL_X, LOCAL_Y, 1))) void bilater
       const int at_m = row + min(x0 + m, w - 1);
       dst[UR_OUT_INDEX(at_m)] = ur_output(q[m], src, at_m);
     }
+#endif
   }
 }
 

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 #include "filters/bilateral/bilateral_internal.hpp"
 #include "runtime/launch.hpp"
@@ -37,6 +38,13 @@ const std::vector<Tunable> kUnrolledTunables = {
      "instead of three FFMAs, with a fifth tile plane"},
 };
 
+// The border constant as the kernels take it: 8-bit RGBA packed in a word's bytes (constant_bits), 16-bit samples
+// the value itself, which the kernels widen to every channel of a ushort4.
+cl_uint border_constant(const BilateralCall& call) {
+  if (call.type != SampleType::u16) return constant_bits(call.params.border, call.channels);
+  return call.params.border.mode == BorderMode::constant ? cl_uint(call.params.border.value) : 0u;
+}
+
 // The kernel's arguments every variant but unrolled starts with. The distance is an argument, not a build
 // option, so that l1 and l2 share one program (a uniform branch in the loop).
 struct CommonArgs {
@@ -48,7 +56,7 @@ struct CommonArgs {
         h(call.height),
         r(bilateral_radius(call.params)),
         mode(static_cast<int>(call.params.border.mode)),
-        cval(constant_bits(call.params.border, call.channels)),
+        cval(border_constant(call)),
         l1(call.params.distance == BilateralDistance::l1 ? 1 : 0) {}
 };
 
@@ -98,6 +106,14 @@ struct RangeTable {
   cl_uint scale;
 };
 RangeTable upload_range_table(Context& ctx, const BilateralCall& call) {
+  // 16-bit samples: no table (bilateral.cl); the kernel takes exp with 1 / (2 sr^2) in range_scale's bits, and a
+  // one-entry buffer stands for the table argument.
+  if (call.type == SampleType::u16) {
+    const float coef = range_coefficient(call);
+    cl_uint bits = 0;
+    std::memcpy(&bits, &coef, sizeof bits);
+    return {&upload_table(ctx, "bilateral.range", {0.0f}), bits};
+  }
   if (call.channels == 4 && call.params.distance == BilateralDistance::l1)
     return {&upload_table(ctx, "bilateral.range", l1_range_table(call.params.sigma_range)), 0};
   if (call.channels == 4) {
@@ -124,6 +140,7 @@ Entry naive() {
   Entry e{{"naive", "global memory, one pixel per work-item, exp for every tap (seed 001, phase 1)",
            local_size_tunables()}};
   e.plan = pixel_plan(e.info, 1);
+  e.takes_u16 = true;
   e.enqueue = [](Context& ctx, const KernelPlan& plan, const BilateralCall& call, const TuningConfig&, ImageTarget& t) {
     const auto spatial_coef = static_cast<cl_float>(gaussian_coefficient(call.params.sigma_spatial));
     const int max_distance2 = window_max_distance2(bilateral_radius(call.params), call.params.window);
@@ -136,6 +153,7 @@ Entry gauss_table() {
   Entry e{{"gauss_table", "spatial weights from a host-computed table in constant memory (seed 001, phase 2)",
            local_size_tunables()}};
   e.plan = pixel_plan(e.info, 1);
+  e.takes_u16 = true;
   e.enqueue = [](Context& ctx, const KernelPlan& plan, const BilateralCall& call, const TuningConfig&, ImageTarget& t) {
     cl::Buffer& spatial = upload_spatial_table(ctx, call);
     return launch_with_common_args(ctx, plan, call, t, spatial, range_coefficient(call));
@@ -256,6 +274,7 @@ Entry pixels4() {
            "spatial and range tables",
            local_size_tunables()}};
   e.plan = pixel_plan(e.info, 4);
+  e.takes_u16 = true;  // with exp for the range weights (no table at 16 bits)
   e.enqueue = [](Context& ctx, const KernelPlan& plan, const BilateralCall& call, const TuningConfig&, ImageTarget& t) {
     cl::Buffer& spatial = upload_spatial_table(ctx, call);
     const RangeTable range = upload_range_table(ctx, call);
@@ -278,7 +297,7 @@ std::optional<std::string> unrolled_problem(const DeviceInfo& device, const Vari
   if (channels == 4 && params.distance != BilateralDistance::l2)
     return std::string(
         "unrolled computes the colour distance as l2 only; distance=l1 on RGBA runs on the other variants");
-  const UnrolledShape shape = unrolled_shape(info, config, channels);
+  const UnrolledShape shape = unrolled_shape(info, config, channels, call.type);
   if (shape.local_x < 1 || shape.local_y < 1 || shape.block_x < 1 || shape.rows < 1 || shape.soft_exp < 0 ||
       shape.soft_exp + shape.table_taps > 16)
     return fmt::format(
@@ -288,6 +307,10 @@ std::optional<std::string> unrolled_problem(const DeviceInfo& device, const Vari
         shape.local_x, shape.local_y, shape.block_x, shape.rows, shape.soft_exp, shape.table_taps);
   if (channels != 1 && shape.table_taps > 0)
     return fmt::format("unrolled: table_taps applies to grey images only, not {} channels", channels);
+  if (call.type == SampleType::u16 && (shape.table_taps > 0 || shape.int_exp != 0))
+    return std::string(
+        "unrolled: table_taps and int_exp need 8-bit samples (a table entry, a byte per 8-bit value); 16-bit "
+        "samples take neither");
   if (shape.int_exp != 0 && shape.int_exp != 1)
     return fmt::format("unrolled: int_exp is 0 or 1, got {}", shape.int_exp);
   if (shape.int_exp && !unrolled_expanded(params, channels))
@@ -296,7 +319,7 @@ std::optional<std::string> unrolled_problem(const DeviceInfo& device, const Vari
         "24 and up)");
   // (Its work-group, local_x x local_y, is checked with every variant's in bilateral_unsupported.)
   // The tile is a static local array: NVIDIA refuses those above the 48 KiB it reports here.
-  const std::size_t bytes = unrolled_tile_bytes(shape, r, unrolled_planes(params, channels, shape)) +
+  const std::size_t bytes = unrolled_tile_bytes(shape, r, unrolled_planes(params, channels, shape, call.type)) +
                             (shape.table_taps > 0 ? 511 * sizeof(float) : 0);
   if (bytes > device.local_mem_bytes)
     return fmt::format(
@@ -319,14 +342,15 @@ Entry unrolled() {
   e.plan = [info = e.info](Context& ctx, const BilateralCall& call, const TuningConfig& config) {
     const BilateralParams& params = call.params;
     const int c = call.channels, r = bilateral_radius(params);
-    const UnrolledShape shape = unrolled_shape(info, config, c);
+    const UnrolledShape shape = unrolled_shape(info, config, c, call.type);
     KernelPlan plan{base_options(call), {}};
     plan.options += fmt::format(
         " -D RADIUS={} -D LOCAL_X={} -D LOCAL_Y={} -D BLOCK_X={} -D ROWS={} -D SOFT_EXP={} -D CLAMP_EXP={} "
         "-D EXPANDED={} -D TABLE_TAPS={} -D INT_EXP={} -cl-denorms-are-zero{}",
         r, shape.local_x, shape.local_y, shape.block_x, shape.rows, shape.soft_exp,
-        shape.soft_exp > 0 && unrolled_needs_clamp(params.sigma_spatial, params.sigma_range, r, c) ? 1 : 0,
-        unrolled_expanded(params, c) ? 1 : 0, shape.table_taps, shape.int_exp, ctx.info().fast_math_options());
+        shape.soft_exp > 0 && unrolled_needs_clamp(params.sigma_spatial, params.sigma_range, r, c, call.type) ? 1 : 0,
+        unrolled_expanded(params, c, call.type) ? 1 : 0, shape.table_taps, shape.int_exp,
+        ctx.info().fast_math_options());
     if (call.on_views()) plan.options += " -D PITCHED=1";
     const auto W = std::size_t(call.width), H = std::size_t(call.height);
     const auto per_x = std::size_t(shape.local_x * shape.block_x), per_y = std::size_t(shape.local_y * shape.rows);
@@ -338,16 +362,19 @@ Entry unrolled() {
   };
   e.enqueue = [](Context& ctx, const KernelPlan& plan, const BilateralCall& call, const TuningConfig&, ImageTarget& t) {
     const auto spatial_log2 = static_cast<cl_float>(kLog2e * gaussian_coefficient(call.params.sigma_spatial));
-    const float range_scale = unrolled_range_scale(call.params.sigma_range);
+    const float scale = range_scale(call.params.sigma_range, call.type);
+    // 16-bit tiles hold the samples unscaled (bilateral_unrolled.cl): the means need no scaling back.
+    const float inv_scale = call.type == SampleType::u16 ? 1.0f : 1.0f / scale;
     cl::Kernel& k = kernel(ctx, plan);
     set_kernel_args(k, t.in.buffer, t.out.buffer, call.width, call.height, static_cast<int>(call.params.border.mode),
-                    constant_bits(call.params.border, call.channels), range_scale, 1.0f / range_scale, spatial_log2);
+                    border_constant(call), scale, inv_scale, spatial_log2);
     if (call.on_views())  // -D PITCHED=1's last arguments
       set_kernel_args_from(k, 9, call.in_stride, call.out_stride, call.in_offset, call.out_offset);
     return launch_passes(ctx, plan, kKernelFile);
   };
   // Scalar loads, and vector stores only where the input's and output's positions are aligned: any layout.
   e.takes_views = [](const BilateralCall&) { return true; };
+  e.takes_u16 = true;  // the difference form on unscaled samples (bilateral_unrolled.cl)
   return e;
 }
 
@@ -361,7 +388,7 @@ std::vector<float> spatial_log2_table(const BilateralParams& params) {
 
 Entry cpu_rows() {
   // The ring's rows are scaled float planes (bilateral_cpu_rows.cl): 8 floats of overrun, 16-float aligned.
-  return ring_rows_entry<BilateralParams>(
+  Entry e = ring_rows_entry<BilateralParams>(
       "for CPUs: one work-item per band of rows; the window's rows scaled and border-padded in a ring of float rows, 8 "
       "outputs a vector step, one polynomial exp2 per tap",
       "bilateral_cpu_rows", {8, 16, sizeof(float)}, bilateral_radius,
@@ -370,11 +397,13 @@ Entry cpu_rows() {
         cl::Buffer& spatial = upload_table(ctx, "bilateral.spatial_log2", spatial_log2_table(call.params));
         cl::Buffer& scratch = ctx.scratch_buffer("bilateral.cpu_rows", layout.bytes());
         const bool views = call.on_views();
-        return launch_with_common_args(ctx, plan, call, t, spatial, unrolled_range_scale(call.params.sigma_range),
+        return launch_with_common_args(ctx, plan, call, t, spatial, range_scale(call.params.sigma_range, call.type),
                                        layout.band_rows, layout.stride, scratch, views ? call.in_stride : call.width,
                                        views ? call.in_offset : 0, views ? call.out_stride : call.width,
                                        views ? call.out_offset : 0);
       });
+  e.takes_u16 = true;  // 16-bit samples unscaled in the ring, exact differences scaled (bilateral_cpu_rows.cl)
+  return e;
 }
 
 }  // namespace
