@@ -149,13 +149,13 @@ struct ImageFilterSteps {
 template <class Params>
 std::function<std::pair<VariantChoice, std::optional<std::string>>(Context&, const Image&)> choose_step(
     const Params& params, const std::string& variant, Alpha alpha,
-    VariantChoice (*choose)(Context&, const Params&, std::string_view, int, int, int, const TuningConfig&),
+    VariantChoice (*choose)(Context&, const Params&, std::string_view, int, int, int, const TuningConfig&, SampleType),
     std::optional<std::string> (*unsupported)(const DeviceInfo&, std::string_view, const Params&, int, int, int,
-                                              const TuningConfig&)) {
+                                              const TuningConfig&, SampleType)) {
   return [&params, &variant, alpha, choose, unsupported](Context& ctx, const Image& input) {
     const int c = device_channels(input.channels, alpha);
-    VariantChoice choice = choose(ctx, params, variant, input.width, input.height, c, {});
-    auto why = unsupported(ctx.info(), choice.variant, params, input.width, input.height, c, choice.config);
+    VariantChoice choice = choose(ctx, params, variant, input.width, input.height, c, {}, input.type);
+    auto why = unsupported(ctx.info(), choice.variant, params, input.width, input.height, c, choice.config, input.type);
     return std::pair{std::move(choice), std::move(why)};
   };
 }

@@ -66,12 +66,12 @@ struct VideoFilterSteps {
 template <class Params>
 std::function<std::pair<VariantChoice, std::optional<std::string>>(Context&, int, int)> plane_choose_step(
     const Params& params, const std::string& variant,
-    VariantChoice (*choose)(Context&, const Params&, std::string_view, int, int, int, const TuningConfig&),
+    VariantChoice (*choose)(Context&, const Params&, std::string_view, int, int, int, const TuningConfig&, SampleType),
     std::optional<std::string> (*unsupported)(const DeviceInfo&, std::string_view, const Params&, int, int, int,
-                                              const TuningConfig&)) {
+                                              const TuningConfig&, SampleType)) {
   return [&params, &variant, choose, unsupported](Context& ctx, int width, int height) {
-    VariantChoice choice = choose(ctx, params, variant, width, height, 1, {});
-    auto why = unsupported(ctx.info(), choice.variant, params, width, height, 1, choice.config);
+    VariantChoice choice = choose(ctx, params, variant, width, height, 1, {}, SampleType::u8);
+    auto why = unsupported(ctx.info(), choice.variant, params, width, height, 1, choice.config, SampleType::u8);
     return std::pair{std::move(choice), std::move(why)};
   };
 }
@@ -112,7 +112,8 @@ int run_channel_filter(const ImageCommandOptions& options, const VideoCommandOpt
          .set_depth = set_depth,
          .default_planes = calls.default_planes,
          .choose = plane_choose_step(params, variant, filter.choose, filter.unsupported),
-         .prepare = [&](Context& ctx, int w, int h) { filter.prepare(ctx, params, variant, w, h, 1, {}); },
+         .prepare = [&](Context& ctx, int w,
+                        int h) { filter.prepare(ctx, params, variant, w, h, 1, {}, SampleType::u8); },
          .filter = [&](Context& ctx, const DeviceImage& in,
                        DeviceImage& out) { return filter.on_device(ctx, in, out, params, variant, {}, {}); },
          .describe = describe});

@@ -48,7 +48,7 @@ int bilateral_radius(const BilateralParams& params);
 
 // Throws std::invalid_argument naming the parameter when one is out of its range: the one check every entry
 // point (library, command line, benchmark, tuner) makes, with one message.
-void bilateral_check_params(const BilateralParams& params);
+void bilateral_check_params(const BilateralParams& params, SampleType type = SampleType::u8);
 
 // Every bilateral variant: the seed's four phases, then those that go beyond it.
 const std::vector<VariantInfo>& bilateral_variants();
@@ -57,11 +57,11 @@ const std::vector<VariantInfo>& bilateral_variants();
 // or nullopt if it can.
 std::optional<std::string> bilateral_unsupported(const DeviceInfo& device, std::string_view variant,
                                                  const BilateralParams& params, int width, int height, int channels,
-                                                 const TuningConfig& config = {});
+                                                 const TuningConfig& config = {}, SampleType type = SampleType::u8);
 
 // The variant "auto" resolves to (documented rule; the tuner replaces it later).
 std::string bilateral_auto_variant(const DeviceInfo& device, const BilateralParams& params, int width, int height,
-                                   int channels);
+                                   int channels, SampleType type = SampleType::u8);
 
 // The tuning database's parameter class ("c1 r<=4", ...).
 std::string bilateral_param_class(const BilateralParams& params, int channels);
@@ -69,7 +69,8 @@ std::string bilateral_param_class(const BilateralParams& params, int channels);
 // What a call with `variant` runs: named as given; "auto" the tuned choice for this device, size class
 // and parameter class, else the built-in rule.
 VariantChoice bilateral_choose(Context& ctx, const BilateralParams& params, std::string_view variant, int width,
-                               int height, int channels, const TuningConfig& config = {});
+                               int height, int channels, const TuningConfig& config = {},
+                               SampleType type = SampleType::u8);
 
 // Host images: u8 with 1, 2, 3 or 4 channels (2 and 3 travel as RGBA, see to_filter_layout).
 // Throws std::invalid_argument for bad parameters or an unsupported variant.
@@ -88,7 +89,7 @@ std::vector<cl::Event> bilateral(Context& ctx, const DeviceImage& input, DeviceI
 // Builds (or loads from the cache) the programs a call with these arguments will run, so that the
 // first call's time does not include compilation. Throws like bilateral for bad arguments.
 void bilateral_prepare(Context& ctx, const BilateralParams& params, std::string_view variant, int width, int height,
-                       int channels, const TuningConfig& config = {});
+                       int channels, const TuningConfig& config = {}, SampleType type = SampleType::u8);
 
 // The CPU reference that defines the right answer: double precision, `threads` threads (0 = all
 // cores). 1 or 4 channels.

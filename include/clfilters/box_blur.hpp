@@ -26,7 +26,7 @@ inline constexpr int kMaxBoxDiameter = 4095;
 
 // Throws std::invalid_argument if a parameter is out of its range: the one check every entry point (library,
 // command line, benchmark, tuner) makes, with one message.
-void box_blur_check_params(const BoxBlurParams& params);
+void box_blur_check_params(const BoxBlurParams& params, SampleType type = SampleType::u8);
 
 // Every box blur variant, in the order the seeds introduce them.
 const std::vector<VariantInfo>& box_blur_variants();
@@ -35,11 +35,11 @@ const std::vector<VariantInfo>& box_blur_variants();
 // or nullopt if it can.
 std::optional<std::string> box_blur_unsupported(const DeviceInfo& device, std::string_view variant,
                                                 const BoxBlurParams& params, int width, int height, int channels,
-                                                const TuningConfig& config = {});
+                                                const TuningConfig& config = {}, SampleType type = SampleType::u8);
 
 // The built-in rule for "auto" when the tuning database has nothing for this device.
 std::string box_blur_auto_variant(const DeviceInfo& device, const BoxBlurParams& params, int width, int height,
-                                  int channels);
+                                  int channels, SampleType type = SampleType::u8);
 
 // The tuning database's parameter class of a call ("c4 d<=3", ...): diameters that favour different
 // variants are tuned separately.
@@ -49,7 +49,8 @@ std::string box_blur_param_class(const BoxBlurParams& params, int channels);
 // size class and parameter class (`clfilters tune`), else the built-in rule. `config`, when not empty,
 // overrides the tunables.
 VariantChoice box_blur_choose(Context& ctx, const BoxBlurParams& params, std::string_view variant, int width,
-                              int height, int channels, const TuningConfig& config = {});
+                              int height, int channels, const TuningConfig& config = {},
+                              SampleType type = SampleType::u8);
 
 // Host images: u8 with 1, 2, 3 or 4 channels (2 and 3 are padded to 4 on the device and back).
 // Throws std::invalid_argument for bad parameters or an unsupported variant.
@@ -68,7 +69,7 @@ std::vector<cl::Event> box_blur(Context& ctx, const DeviceImage& input, DeviceIm
 // Builds (or loads from the cache) the programs a call with these arguments will run, so that the
 // first call's time does not include compilation. Throws like box_blur for bad arguments.
 void box_blur_prepare(Context& ctx, const BoxBlurParams& params, std::string_view variant, int width, int height,
-                      int channels, const TuningConfig& config = {});
+                      int channels, const TuningConfig& config = {}, SampleType type = SampleType::u8);
 
 // The CPU reference that defines the right answer: exact integer arithmetic, `threads` threads
 // (0 = all cores). 1 or 4 channels.

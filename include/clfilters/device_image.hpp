@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// 8-bit images that live on the device, so filters can be chained with no host round trip.
+// Images that live on the device, so filters can be chained with no host round trip.
 #pragma once
 
 #include <functional>
@@ -15,25 +15,28 @@
 
 namespace CLF_API clf {
 
-// A row-major u8 image in a device buffer: 1 channel (uchar per pixel) or 4 (RGBA, one 32-bit word per
-// pixel, R in the low byte). Images clfilters allocates are packed; a view of the caller's buffer
-// (view()) may start at an offset and have a row pitch, as an OpenCV UMat or an ffmpeg frame does.
+// A row-major image in a device buffer: 1 channel or 4 (RGBA, R first) of u8 samples (RGBA8: one 32-bit word per
+// pixel, R in the low byte) or u16 samples (little-endian uint16; RGBA16: 8 bytes a pixel). Images clfilters
+// allocates are packed; a view of the caller's buffer (view()) may start at an offset and have a row pitch, as an
+// OpenCV UMat or an ffmpeg frame does.
 struct DeviceImage {
   cl::Buffer buffer;
   int width = 0;
   int height = 0;
   int channels = 1;
-  std::size_t offset = 0;     // bytes from the buffer's start to pixel (0, 0)
-  std::size_t row_pitch = 0;  // bytes from one row's start to the next; 0 means packed (width * channels)
+  std::size_t offset = 0;            // bytes from the buffer's start to pixel (0, 0)
+  std::size_t row_pitch = 0;         // bytes from one row's start to the next; 0 means packed (width * pixel_bytes())
+  SampleType type = SampleType::u8;  // u8 or u16
 
-  std::size_t row_bytes() const { return static_cast<std::size_t>(width) * channels; }
+  std::size_t pixel_bytes() const { return static_cast<std::size_t>(channels) * sample_size(type); }
+  std::size_t row_bytes() const { return static_cast<std::size_t>(width) * pixel_bytes(); }
   std::size_t pitch() const { return row_pitch ? row_pitch : row_bytes(); }
-  // The bytes of the pixels alone: width * height * channels.
+  // The bytes of the pixels alone: height * row_bytes().
   std::size_t byte_size() const { return row_bytes() * height; }
   bool packed() const { return offset == 0 && pitch() == row_bytes(); }
 
-  static DeviceImage allocate(Context& ctx, int width, int height, int channels);
-  // Blocking upload of a u8 image with 1 or 4 channels.
+  static DeviceImage allocate(Context& ctx, int width, int height, int channels, SampleType type = SampleType::u8);
+  // Blocking upload of a u8 or u16 image with 1 or 4 channels.
   static DeviceImage upload(Context& ctx, const Image& image);
   // A view of the caller's buffer, which must belong to ctx's context; retained while the view lives. Throws
   // std::invalid_argument for a buffer of another context, a pitch below a row, or a buffer smaller than the
@@ -43,10 +46,10 @@ struct DeviceImage {
   // Sobel's buffer variants, row_tile and strip where docs/variants.md says; epsilon's regblock; the bilateral
   // unrolled), else through a packed copy on the device (clEnqueueCopyBufferRect), in and out.
   static DeviceImage view(Context& ctx, cl_mem buffer, int width, int height, int channels, std::size_t offset = 0,
-                          std::size_t row_pitch = 0);
+                          std::size_t row_pitch = 0, SampleType type = SampleType::u8);
   // A packed image over host memory at `data` (buffer_over_host). The memory must outlive the image.
   static DeviceImage over_host(Context& ctx, void* data, int width, int height, int channels, bool upload,
-                               std::string_view scratch = {});
+                               std::string_view scratch = {}, SampleType type = SampleType::u8);
   Image download(Context& ctx) const;
 };
 
@@ -91,19 +94,19 @@ struct Timing {
   double total_ms = 0;   // host wall clock from host input to host output (upload, kernels, download)
 };
 
-// The public functions of a filter from one 8-bit image to another of its size and channels, whole, for code
-// that runs any such filter: kBoxBlurCalls holds box_blur_variants, box_blur_choose, ... (likewise kBilateralCalls,
-// kEpsilonCalls).
+// The public functions of a filter from one image to another of its size, channels and sample type (u8, or u16
+// where the filter takes it), whole, for code that runs any such filter: kBoxBlurCalls holds box_blur_variants,
+// box_blur_choose, ... (likewise kBilateralCalls, kEpsilonCalls).
 template <class Params>
 struct ImageFilterCalls {
   const char* name;  // the filter's command-line name, "box-blur"
   const std::vector<VariantInfo>& (*variants)();
   VariantChoice (*choose)(Context&, const Params&, std::string_view variant, int width, int height, int channels,
-                          const TuningConfig&);
+                          const TuningConfig&, SampleType);
   std::optional<std::string> (*unsupported)(const DeviceInfo&, std::string_view variant, const Params&, int width,
-                                            int height, int channels, const TuningConfig&);
+                                            int height, int channels, const TuningConfig&, SampleType);
   void (*prepare)(Context&, const Params&, std::string_view variant, int width, int height, int channels,
-                  const TuningConfig&);
+                  const TuningConfig&, SampleType);
   std::vector<cl::Event> (*on_device)(Context&, const DeviceImage& input, DeviceImage& output, const Params&,
                                       std::string_view variant, const TuningConfig&,
                                       const std::vector<cl::Event>& wait);

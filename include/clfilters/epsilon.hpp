@@ -30,7 +30,7 @@ inline constexpr int kMaxEpsilonRadius = 32;
 
 // Throws std::invalid_argument if a parameter is out of its range: the one check every entry point (library,
 // reference, command line, benchmark, tuner) makes, with one message.
-void epsilon_check_params(const EpsilonParams& params);
+void epsilon_check_params(const EpsilonParams& params, SampleType type = SampleType::u8);
 
 // Every epsilon variant, in the order the seeds introduce them.
 const std::vector<VariantInfo>& epsilon_variants();
@@ -38,16 +38,16 @@ const std::vector<VariantInfo>& epsilon_variants();
 // Why `variant` (with `config`) cannot run for this device, parameters and image, or nullopt.
 std::optional<std::string> epsilon_unsupported(const DeviceInfo& device, std::string_view variant,
                                                const EpsilonParams& params, int width, int height, int channels,
-                                               const TuningConfig& config = {});
+                                               const TuningConfig& config = {}, SampleType type = SampleType::u8);
 
 // The variant "auto" resolves to.
 std::string epsilon_auto_variant(const DeviceInfo& device, const EpsilonParams& params, int width, int height,
-                                 int channels);
+                                 int channels, SampleType type = SampleType::u8);
 
 // What a call with `variant` runs: named as given; "auto" the tuned choice for this device, size class
 // and parameter class ("c1 r<=4", ...), else the built-in rule.
 VariantChoice epsilon_choose(Context& ctx, const EpsilonParams& params, std::string_view variant, int width, int height,
-                             int channels, const TuningConfig& config = {});
+                             int channels, const TuningConfig& config = {}, SampleType type = SampleType::u8);
 std::string epsilon_param_class(const EpsilonParams& params, int channels);
 
 // Host images, u8: 1 channel (grey or a Y plane), 3 (RGB) or 4 (RGBA): R, G and B each filtered on
@@ -65,7 +65,7 @@ std::vector<cl::Event> epsilon(Context& ctx, const DeviceImage& input, DeviceIma
 
 // Builds the programs a call will use, so timings exclude compilation.
 void epsilon_prepare(Context& ctx, const EpsilonParams& params, std::string_view variant, int width, int height,
-                     int channels, const TuningConfig& config = {});
+                     int channels, const TuningConfig& config = {}, SampleType type = SampleType::u8);
 
 // The CPU reference: exact integers, `threads` threads (0 = all). 1 or 4 channels (alpha copied).
 Image epsilon_reference(const Image& input, const EpsilonParams& params, int threads = 0);

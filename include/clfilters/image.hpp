@@ -109,8 +109,9 @@ struct Image {
   const std::uint8_t* row(int y) const { return data.data() + static_cast<std::size_t>(y) * row_bytes(); }
 };
 
-// The layouts the 8-bit filters run on: 1 channel stays as is, 2 (grey+alpha) and 3 (RGB) become
-// RGBA with the missing channels set to 255 (docs/SPEC.md: RGB gets alpha 255 on the way in).
+// The layouts the filters run on: 1 channel stays as is, 2 (grey+alpha) and 3 (RGB) become RGBA with the missing
+// channels set to the largest sample (255, or 65535 for u16; docs/SPEC.md: RGB gets alpha 255 on the way in). Other
+// sample types are returned as they are.
 Image to_filter_layout(const Image& image);
 // `image` itself when it is already in that layout, else its converted copy, kept in `converted`.
 const Image& in_filter_layout(const Image& image, Image& converted);

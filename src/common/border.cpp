@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "clfilters/border.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <charconv>
 #include <stdexcept>
@@ -33,9 +35,14 @@ std::string to_string(const Border& border) {
   return "?";
 }
 
-void check_border(const Border& border) {
-  if (border.value < 0 || border.value > 255)
-    throw std::invalid_argument("border constant must be 0..255, got " + std::to_string(border.value));
+int max_sample_value(SampleType type) {
+  return type == SampleType::u16 ? 65535 : 255;
+}
+
+void check_border(const Border& border, SampleType type) {
+  const int max = max_sample_value(type);
+  if (border.value < 0 || border.value > max)
+    throw std::invalid_argument(fmt::format("border constant must be 0..{}, got {}", max, border.value));
 }
 
 int border_index(int i, int n, BorderMode mode) {

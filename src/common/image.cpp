@@ -132,11 +132,28 @@ void rgba_to_rgb(const std::uint8_t* __restrict src, std::uint8_t* __restrict ds
 void for_row_ranges(const Image& image, const std::function<void(int, int)>& body) {
   parallel_rows(image.height, image.pixel_count() >= (std::size_t(1) << 18) ? 0 : 1, body);
 }
+// 16-bit grey+alpha and RGB as RGBA: the channels there are, the others 65535 (a grey+alpha pixel becomes
+// grey, alpha, 65535, 65535, as the 8-bit one does).
+Image u16_to_filter_layout(const Image& image) {
+  Image out = Image::uninitialized(image.width, image.height, 4, SampleType::u16);
+  const std::size_t c = static_cast<std::size_t>(image.channels);
+  for_row_ranges(image, [&](int y0, int y1) {
+    for (int y = y0; y < y1; ++y) {
+      const auto* src = reinterpret_cast<const std::uint16_t*>(image.row(y));
+      auto* dst = reinterpret_cast<std::uint16_t*>(out.row(y));
+      for (int x = 0; x < image.width; ++x, src += c, dst += 4)
+        for (std::size_t k = 0; k < 4; ++k) dst[k] = k < c ? src[k] : 65535;
+    }
+  });
+  return out;
+}
 }  // namespace
 
 Image to_filter_layout(const Image& image) {
-  if (image.type != SampleType::u8 || image.channels == 1 || image.channels == 4) return image;
+  if (image.channels == 1 || image.channels == 4) return image;
   if (image.channels > 4) throw std::invalid_argument("images have at most 4 channels");
+  if (image.type == SampleType::u16) return u16_to_filter_layout(image);
+  if (image.type != SampleType::u8) return image;
   Image out = Image::uninitialized(image.width, image.height, 4);
   const std::size_t width = static_cast<std::size_t>(image.width);
   for_row_ranges(image, [&](int y0, int y1) {
@@ -159,7 +176,8 @@ Image to_filter_layout(const Image& image) {
 }
 
 const Image& in_filter_layout(const Image& image, Image& converted) {
-  if (image.type != SampleType::u8 || image.channels == 1 || image.channels == 4) return image;
+  if ((image.type != SampleType::u8 && image.type != SampleType::u16) || image.channels == 1 || image.channels == 4)
+    return image;
   converted = to_filter_layout(image);
   return converted;
 }

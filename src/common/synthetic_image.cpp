@@ -68,6 +68,16 @@ Image synthetic_photo(int width, int height, int channels, std::uint64_t seed) {
   return img;
 }
 
+Image widen_to_u16(const Image& image, std::uint64_t seed) {
+  Image out = Image::uninitialized(image.width, image.height, image.channels, SampleType::u16);
+  std::mt19937_64 rng(seed ^ 0x9e3779b97f4a7c15ull);
+  std::uniform_int_distribution<int> noise(-128, 128);
+  auto* dst = reinterpret_cast<std::uint16_t*>(out.data.data());
+  for (std::size_t i = 0; i < image.data.size(); ++i)
+    dst[i] = std::uint16_t(std::clamp(257 * int(image.data[i]) + noise(rng), 0, 65535));
+  return out;
+}
+
 std::vector<float> random_floats(std::size_t n, std::uint64_t seed) {
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<float> dist(-1000.f, 1000.f);

@@ -13,6 +13,9 @@
 namespace CLF_API clf {
 
 Image synthetic_photo(int width, int height, int channels, std::uint64_t seed);
+// A u8 image as u16 samples: each value v becomes 257 v plus noise of up to +-128 drawn by `seed` (clamped), so
+// the low byte carries information and a 16-bit filter that drops it shows.
+Image widen_to_u16(const Image& image, std::uint64_t seed);
 
 // n floats drawn uniformly from [-1000, 1000) by `seed`: the guide samples' inputs.
 std::vector<float> random_floats(std::size_t n, std::uint64_t seed);

@@ -55,4 +55,12 @@ int param_channels(const ParamMap& params, std::string_view filter, int fallback
   return channels;
 }
 
+std::pair<SampleType, ParamMap> sample_type_of(const ParamMap& params) {
+  const int bits = param_int(params, "bits", 8);
+  if (bits != 8 && bits != 16) throw std::invalid_argument(fmt::format("bits must be 8 or 16, got {}", bits));
+  ParamMap rest = params;
+  rest.erase("bits");
+  return {bits == 16 ? SampleType::u16 : SampleType::u8, std::move(rest)};
+}
+
 }  // namespace clf

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "clfilters/export.hpp"
+#include "clfilters/image.hpp"
 #include "clfilters/runtime.hpp"
 #include "clfilters/variant.hpp"
 
@@ -98,5 +99,8 @@ std::string param_text(const ParamMap& params, const std::string& key, const std
 void check_param_keys(const ParamMap& params, std::string_view filter, std::initializer_list<std::string_view> keys);
 // The "channels" parameter (`fallback` when absent); throws std::invalid_argument unless it is 1 or 4.
 int param_channels(const ParamMap& params, std::string_view filter, int fallback);
+// The "bits" parameter (8, the default, or 16) as a sample type, and the other parameters; throws
+// std::invalid_argument for any other value.
+std::pair<SampleType, ParamMap> sample_type_of(const ParamMap& params);
 
 }  // namespace clf

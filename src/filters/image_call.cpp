@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <future>
 #include <limits>
 #include <thread>
@@ -103,7 +104,7 @@ using DeviceCall = std::function<std::vector<cl::Event>(const DeviceImage&, Devi
 // download; its upload waits for the input slot's last kernels.
 void filter_host_bands(Context& ctx, const Image& input, Image& result, int reach, int band_rows,
                        const DeviceCall& call, std::vector<cl::Event>& events) {
-  const std::size_t row_bytes = std::size_t(input.width) * std::size_t(input.channels);
+  const std::size_t row_bytes = input.row_bytes();
   const int count = (input.height + band_rows - 1) / band_rows;
   const auto band = [&](int b) {
     const int y0 = b * band_rows, y1 = std::min(input.height, y0 + band_rows);
@@ -152,8 +153,16 @@ void filter_host_bands(Context& ctx, const Image& input, Image& result, int reac
         if (b >= kOutputSlots) downloads[std::size_t(b - kOutputSlots)].get();
         std::vector<cl::Event> before{uploaded};
         check_cl(ctx.queue().enqueueBarrierWithWaitList(&before), "clEnqueueBarrierWithWaitList");
-        const DeviceImage in{in_slots[std::size_t(b % kInputSlots)], input.width, k.in1 - k.in0, input.channels};
-        DeviceImage out{out_slots[std::size_t(b % kOutputSlots)], input.width, k.in1 - k.in0, input.channels};
+        const DeviceImage in{.buffer = in_slots[std::size_t(b % kInputSlots)],
+                             .width = input.width,
+                             .height = k.in1 - k.in0,
+                             .channels = input.channels,
+                             .type = input.type};
+        DeviceImage out{.buffer = out_slots[std::size_t(b % kOutputSlots)],
+                        .width = input.width,
+                        .height = k.in1 - k.in0,
+                        .channels = input.channels,
+                        .type = input.type};
         for (cl::Event& e : call(in, out)) events.push_back(std::move(e));
         // The queue is in order: the marker completes after the band's kernels, however many they are.
         check_cl(ctx.queue().enqueueMarkerWithWaitList(nullptr, &kernels_done[std::size_t(b)]),
@@ -201,7 +210,7 @@ std::optional<int> host_call_band_rows(const DeviceInfo& device, int height, int
 Image filter_host_image(Context& ctx, const Image& input,
                         const std::function<std::vector<cl::Event>(const DeviceImage&, DeviceImage&)>& call,
                         std::vector<cl::Event>& events, int reach) {
-  Image result = Image::uninitialized(input.width, input.height, input.channels);
+  Image result = Image::uninitialized(input.width, input.height, input.channels, input.type);
   if (const auto rows = host_call_band_rows(ctx.info(), input.height, input.channels, input.byte_size(), reach)) {
     filter_host_bands(ctx, input, result, reach, *rows, call, events);
     return result;
@@ -210,9 +219,9 @@ Image filter_host_image(Context& ctx, const Image& input,
   // On a GPU the device images are kept between calls (scratch buffers), so a stream of same-sized calls allocates
   // nothing.
   const DeviceImage d_in = DeviceImage::over_host(ctx, const_cast<std::uint8_t*>(input.data.data()), input.width,
-                                                  input.height, input.channels, true, "host_call.in");
+                                                  input.height, input.channels, true, "host_call.in", input.type);
   DeviceImage d_out = DeviceImage::over_host(ctx, result.data.data(), input.width, input.height, input.channels, false,
-                                             "host_call.out");
+                                             "host_call.out", input.type);
   for (cl::Event& e : call(d_in, d_out)) events.push_back(std::move(e));
   read_to_host(ctx, d_out.buffer, result.data.data(), d_out.byte_size());
   return result;
@@ -309,7 +318,7 @@ void filter_host_rgb(Context& ctx, const std::uint8_t* rgb_in, std::uint8_t* rgb
 Image filter_host_image(Context& ctx, const Image& input, Alpha alpha,
                         const std::function<std::vector<cl::Event>(const DeviceImage&, DeviceImage&)>& call,
                         std::vector<cl::Event>& events, int reach) {
-  if (input.channels == 3) {
+  if (input.channels == 3 && input.type == SampleType::u8) {
     Image result = Image::uninitialized(input.width, input.height, 3);
     filter_host_rgb(ctx, input.data.data(), result.data.data(), input.width, input.height, call, events);
     return result;
@@ -319,17 +328,22 @@ Image filter_host_image(Context& ctx, const Image& input, Alpha alpha,
     Image result = filter_host_image(ctx, in_filter_layout(input, converted), call, events, reach);
     return result.channels == input.channels ? result : from_filter_layout(result, input.channels);
   }
-  Image grey = Image::uninitialized(input.width, input.height, 1);
-  for (std::size_t i = 0; i < input.pixel_count(); ++i) grey.data[i] = input.data[2 * i];
+  // Grey and alpha samples of `bytes` each, interleaved: the grey plane goes through `call`, alpha is copied.
+  const std::size_t bytes = sample_size(input.type);
+  Image grey = Image::uninitialized(input.width, input.height, 1, input.type);
+  for (std::size_t i = 0; i < input.pixel_count(); ++i)
+    std::memcpy(grey.data.data() + i * bytes, input.data.data() + 2 * i * bytes, bytes);
   const Image filtered = filter_host_image(ctx, grey, call, events, reach);
   Image result = input;
-  for (std::size_t i = 0; i < input.pixel_count(); ++i) result.data[2 * i] = filtered.data[i];
+  for (std::size_t i = 0; i < input.pixel_count(); ++i)
+    std::memcpy(result.data.data() + 2 * i * bytes, filtered.data.data() + i * bytes, bytes);
   return result;
 }
 
-void check_host_image(std::string_view words, const Image& input, void (*check_size)(int width, int height)) {
-  if (input.type != SampleType::u8)
-    throw std::invalid_argument(fmt::format("{} needs 8-bit samples, got {}", words, sample_type_name(input.type)));
+void check_host_image(std::string_view words, const Image& input, void (*check_size)(int width, int height), bool u16) {
+  if (input.type != SampleType::u8 && !(u16 && input.type == SampleType::u16))
+    throw std::invalid_argument(fmt::format("{} needs {} samples, got {}", words, u16 ? "8- or 16-bit" : "8-bit",
+                                            sample_type_name(input.type)));
   if (input.channels < 1 || input.channels > 4)
     throw std::invalid_argument(fmt::format("{} takes 1 to 4 channels, got {}", words, input.channels));
   if (check_size)

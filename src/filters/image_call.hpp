@@ -26,14 +26,16 @@
 
 namespace clf {
 
-// One call: its parameters and the device images' size and channels (1 or 4). A variant that reads and writes the
-// caller's views in place (Variant::takes_views) also gets their layout, in pixels; zero strides mean packed images.
+// One call: its parameters and the device images' size, channels (1 or 4) and sample type (u8, or u16 for the
+// variants that take it: Variant::takes_u16). A variant that reads and writes the caller's views in place
+// (Variant::takes_views) also gets their layout, in pixels; zero strides mean packed images.
 template <class Params>
 struct ImageCall {
   Params params;
   int width = 0;
   int height = 0;
   int channels = 4;
+  SampleType type = SampleType::u8;
   int in_stride = 0, out_stride = 0;  // pixels from one row's start to the next
   int in_offset = 0, out_offset = 0;  // pixels from the buffer's start to pixel (0, 0)
   bool on_views() const { return in_stride != 0; }
@@ -143,7 +145,7 @@ cl_uint constant_bits(const Border& border, int channels);
 std::optional<int> host_call_band_rows(const DeviceInfo& device, int height, int channels, std::size_t bytes,
                                        int reach);
 
-// The host-to-host call of a filter from one 8-bit image (1 or 4 channels) to another of its shape: `call` runs
+// The host-to-host call of a filter from one image (1 or 4 channels, u8 or u16) to another of its shape: `call` runs
 // on device images over `input` and over a new result; its events are appended to `events`. On a CPU device those
 // images are the host memory itself (DeviceImage::over_host), so nothing is copied. Where host_call_band_rows says
 // so, `call` runs once a band, on device images of the band and its `reach` rows above and below (the image's own
@@ -154,13 +156,13 @@ Image filter_host_image(Context& ctx, const Image& input,
 // How a filter treats a fourth channel: filtered like the colours (box blur), or kept out of the arithmetic and
 // copied (epsilon, bilateral).
 enum class Alpha { filtered, kept_apart };
-// The channels the device call gets for an 8-bit image of `channels`: grey (and, kept apart, grey+alpha) as 1, the
+// The channels the device call gets for an image of `channels`: grey (and, kept apart, grey+alpha) as 1, the
 // rest as RGBA.
 constexpr int device_channels(int channels, Alpha alpha) {
   return channels == 1 || (channels == 2 && alpha == Alpha::kept_apart) ? 1 : 4;
 }
-// filter_host_image from any 8-bit image of 1 to 4 channels: RGB travels as RGBA with alpha 255, dropped on the way
-// out; grey+alpha as RGBA, or, with alpha kept apart, as its grey plane with alpha copied.
+// filter_host_image from any image of 1 to 4 channels: RGB travels as RGBA with alpha 255 (65535 for u16), dropped on
+// the way out; grey+alpha as RGBA, or, with alpha kept apart, as its grey plane with alpha copied.
 Image filter_host_image(Context& ctx, const Image& input, Alpha alpha,
                         const std::function<std::vector<cl::Event>(const DeviceImage&, DeviceImage&)>& call,
                         std::vector<cl::Event>& events, int reach = -1);
@@ -188,10 +190,11 @@ class HostCallClock {
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
 };
 
-// The build options every program of an image call starts with.
+// The build options every program of an image call starts with: the channels, and for u16 samples SAMPLE_BITS=16
+// (the kernels' 16-bit forms sit in `#if SAMPLE_BITS == 16` blocks, so 8-bit builds are unchanged).
 template <class P>
 std::string base_options(const ImageCall<P>& call) {
-  return fmt::format("-D CHANNELS={}", call.channels);
+  return fmt::format("-D CHANNELS={}{}", call.channels, call.type == SampleType::u16 ? " -D SAMPLE_BITS=16" : "");
 }
 
 template <class P>
@@ -205,11 +208,12 @@ struct ImageFilterApi {
   const char* words;        // as a host call's errors name it ("box blur"; check_host_image)
   const char* kernel_file;  // the .cl file its programs are built from
   const Table& (*table)();
-  void (*check_params)(const P&);
+  void (*check_params)(const P&, SampleType);
   std::optional<std::string> (*unsupported)(const DeviceInfo&, std::string_view variant, const P&, int width,
-                                            int height, int channels, const TuningConfig&);
+                                            int height, int channels, const TuningConfig&, SampleType);
   std::string (*param_class)(const P&, int channels);
-  std::string (*auto_variant)(const DeviceInfo&, const P&, int width, int height, int channels);
+  // The built-in rule; for u16 it names a variant that takes u16 samples.
+  std::string (*auto_variant)(const DeviceInfo&, const P&, int width, int height, int channels, SampleType);
   Image (*reference)(const Image& input, const P&, int threads);
   void (*check_size)(int width, int height) = check_image_size;
   bool output_may_be_input = true;  // false: refuse a call whose output is its input's buffer
@@ -248,18 +252,27 @@ typename ImageTable<P>::Entry ring_rows_entry(std::string summary, std::string k
   return e;
 }
 
-// The variant `variant` names for this call: itself, or for "auto" the tuned choice of the call's parameter class,
-// else the filter's own rule.
+// Whether any variant of the filter takes u16 samples.
+template <class P>
+bool takes_u16(const ImageFilterApi<P>& api) {
+  for (const auto& e : api.table().entries())
+    if (e.takes_u16) return true;
+  return false;
+}
+
+// The variant `variant` names for this call: itself, or for "auto" the tuned choice of the call's parameter class
+// (u16 calls are a class of their own: " u16" appended), else the filter's own rule.
 template <class P>
 VariantChoice choose_image_variant(Context& ctx, const ImageFilterApi<P>& api, const P& params,
                                    std::string_view variant, int width, int height, int channels,
-                                   const TuningConfig& config) {
+                                   const TuningConfig& config, SampleType type) {
   return choose_variant(
-      ctx, variant, config, api.spec_name, api.kernel_file, api.param_class(params, channels), width, height,
+      ctx, variant, config, api.spec_name, api.kernel_file,
+      api.param_class(params, channels) + (type == SampleType::u16 ? " u16" : ""), width, height,
       [&](const std::string& v, const TuningConfig& c) {
-        return !api.unsupported(ctx.info(), v, params, width, height, channels, c);
+        return !api.unsupported(ctx.info(), v, params, width, height, channels, c, type);
       },
-      [&] { return api.auto_variant(ctx.info(), params, width, height, channels); });
+      [&] { return api.auto_variant(ctx.info(), params, width, height, channels, type); });
 }
 
 // `call` with the layout of `in` and `out` where either is pitched or offset, in whole pixels, and the two do not
@@ -267,7 +280,7 @@ VariantChoice choose_image_variant(Context& ctx, const ImageFilterApi<P>& api, c
 template <class P>
 std::optional<ImageCall<P>> views_call(const ImageCall<P>& call, const DeviceImage& in, const DeviceImage& out) {
   if ((in.packed() && out.packed()) || in.buffer() == out.buffer()) return std::nullopt;
-  const std::size_t px = std::size_t(call.channels);
+  const std::size_t px = in.pixel_bytes();
   for (std::size_t bytes : {in.pitch(), out.pitch(), in.offset, out.offset})
     if (bytes % px != 0 || bytes / px > std::size_t(std::numeric_limits<int>::max())) return std::nullopt;
   ImageCall<P> c = call;
@@ -282,14 +295,17 @@ template <class P>
 ResolvedCall<ImageCall<P>, ImageTarget> resolve_image_call(Context& ctx, const ImageFilterApi<P>& api,
                                                            const ImageCall<P>& call, std::string_view variant,
                                                            const TuningConfig& config) {
-  api.check_params(call.params);
+  if (call.type != SampleType::u8 && !(call.type == SampleType::u16 && takes_u16(api)))
+    throw std::invalid_argument(fmt::format("{}: device images need {} samples, got {}", api.name,
+                                            takes_u16(api) ? "u8 or u16" : "u8", sample_type_name(call.type)));
+  api.check_params(call.params, call.type);
   if (call.channels != 1 && call.channels != 4)
     throw std::invalid_argument(fmt::format("{}: device images need 1 or 4 channels", api.name));
   api.check_size(call.width, call.height);
   VariantChoice choice =
-      choose_image_variant(ctx, api, call.params, variant, call.width, call.height, call.channels, config);
-  const auto why =
-      api.unsupported(ctx.info(), choice.variant, call.params, call.width, call.height, call.channels, choice.config);
+      choose_image_variant(ctx, api, call.params, variant, call.width, call.height, call.channels, config, call.type);
+  const auto why = api.unsupported(ctx.info(), choice.variant, call.params, call.width, call.height, call.channels,
+                                   choice.config, call.type);
   return plan_call(ctx, api.table(), call, std::move(choice), why);
 }
 
@@ -312,11 +328,12 @@ template <class P>
 std::vector<cl::Event> enqueue_image_call(Context& ctx, const ImageFilterApi<P>& api, const DeviceImage& in,
                                           DeviceImage& out, const P& params, std::string_view variant,
                                           const TuningConfig& config, const std::vector<cl::Event>& wait = {}) {
-  if (in.width != out.width || in.height != out.height || in.channels != out.channels)
-    throw std::invalid_argument(fmt::format("{}: output must have the input's size and channels", api.name));
+  if (in.width != out.width || in.height != out.height || in.channels != out.channels || in.type != out.type)
+    throw std::invalid_argument(
+        fmt::format("{}: output must have the input's size, channels and sample type", api.name));
   if (!api.output_may_be_input && in.buffer() == out.buffer())
     throw std::invalid_argument(fmt::format("{}: output must not be the input", api.name));
-  const ImageCall<P> call{params, in.width, in.height, in.channels};
+  const ImageCall<P> call{params, in.width, in.height, in.channels, in.type};
   const auto r = resolve_image_call(ctx, api, call, variant, config);
   const auto run = [&](ResolvedCall<ImageCall<P>, ImageTarget> resolved) {
     // Pitched or offset views the chosen variant reads and writes in place: no packed copies.
@@ -342,10 +359,10 @@ std::vector<cl::Event> enqueue_image_call(Context& ctx, const ImageFilterApi<P>&
     if (variant != "auto" || !is_variant_refusal(e) || in.buffer() == out.buffer()) throw;
     return run_fallbacks(
         ctx, api.name, r.entry->info.name, e,
-        fallback_variants(api.auto_variant(ctx.info(), params, in.width, in.height, in.channels), api.table().infos(),
-                          r.entry->info.name),
+        fallback_variants(api.auto_variant(ctx.info(), params, in.width, in.height, in.channels, in.type),
+                          api.table().infos(), r.entry->info.name),
         [&](const std::string& next) {
-          return !api.unsupported(ctx.info(), next, params, in.width, in.height, in.channels, {});
+          return !api.unsupported(ctx.info(), next, params, in.width, in.height, in.channels, {}, in.type);
         },
         [&](const std::string& next) {
           return run(plan_call(ctx, api.table(), call, {next, {}, "fallback"}, std::nullopt));
@@ -353,24 +370,26 @@ std::vector<cl::Event> enqueue_image_call(Context& ctx, const ImageFilterApi<P>&
   }
 }
 
-// The first checks of that call, in the filter's `words` ("box blur"): 8-bit samples, 1 to 4 channels, then the
-// size: `check_size` where given, else at least 1x1 ("box blur needs an image of at least 1x1").
-void check_host_image(std::string_view words, const Image& input, void (*check_size)(int width, int height));
+// The first checks of that call, in the filter's `words` ("box blur"): 8-bit samples (or 16-bit ones, `u16`), 1 to
+// 4 channels, then the size: `check_size` where given, else at least 1x1 ("box blur needs an image of at least
+// 1x1").
+void check_host_image(std::string_view words, const Image& input, void (*check_size)(int width, int height),
+                      bool u16 = false);
 
 // The public call of an image filter on a host image (box_blur(ctx, image, ...) and its kin): its first checks
 // (check_host_image), the programs built, untimed (SPEC "Total time"), then filter_host_image, timed into `timing`.
 template <class P>
 Image host_image_call(Context& ctx, const ImageFilterApi<P>& api, const Image& input, const P& params,
                       std::string_view variant, Alpha alpha, Timing* timing) {
-  check_host_image(api.words, input, api.check_host_size);
+  check_host_image(api.words, input, api.check_host_size, takes_u16(api));
   const int channels = device_channels(input.channels, alpha);
   const int reach = api.reach ? api.reach(params) : -1;
   // Bands run with the whole image's choice: the same code for every pixel, so the one-piece result bit for bit.
   VariantChoice choice{std::string(variant), {}, {}};
   if (host_call_band_rows(ctx.info(), input.height, channels,
-                          Image::byte_size_for(input.width, input.height, channels, SampleType::u8), reach))
-    choice = choose_image_variant(ctx, api, params, variant, input.width, input.height, channels, {});
-  prepare_image_call(ctx, api, {params, input.width, input.height, channels}, variant, {});
+                          Image::byte_size_for(input.width, input.height, channels, input.type), reach))
+    choice = choose_image_variant(ctx, api, params, variant, input.width, input.height, channels, {}, input.type);
+  prepare_image_call(ctx, api, {params, input.width, input.height, channels, input.type}, variant, {});
   const HostCallClock clock;
   std::vector<cl::Event> events;
   Image result = filter_host_image(

@@ -111,7 +111,7 @@ class ImageFilterInstance final : public FilterInstance {
     if constexpr (requires { Traits::allocate(ctx, input, params); })
       return Traits::allocate(ctx, input, params);
     else
-      return DeviceImage::allocate(ctx, input.width, input.height, input.channels);
+      return DeviceImage::allocate(ctx, input.width, input.height, input.channels, input.type);
   }
 
   Context& ctx_;
@@ -130,11 +130,11 @@ struct ImageCallTraits {
   using Output = DeviceImage;
   static std::optional<std::string> unsupported(const DeviceInfo& device, const std::string& variant, const Params& p,
                                                 const Image& in, const TuningConfig& config) {
-    return Api.unsupported(device, variant, p, in.width, in.height, in.channels, config);
+    return Api.unsupported(device, variant, p, in.width, in.height, in.channels, config, in.type);
   }
   static void prepare(Context& ctx, const Params& p, const std::string& variant, const Image& in,
                       const TuningConfig& config) {
-    prepare_image_call(ctx, Api, {p, in.width, in.height, in.channels}, variant, config);
+    prepare_image_call(ctx, Api, {p, in.width, in.height, in.channels, in.type}, variant, config);
   }
   static std::vector<cl::Event> enqueue(Context& ctx, const DeviceImage& in, Output& out, const Params& p,
                                         const std::string& variant, const TuningConfig& config) {
@@ -142,7 +142,7 @@ struct ImageCallTraits {
   }
   static Image reference(const Image& in, const Params& p, int threads) { return Api.reference(in, p, threads); }
   static VariantChoice choose_auto(Context& ctx, const Params& p, const Image& in) {
-    return choose_image_variant(ctx, Api, p, "auto", in.width, in.height, in.channels, {});
+    return choose_image_variant(ctx, Api, p, "auto", in.width, in.height, in.channels, {}, in.type);
   }
   static int reach(const Params& p) { return Api.reach ? Api.reach(p) : -1; }
   static const auto& api() { return Api; }
@@ -153,20 +153,26 @@ struct ImageCallTraits {
 //   static std::vector<ParamMap> bench_cases();
 //   static std::string param_class(const ParamMap&);
 //   static Params parse(const ParamMap&);            a case's parameters, unknown keys refused (check_param_keys).
-// An instance runs the parameters, checked, on a synthetic photo of the case's channels.
+// An instance runs the parameters, checked, on a synthetic photo of the case's channels; a case with bits=16 runs
+// on u16 samples (filters whose variants take them), a class of its own (" u16").
 template <class Traits>
 class ImageCallSpec final : public BasicFilterSpec {
  public:
   ImageCallSpec() : BasicFilterSpec(Traits::api().spec_name, Traits::api().kernel_file, variant_infos) {}
   std::vector<ParamMap> bench_cases() const override { return Traits::bench_cases(); }
-  std::string param_class(const ParamMap& params) const override { return Traits::param_class(params); }
+  std::string param_class(const ParamMap& params) const override {
+    const auto [type, rest] = sample_type_of(params);
+    return Traits::param_class(rest) + (type == SampleType::u16 ? " u16" : "");
+  }
   std::unique_ptr<FilterInstance> instantiate(Context& ctx, int width, int height, const ParamMap& params,
                                               std::uint64_t seed) const override {
-    typename Traits::Params p = Traits::parse(params);
-    Traits::api().check_params(p);
+    const auto [type, rest] = sample_type_of(params);
+    typename Traits::Params p = Traits::parse(rest);
+    Traits::api().check_params(p, type);
     const int channels = param_channels(params, Traits::api().spec_name, Traits::kDefaultChannels);
-    return std::make_unique<ImageFilterInstance<Traits>>(ctx, synthetic_photo(width, height, channels, seed),
-                                                         std::move(p));
+    Image photo = synthetic_photo(width, height, channels, seed);
+    return std::make_unique<ImageFilterInstance<Traits>>(
+        ctx, type == SampleType::u16 ? widen_to_u16(photo, seed) : std::move(photo), std::move(p));
   }
 
  private:

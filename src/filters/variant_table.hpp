@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "clfilters/image.hpp"
 #include "clfilters/runtime.hpp"
 #include "clfilters/variant.hpp"
 
@@ -62,6 +63,8 @@ struct Variant {
   // Whether plan and enqueue take this call's pitched or offset views of the caller's buffers as they are (the
   // call carries their layout); empty or false: the filter runs on packed copies of them.
   std::function<bool(const Call&)> takes_views = {};
+  // Whether it runs calls on u16 samples too (a Call with a `type`, built with -D SAMPLE_BITS=16); else u8 only.
+  bool takes_u16 = false;
 };
 
 template <class Call, class Target>
@@ -99,6 +102,14 @@ class VariantTable {
     const Entry* e = find(name);
     if (!e) return fmt::format("unknown {} variant '{}'", filter_, name);
     if (auto why = missing_feature(device, e->needs)) return fmt::format("{} {}", e->info.name, *why);
+    if constexpr (requires { call.type; }) {
+      if (call.type != SampleType::u8 && !e->takes_u16) {
+        std::string names;
+        for (const auto& other : entries_)
+          if (other.takes_u16) names += (names.empty() ? "" : ", ") + other.info.name;
+        return fmt::format("{} takes 8-bit samples only (16-bit: {})", e->info.name, names.empty() ? "none" : names);
+      }
+    }
     if (e->unsupported) return e->unsupported(device, call, config);
     return std::nullopt;
   }

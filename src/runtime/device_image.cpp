@@ -14,22 +14,30 @@
 namespace clf {
 
 namespace {
-DeviceImage packed_shape(int width, int height, int channels) {
+// Why a device image of this shape cannot be, or "".
+std::string shape_problem(int width, int height, int channels, SampleType type) {
+  if (type != SampleType::u8 && type != SampleType::u16)
+    return fmt::format("device images hold u8 or u16 samples, not {}", sample_type_name(type));
   if (width < 1 || height < 1 || (channels != 1 && channels != 4))
-    throw std::invalid_argument(
-        fmt::format("device images are u8 with 1 or 4 channels and a size of at least "
-                    "1x1 (got {}x{}x{})",
-                    width, height, channels));
+    return fmt::format("device images have 1 or 4 channels and a size of at least 1x1 (got {}x{}x{})", width, height,
+                       channels);
+  return "";
+}
+
+DeviceImage packed_shape(int width, int height, int channels, SampleType type) {
+  if (const std::string why = shape_problem(width, height, channels, type); !why.empty())
+    throw std::invalid_argument(why);
   DeviceImage img;
   img.width = width;
   img.height = height;
   img.channels = channels;
+  img.type = type;
   return img;
 }
 }  // namespace
 
-DeviceImage DeviceImage::allocate(Context& ctx, int width, int height, int channels) {
-  DeviceImage img = packed_shape(width, height, channels);
+DeviceImage DeviceImage::allocate(Context& ctx, int width, int height, int channels, SampleType type) {
+  DeviceImage img = packed_shape(width, height, channels, type);
   img.buffer = ctx.buffer(CL_MEM_READ_WRITE, img.byte_size());
   return img;
 }
@@ -57,24 +65,22 @@ void read_into_host(Context& ctx, const cl::Buffer& buffer, void* data, std::siz
 }  // namespace
 
 DeviceImage DeviceImage::upload(Context& ctx, const Image& image) {
-  if (image.type != SampleType::u8)
-    throw std::invalid_argument(fmt::format("device images hold 8-bit samples, not {}", sample_type_name(image.type)));
-  DeviceImage img = allocate(ctx, image.width, image.height, image.channels);
+  DeviceImage img = allocate(ctx, image.width, image.height, image.channels, image.type);
   write_from_host(ctx, img.buffer, image.data.data(), img.byte_size());
   return img;
 }
 
 DeviceImage DeviceImage::view(Context& ctx, cl_mem mem, int width, int height, int channels, std::size_t offset,
-                              std::size_t row_pitch) {
+                              std::size_t row_pitch, SampleType type) {
   if (!mem) throw std::invalid_argument("device image view: the buffer is null");
-  if (width < 1 || height < 1 || (channels != 1 && channels != 4))
-    throw std::invalid_argument(fmt::format("device image view: u8 with 1 or 4 channels and at least 1x1, got {}x{}x{}",
-                                            width, height, channels));
+  if (const std::string why = shape_problem(width, height, channels, type); !why.empty())
+    throw std::invalid_argument("device image view: " + why);
   DeviceImage img;
   img.buffer = cl::Buffer(mem, true);
   img.width = width;
   img.height = height;
   img.channels = channels;
+  img.type = type;
   img.offset = offset;
   img.row_pitch = row_pitch;
   if (img.pitch() < img.row_bytes())
@@ -132,14 +138,14 @@ void read_to_host(Context& ctx, const cl::Buffer& buffer, void* data, std::size_
 }
 
 DeviceImage DeviceImage::over_host(Context& ctx, void* data, int width, int height, int channels, bool upload,
-                                   std::string_view scratch) {
-  DeviceImage img = packed_shape(width, height, channels);
+                                   std::string_view scratch, SampleType type) {
+  DeviceImage img = packed_shape(width, height, channels, type);
   img.buffer = buffer_over_host(ctx, data, img.byte_size(), upload, scratch);
   return img;
 }
 
 Image DeviceImage::download(Context& ctx) const {
-  Image out = Image::uninitialized(width, height, channels);
+  Image out = Image::uninitialized(width, height, channels, type);
   if (packed()) {
     read_into_host(ctx, buffer, out.data.data(), byte_size());
   } else {
@@ -165,6 +171,7 @@ DeviceImage packed_twin(Context& ctx, const DeviceImage& view, std::string_view 
   twin.width = view.width;
   twin.height = view.height;
   twin.channels = view.channels;
+  twin.type = view.type;
   twin.buffer = ctx.scratch_buffer(name, view.byte_size());
   return twin;
 }

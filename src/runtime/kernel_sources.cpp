@@ -177,8 +177,54 @@ std::string kernel_code(std::string_view text) {
   return code;
 }
 
+std::string eight_bit_code(std::string_view code) {
+  // kernel_code's lines: each preprocessor line, and the code between two of them. Removing a block can bring two
+  // pieces of code together; they are joined with a space, as kernel_code writes code with no directive between.
+  std::string out, pending;
+  const auto emit_code = [&](bool newline) {
+    if (pending.empty()) return;
+    out += pending;
+    if (newline) out += '\n';
+    pending.clear();
+  };
+  // Inside a 16-bit block: the depth of conditionals opened within it, and whether its #else part is being kept.
+  bool in_block = false, keeping_else = false;
+  int depth = 0;
+  for (std::size_t i = 0; i < code.size();) {
+    const std::size_t end = std::min(code.find('\n', i), code.size());
+    const std::string_view line = code.substr(i, end - i);
+    i = end + 1;
+    if (in_block) {
+      const bool opens = line.starts_with("# if ") || line.starts_with("# ifdef ") || line.starts_with("# ifndef ");
+      if (opens) ++depth;
+      if (depth == 0 && line == "# else") {
+        keeping_else = true;
+        continue;
+      }
+      if (line == "# endif" && depth-- == 0) {
+        in_block = false;
+        continue;
+      }
+      if (!keeping_else) continue;
+    } else if (line == "# if SAMPLE_BITS == 16") {
+      in_block = true, keeping_else = false, depth = 0;
+      continue;
+    }
+    if (line.starts_with("#")) {
+      emit_code(true);
+      out += line;
+      out += '\n';
+    } else if (!line.empty()) {
+      if (!pending.empty()) pending += ' ';
+      pending += line;
+    }
+  }
+  emit_code(false);
+  return out;
+}
+
 std::uint64_t kernel_code_hash(std::string_view kernel_file) {
-  return fnv1a64(kernel_code(full_kernel_source(kernel_file)));
+  return fnv1a64(eight_bit_code(kernel_code(full_kernel_source(kernel_file))));
 }
 
 std::uint64_t fnv1a64(std::string_view bytes, std::uint64_t seed) {

@@ -29,7 +29,12 @@ std::string full_kernel_source(std::string_view kernel_file);
 // with a newline where a preprocessor line ends (and no space between a #define's name and its parameter list).
 std::string kernel_code(std::string_view text);
 
-// The hash of full_kernel_source's kernel_code: the tuning database's key for a kernel file.
+// kernel_code as an 8-bit build compiles it: each `#if SAMPLE_BITS == 16` block (a kernel's 16-bit form) removed,
+// its `#else` part kept without the directives. Such a block must not have an #elif of its own.
+std::string eight_bit_code(std::string_view code);
+
+// The hash of full_kernel_source's eight_bit_code: the tuning database's key for a kernel file. Only 8-bit calls
+// are tuned, so adding or editing a 16-bit form keeps the entries of the 8-bit code.
 std::uint64_t kernel_code_hash(std::string_view kernel_file);
 
 // 64-bit FNV-1a, used for cache keys.

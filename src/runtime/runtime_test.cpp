@@ -233,6 +233,35 @@ TEST(KernelCode, IgnoresCommentsAndLayout) {
             "kernel void k ( global int * p ) { p [ 0 ] = ADD ( N , 1 ) * 2 ; }");
 }
 
+// The tuning key covers the 8-bit code alone: a 16-bit form added in `#if SAMPLE_BITS == 16` blocks (with or without
+// an #else holding the 8-bit code, conditionals nested inside) keeps it; any change to the 8-bit code changes it.
+TEST(KernelCode, EightBitCodeIgnoresSixteenBitForms) {
+  const std::string before =
+      "#define W 4\n"
+      "typedef uchar pix_t;\n"
+      "kernel void k(global pix_t* p) { p[0] = W; }\n";
+  const std::string after =
+      "#define W 4\n"
+      "#if SAMPLE_BITS == 16\n"
+      "typedef ushort pix_t;\n"
+      "#if CHANNELS == 4\n#define X 1\n#else\n#define X 2\n#endif\n"
+      "#else\n"
+      "typedef uchar pix_t;\n"
+      "#endif\n"
+      "kernel void k(global pix_t* p) {\n"
+      "#if SAMPLE_BITS == 16\n  p[1] = 0;\n#endif\n"
+      "  p[0] = W; }\n";
+  EXPECT_NE(kernel_code(before), kernel_code(after));
+  EXPECT_EQ(eight_bit_code(kernel_code(before)), kernel_code(before));
+  EXPECT_EQ(eight_bit_code(kernel_code(after)), kernel_code(before));
+  // Other conditionals stay, and so does a change outside the blocks.
+  const std::string other = "#if CHANNELS == 4\nx;\n#else\ny;\n#endif\nz;";
+  EXPECT_EQ(eight_bit_code(kernel_code(other)), kernel_code(other));
+  std::string changed = after;
+  changed.replace(changed.find("p[0] = W"), 8, "p[0] = 5");
+  EXPECT_NE(eight_bit_code(kernel_code(changed)), kernel_code(before));
+}
+
 TEST(KernelCode, KeepsWhatTheCompilerSees) {
   const std::string base = "#define N 4\nkernel void k(global int* p) { p[0] = N; }";
   for (const std::string changed : {

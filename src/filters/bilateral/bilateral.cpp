@@ -40,7 +40,7 @@ std::string to_string(BilateralDistance distance) {
   return distance == BilateralDistance::l1 ? "l1" : "l2";
 }
 
-void bilateral_check_params(const BilateralParams& p) {
+void bilateral_check_params(const BilateralParams& p, SampleType type) {
   // Written as !(a >= b) so that NaN is refused too.
   if (!(p.sigma_spatial >= kMinBilateralSigma) || !std::isfinite(p.sigma_spatial))
     throw std::invalid_argument(
@@ -50,7 +50,7 @@ void bilateral_check_params(const BilateralParams& p) {
         fmt::format("sigma_range must be finite and at least {}, got {}", kMinBilateralSigma, p.sigma_range));
   if (p.radius < -1 || p.radius > kMaxBilateralRadius)
     throw std::invalid_argument(fmt::format("radius must be 0..{}, got {}", kMaxBilateralRadius, p.radius));
-  check_border(p.border);
+  check_border(p.border, type);
   // Enums cast from integers (the Python binding, fuzzers) can hold anything.
   if (p.window != BilateralWindow::square && p.window != BilateralWindow::disk)
     throw std::invalid_argument(fmt::format("window must be square or disk, got {}", static_cast<int>(p.window)));
@@ -60,12 +60,12 @@ void bilateral_check_params(const BilateralParams& p) {
 
 std::optional<std::string> bilateral_unsupported(const DeviceInfo& device, std::string_view variant,
                                                  const BilateralParams& params, int width, int height, int channels,
-                                                 const TuningConfig& config) {
+                                                 const TuningConfig& config, SampleType type) {
   const ImageTable<BilateralParams>& table = bilateral_table();
   const ImageTable<BilateralParams>::Entry* entry = table.find(variant);
   if (!entry) return fmt::format("unknown bilateral variant '{}'", variant);
   try {
-    bilateral_check_params(params);
+    bilateral_check_params(params, type);
   } catch (const std::invalid_argument& e) {
     return std::string(e.what());
   }
@@ -74,7 +74,7 @@ std::optional<std::string> bilateral_unsupported(const DeviceInfo& device, std::
   const int lx = tunable_value(config, entry->info, "local_x"), ly = tunable_value(config, entry->info, "local_y");
   if (lx > 0 && std::size_t(lx) * std::size_t(ly) > device.max_work_group_size)
     return fmt::format("work-group {}x{} exceeds the device's {} work-items", lx, ly, device.max_work_group_size);
-  return table.unsupported(variant, device, {params, width, height, channels}, config);
+  return table.unsupported(variant, device, {params, width, height, channels, type}, config);
 }
 
 namespace bilateral_detail {
@@ -162,8 +162,8 @@ const ImageFilterApi<BilateralParams> kBilateralApi{
     bilateral_radius};
 
 void bilateral_prepare(Context& ctx, const BilateralParams& params, std::string_view variant, int width, int height,
-                       int channels, const TuningConfig& config) {
-  prepare_image_call(ctx, kBilateralApi, {params, width, height, channels}, variant, config);
+                       int channels, const TuningConfig& config, SampleType type) {
+  prepare_image_call(ctx, kBilateralApi, {params, width, height, channels, type}, variant, config);
 }
 
 std::vector<cl::Event> bilateral(Context& ctx, const DeviceImage& in, DeviceImage& out, const BilateralParams& params,

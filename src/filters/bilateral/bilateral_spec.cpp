@@ -53,12 +53,13 @@ int unrolled_planes(const BilateralParams& params, int channels, const UnrolledS
 // (no exp in the loop, tile in local memory), the seed's table step, or pixels4, which needs neither
 // images nor local memory, where the tables do not fit.
 std::string bilateral_auto_variant(const DeviceInfo& device, const BilateralParams& params, int width, int height,
-                                   int channels) {
-  if ((device.type & CL_DEVICE_TYPE_CPU) && !bilateral_unsupported(device, "cpu_rows", params, width, height, channels))
-    return "cpu_rows";
-  if ((device.type & CL_DEVICE_TYPE_GPU) && !bilateral_unsupported(device, "unrolled", params, width, height, channels))
-    return "unrolled";
-  if (!bilateral_unsupported(device, "range_table", params, width, height, channels)) return "range_table";
+                                   int channels, SampleType type) {
+  auto supported = [&](const char* v) {
+    return !bilateral_unsupported(device, v, params, width, height, channels, {}, type);
+  };
+  if ((device.type & CL_DEVICE_TYPE_CPU) && supported("cpu_rows")) return "cpu_rows";
+  if ((device.type & CL_DEVICE_TYPE_GPU) && supported("unrolled")) return "unrolled";
+  if (supported("range_table")) return "range_table";
   return "pixels4";
 }
 
@@ -68,8 +69,8 @@ std::string bilateral_param_class(const BilateralParams& params, int channels) {
 }
 
 VariantChoice bilateral_choose(Context& ctx, const BilateralParams& params, std::string_view variant, int width,
-                               int height, int channels, const TuningConfig& config) {
-  return choose_image_variant(ctx, kBilateralApi, params, variant, width, height, channels, config);
+                               int height, int channels, const TuningConfig& config, SampleType type) {
+  return choose_image_variant(ctx, kBilateralApi, params, variant, width, height, channels, config, type);
 }
 
 // ---- FilterSpec -----------------------------------------------------------------------------------

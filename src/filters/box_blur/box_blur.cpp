@@ -13,16 +13,16 @@
 
 namespace clf {
 
-void box_blur_check_params(const BoxBlurParams& p) {
+void box_blur_check_params(const BoxBlurParams& p, SampleType type) {
   if (p.diameter < 1 || p.diameter > kMaxBoxDiameter)
     throw std::invalid_argument(fmt::format("diameter must be 1..{}, got {}", kMaxBoxDiameter, p.diameter));
-  check_border(p.border);
+  check_border(p.border, type);
 }
 
 std::optional<std::string> box_blur_unsupported(const DeviceInfo& device, std::string_view variant,
                                                 const BoxBlurParams& params, int width, int height, int channels,
-                                                const TuningConfig& config) {
-  return box_blur_table().unsupported(variant, device, {params, width, height, channels}, config);
+                                                const TuningConfig& config, SampleType type) {
+  return box_blur_table().unsupported(variant, device, {params, width, height, channels, type}, config);
 }
 
 const ImageFilterApi<BoxBlurParams> kBoxBlurApi{"box_blur",
@@ -45,8 +45,8 @@ std::string box_blur_build_key(Context& ctx, const BoxBlurParams& params, std::s
 }
 
 void box_blur_prepare(Context& ctx, const BoxBlurParams& params, std::string_view variant, int width, int height,
-                      int channels, const TuningConfig& config) {
-  prepare_image_call(ctx, kBoxBlurApi, {params, width, height, channels}, variant, config);
+                      int channels, const TuningConfig& config, SampleType type) {
+  prepare_image_call(ctx, kBoxBlurApi, {params, width, height, channels, type}, variant, config);
 }
 
 std::vector<cl::Event> box_blur(Context& ctx, const DeviceImage& in, DeviceImage& out, const BoxBlurParams& params,

@@ -119,8 +119,10 @@ BlocksShape box_packed_shape(const VariantInfo& v, const TuningConfig& config, i
 // fused_packed (d <= 15), then fused_prefix up to d = 64; grey and wider windows block4x4 for d <= 3, else
 // separable_sliding.
 std::string box_blur_auto_variant(const DeviceInfo& device, const BoxBlurParams& params, int width, int height,
-                                  int channels) {
-  auto supported = [&](const char* v) { return !box_blur_unsupported(device, v, params, width, height, channels); };
+                                  int channels, SampleType type) {
+  auto supported = [&](const char* v) {
+    return !box_blur_unsupported(device, v, params, width, height, channels, {}, type);
+  };
   if (device.type & CL_DEVICE_TYPE_GPU) {
     for (const char* v : {"fused_packed", "fused_wide", params.diameter >= 11 ? "fused_prefix" : "fused_blocks",
                           "fused_blocks", "fused_sliding"})
@@ -150,8 +152,8 @@ std::string box_blur_param_class(const BoxBlurParams& params, int channels) {
 }
 
 VariantChoice box_blur_choose(Context& ctx, const BoxBlurParams& params, std::string_view variant, int width,
-                              int height, int channels, const TuningConfig& config) {
-  return choose_image_variant(ctx, kBoxBlurApi, params, variant, width, height, channels, config);
+                              int height, int channels, const TuningConfig& config, SampleType type) {
+  return choose_image_variant(ctx, kBoxBlurApi, params, variant, width, height, channels, config, type);
 }
 
 // ---- FilterSpec -----------------------------------------------------------------------------------

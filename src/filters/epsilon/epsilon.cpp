@@ -46,29 +46,29 @@ const ImageFilterApi<EpsilonParams> kEpsilonApi{.name = "epsilon",
                                                 .reach = [](const EpsilonParams& p) { return p.radius; },
                                                 .check_host_size = check_size};
 
-void epsilon_check_params(const EpsilonParams& p) {
+void epsilon_check_params(const EpsilonParams& p, SampleType type) {
   if (p.radius < kMinEpsilonRadius || p.radius > kMaxEpsilonRadius)
     throw std::invalid_argument(
         fmt::format("epsilon radius must be {}..{}, got {}", kMinEpsilonRadius, kMaxEpsilonRadius, p.radius));
-  if (p.threshold < 0 || p.threshold > 255)
-    throw std::invalid_argument(fmt::format("epsilon threshold must be 0..255, got {}", p.threshold));
-  check_border(p.border);
+  if (const int max = max_sample_value(type); p.threshold < 0 || p.threshold > max)
+    throw std::invalid_argument(fmt::format("epsilon threshold must be 0..{}, got {}", max, p.threshold));
+  check_border(p.border, type);
 }
 
 std::optional<std::string> epsilon_unsupported(const DeviceInfo& device, std::string_view variant,
                                                const EpsilonParams& params, int width, int height, int channels,
-                                               const TuningConfig& config) {
+                                               const TuningConfig& config, SampleType type) {
   const ImageTable<EpsilonParams>& table = epsilon_table();
   // The entry's needs, each reported in the filter's own words; then the table's checks.
   if (const ImageTable<EpsilonParams>::Entry* e = table.find(variant))
     for (DeviceFeature f : e->needs)
       if (missing_feature(device, {f})) return missing_feature_reason(e->info.name, f);
-  return table.unsupported(variant, device, {params, width, height, channels}, config);
+  return table.unsupported(variant, device, {params, width, height, channels, type}, config);
 }
 
 void epsilon_prepare(Context& ctx, const EpsilonParams& params, std::string_view variant, int width, int height,
-                     int channels, const TuningConfig& config) {
-  prepare_image_call(ctx, kEpsilonApi, {params, width, height, channels}, variant, config);
+                     int channels, const TuningConfig& config, SampleType type) {
+  prepare_image_call(ctx, kEpsilonApi, {params, width, height, channels, type}, variant, config);
 }
 
 std::vector<cl::Event> epsilon(Context& ctx, const DeviceImage& in, DeviceImage& out, const EpsilonParams& params,

@@ -34,11 +34,13 @@ TileShape epsilon_local_shape(const VariantInfo& v, const TuningConfig& config) 
 // variant on an H200 at 8192x8192 (9x9, T = 20: 0.57 ms against 2.17) where it fits the device's local memory. Other
 // devices: vec4_branchless, the fastest step of seed 000's Table 2 on Adreno 630 (5a), which needs no device feature.
 std::string epsilon_auto_variant(const DeviceInfo& device, const EpsilonParams& params, int width, int height,
-                                 int channels) {
-  if ((device.type & CL_DEVICE_TYPE_CPU) && !epsilon_unsupported(device, "cpu_rows", params, width, height, channels))
-    return "cpu_rows";
+                                 int channels, SampleType type) {
+  auto supported = [&](const char* v) {
+    return !epsilon_unsupported(device, v, params, width, height, channels, {}, type);
+  };
+  if ((device.type & CL_DEVICE_TYPE_CPU) && supported("cpu_rows")) return "cpu_rows";
   const bool gpu = device.type & CL_DEVICE_TYPE_GPU;
-  if (gpu && !epsilon_unsupported(device, "regblock", params, width, height, channels)) return "regblock";
+  if (gpu && supported("regblock")) return "regblock";
   return "vec4_branchless";
 }
 
@@ -47,8 +49,8 @@ std::string epsilon_param_class(const EpsilonParams& params, int channels) {
 }
 
 VariantChoice epsilon_choose(Context& ctx, const EpsilonParams& params, std::string_view variant, int width, int height,
-                             int channels, const TuningConfig& config) {
-  return choose_image_variant(ctx, kEpsilonApi, params, variant, width, height, channels, config);
+                             int channels, const TuningConfig& config, SampleType type) {
+  return choose_image_variant(ctx, kEpsilonApi, params, variant, width, height, channels, config, type);
 }
 
 // ---- FilterSpec -----------------------------------------------------------------------------------
