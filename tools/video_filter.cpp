@@ -235,7 +235,7 @@ void refuse_video_options(const VideoCommandOptions& video) {
 int run_video_filter(const ImageCommandOptions& image, const VideoCommandOptions& video,
                      const VideoFilterSteps& steps) {
   try {
-    steps.check_params();
+    steps.check_params(SampleType::u16);
   } catch (const std::invalid_argument& e) {
     throw UsageError(e.what());
   }
@@ -264,7 +264,14 @@ int run_video_filter(const ImageCommandOptions& image, const VideoCommandOptions
   if (steps.grey_output && info.bits != 8)
     throw UsageError(fmt::format("{}: {} takes 8-bit video; this stream is {}-bit ({}{})", reader.name(), steps.command,
                                  info.bits, info.format == video::VideoFormat::y4m ? "C" : "", info.colorspace));
-  if (steps.set_depth) steps.set_depth(info.bits);
+  // The parameters in the stream's units, checked for its samples.
+  const SampleType type = info.bits > 8 ? SampleType::u16 : SampleType::u8;
+  try {
+    if (steps.set_depth) steps.set_depth(info.bits);
+    steps.check_params(type);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
   const video::VideoPlan plan = steps.grey_output ? video::grey_output_plan(info)
                                                   : video::same_layout_plan(info, chosen_planes(reader, video, steps));
   video::check_pipeline_host_memory(info, plan, reader.name());  // before the device's driver takes its share
@@ -278,9 +285,9 @@ int run_video_filter(const ImageCommandOptions& image, const VideoCommandOptions
     const video::PlaneInfo& plane = info.planes[std::size_t(p.source)];
     const auto size = std::pair{plane.width, plane.height};
     if (choices.count(size)) continue;
-    auto [choice, why] = steps.choose(ctx, plane.width, plane.height);
+    auto [choice, why] = steps.choose(ctx, plane.width, plane.height, type);
     if (why) throw UsageError(*why);
-    steps.prepare(ctx, plane.width, plane.height);
+    steps.prepare(ctx, plane.width, plane.height, type);
     if (!luma_choice) luma_choice = choice;
     choices.emplace(size, std::move(choice));
   }

@@ -49,29 +49,34 @@ void add_sample_units_option(CLI::App* cmd, bool& sample_units, const std::strin
 struct VideoFilterSteps {
   std::string command;                       // "box-blur", for messages
   const std::vector<VariantInfo>* variants;  // the names --variant accepts
-  std::function<void()> check_params;        // throws std::invalid_argument (a usage error) or UsageError
+  // The parameters' check for planes of a sample type: throws std::invalid_argument (a usage error) or UsageError.
+  // Called before the stream is opened with u16 (its depth is not known yet, so that any sample value passes), then
+  // with the planes' own type once set_depth has run.
+  std::function<void(SampleType)> check_params;
   // Once the stream's header is read, its depth (8..16 bits): scales the parameters given in 8-bit units. May be
   // empty.
   std::function<void(int bits)> set_depth = nullptr;
   std::string default_planes;  // "y" or "all"
   bool grey_output = false;    // a grey stream of the filtered Y plane (sobel); --planes y only
-  // The variant a call on a 1-channel plane of width x height runs, and why it cannot run, if it cannot.
-  std::function<std::pair<VariantChoice, std::optional<std::string>>(Context&, int width, int height)> choose;
-  std::function<void(Context&, int width, int height)> prepare;  // builds the programs the calls will run
+  // The variant a call on a 1-channel plane of width x height and the stream's sample type runs (u8, or u16 above
+  // 8 bits), and why it cannot run, if it cannot.
+  std::function<std::pair<VariantChoice, std::optional<std::string>>(Context&, int width, int height, SampleType)>
+      choose;
+  std::function<void(Context&, int width, int height, SampleType)> prepare;  // builds the programs the calls will run
   std::function<std::vector<cl::Event>(Context&, const DeviceImage& input, DeviceImage& output)> filter;
   std::function<std::string()> describe;  // the parameters, "box-blur d=9 border=replicate"
 };
 
 // The `choose` step of a filter whose calls take a channel count: its X_choose and X_unsupported on one channel.
 template <class Params>
-std::function<std::pair<VariantChoice, std::optional<std::string>>(Context&, int, int)> plane_choose_step(
+std::function<std::pair<VariantChoice, std::optional<std::string>>(Context&, int, int, SampleType)> plane_choose_step(
     const Params& params, const std::string& variant,
     VariantChoice (*choose)(Context&, const Params&, std::string_view, int, int, int, const TuningConfig&, SampleType),
     std::optional<std::string> (*unsupported)(const DeviceInfo&, std::string_view, const Params&, int, int, int,
                                               const TuningConfig&, SampleType)) {
-  return [&params, &variant, choose, unsupported](Context& ctx, int width, int height) {
-    VariantChoice choice = choose(ctx, params, variant, width, height, 1, {}, SampleType::u8);
-    auto why = unsupported(ctx.info(), choice.variant, params, width, height, 1, choice.config, SampleType::u8);
+  return [&params, &variant, choose, unsupported](Context& ctx, int width, int height, SampleType type) {
+    VariantChoice choice = choose(ctx, params, variant, width, height, 1, {}, type);
+    auto why = unsupported(ctx.info(), choice.variant, params, width, height, 1, choice.config, type);
     return std::pair{std::move(choice), std::move(why)};
   };
 }
@@ -97,7 +102,7 @@ struct ChannelFilterCalls {
 // VideoFilterSteps::set_depth. Returns the exit code.
 template <class Params>
 int run_channel_filter(const ImageCommandOptions& options, const VideoCommandOptions& video, const Params& params,
-                       const ChannelFilterCalls<Params>& calls, const std::function<void()>& check_params,
+                       const ChannelFilterCalls<Params>& calls, const std::function<void(SampleType)>& check_params,
                        const std::function<std::string()>& describe,
                        const std::function<void()>& check_image_options = {},
                        const std::function<void(int bits)>& set_depth = {}) {
@@ -112,8 +117,8 @@ int run_channel_filter(const ImageCommandOptions& options, const VideoCommandOpt
          .set_depth = set_depth,
          .default_planes = calls.default_planes,
          .choose = plane_choose_step(params, variant, filter.choose, filter.unsupported),
-         .prepare = [&](Context& ctx, int w,
-                        int h) { filter.prepare(ctx, params, variant, w, h, 1, {}, SampleType::u8); },
+         .prepare = [&](Context& ctx, int w, int h,
+                        SampleType type) { filter.prepare(ctx, params, variant, w, h, 1, {}, type); },
          .filter = [&](Context& ctx, const DeviceImage& in,
                        DeviceImage& out) { return filter.on_device(ctx, in, out, params, variant, {}, {}); },
          .describe = describe});
@@ -122,7 +127,7 @@ int run_channel_filter(const ImageCommandOptions& options, const VideoCommandOpt
   return run_image_filter(options,
                           {.command = filter.name,
                            .variants = &filter.variants(),
-                           .check_params = check_params,
+                           .check_params = [&] { check_params(SampleType::u8); },
                            .choose = choose_step(params, variant, calls.alpha, filter.choose, filter.unsupported),
                            .run = [&](Context& ctx, const Image& input,
                                       Timing* timing) { return filter.on_host(ctx, input, params, variant, timing); },
@@ -169,8 +174,8 @@ class ChannelFilterCommand : public FilterCommand {
   int run() override {
     params_.border = parse_border_option(options_.border);
     return run_channel_filter(
-        options_, video_, params_, calls_, [this] { check_params(); }, [this] { return describe(); },
-        [this] { check_image_options(); },
+        options_, video_, params_, calls_, [this](SampleType type) { check_params(type); },
+        [this] { return describe(); }, [this] { check_image_options(); },
         [this](int bits) {
           if (!sample_units_ && bits != 8) scale_sample_values(depth_scale(bits));
         });
@@ -180,9 +185,9 @@ class ChannelFilterCommand : public FilterCommand {
   ChannelFilterCommand(std::string help, ChannelFilterCalls<Params> calls)
       : FilterCommand(calls.filter.name, std::move(help), calls.filter.variants(), calls.default_planes),
         calls_(std::move(calls)) {}
-  virtual void check_params() = 0;             // the parameters' check (ImageFilterSteps::check_params)
-  virtual std::string describe() const = 0;    // the start of the result line, "box-blur d=9 border=replicate"
-  virtual void check_image_options() const {}  // usage errors of an image input only
+  virtual void check_params(SampleType type) = 0;  // the parameters' check for samples of `type`
+  virtual std::string describe() const = 0;        // the start of the result line, "box-blur d=9 border=replicate"
+  virtual void check_image_options() const {}      // usage errors of an image input only
   // Multiplies the parameters given in 8-bit units by `scale` (depth_scale) for deeper samples.
   virtual void scale_sample_values(double /*scale*/) {}
 

@@ -192,8 +192,8 @@ class VideoWriter {
 };
 
 // Filters one plane of one frame on the device: `input` and `output` are 1-channel images of the plane's size
-// (the chroma planes of 4:2:0 and 4:2:2 are smaller than Y). Enqueues on ctx.queue() and returns the kernels'
-// events without waiting.
+// (the chroma planes of 4:2:0 and 4:2:2 are smaller than Y), u8, or u16 in streams of more than 8 bits. Enqueues on
+// ctx.queue() and returns the kernels' events without waiting.
 using PlaneFilter = std::function<std::vector<cl::Event>(const DeviceImage& input, DeviceImage& output)>;
 
 // How one plane of an output frame is made from the input frame: plane `source` of the input, filtered or copied

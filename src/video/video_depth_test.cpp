@@ -246,6 +246,59 @@ TEST_F(DepthIo, TruncatedTenBitFramesAreNamed) {
   EXPECT_NE(message.find(fmt::format("frame 2 is truncated: 7 of {} bytes", bytes)), std::string::npos) << message;
 }
 
+// The pipeline hands the filter u16 images of each filtered plane; the others are copied bit for bit. The filter is
+// one of the test's own (1023 - p on uint16), so that its output cannot be confused with its input.
+TEST_F(DepthIo, PipelineFiltersSixteenBitPlanes) {
+  SCOPED_TRACE(fmt::format("seed={}", seed_));
+  std::mt19937_64 rng(seed_);
+  Context& ctx = testing::test_context();
+  cl::Program& program =
+      ctx.program_from_source("invert10",
+                              "kernel void invert10(global const ushort* in, global ushort* out) {\n"
+                              "  out[get_global_id(0)] = (ushort)(1023 - in[get_global_id(0)]);\n}\n",
+                              "");
+  cl_int err = CL_SUCCESS;
+  cl::Kernel invert(program, "invert10", &err);
+  check_cl(err, "clCreateKernel");
+  int calls = 0;
+  const PlaneFilter filter = [&](const DeviceImage& in, DeviceImage& out) {
+    EXPECT_EQ(in.type, SampleType::u16);
+    EXPECT_EQ(out.type, SampleType::u16);
+    ++calls;
+    check_cl(invert.setArg(0, in.buffer), "clSetKernelArg");
+    check_cl(invert.setArg(1, out.buffer), "clSetKernelArg");
+    cl::Event e;
+    check_cl(ctx.queue().enqueueNDRangeKernel(invert, cl::NullRange, cl::NDRange(std::size_t(in.width) * in.height),
+                                              cl::NullRange, nullptr, &e),
+             "clEnqueueNDRangeKernel");
+    return std::vector<cl::Event>{e};
+  };
+  const std::string header = "YUV4MPEG2 W13 H7 F25:1 C422p10";
+  const StreamInfo info = parse_y4m_header(header, "in");
+  std::string input = header + "\n", expected = header + "\n";
+  const int frames = 4;
+  for (int i = 0; i < frames; ++i) {
+    const std::string frame = random_samples(info.frame_bytes / 2, 10, rng);
+    std::string out = frame;
+    const PlaneInfo& v = info.planes[2];  // V filtered, Y and U copied
+    for (std::size_t k = v.offset / 2; k < (v.offset + v.bytes()) / 2; ++k) {
+      const unsigned inverted = 1023 - sample_at(frame, k);
+      out[2 * k] = char(inverted & 0xFF), out[2 * k + 1] = char(inverted >> 8);
+    }
+    input += "FRAME\n" + frame;
+    expected += "FRAME\n" + out;
+  }
+  write_file(path("in.y4m"), input);
+  VideoReader reader = VideoReader::open_y4m(path("in.y4m"));
+  VideoWriter writer(path("out.y4m"), reader.info());
+  const PipelineStats stats =
+      filter_video(ctx, reader, writer, filter, same_layout_plan(reader.info(), {2}), {.frames_in_flight = 2});
+  writer.commit();
+  EXPECT_EQ(stats.frames, frames);
+  EXPECT_EQ(calls, frames);
+  EXPECT_TRUE(read_file(path("out.y4m")) == expected) << "V inverted, Y and U copied";
+}
+
 // ffmpeg's own 10-bit streams: read and written back byte for byte, and what is written decodes.
 TEST_F(DepthIo, FfmpegStreamsRoundTripByteForByte) {
   if (std::system("command -v ffmpeg >/dev/null 2>&1") != 0) GTEST_SKIP() << "ffmpeg is not installed";

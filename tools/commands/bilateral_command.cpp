@@ -43,10 +43,10 @@ class BilateralCommand : public ChannelFilterCommand<BilateralParams> {
         ->capture_default_str();
   }
 
-  void check_params() override {
+  void check_params(SampleType type) override {
     params_.window = parse_bilateral_window(window_);
     params_.distance = parse_bilateral_distance(distance_);
-    bilateral_check_params(params_);
+    bilateral_check_params(params_, type);
     // BilateralParams' radius -1 stands for the default; here the default is --radius left out.
     if (radius_->count() > 0 && params_.radius < 0)
       throw UsageError(fmt::format("radius must be 0..{}, got {}", kMaxBilateralRadius, params_.radius));

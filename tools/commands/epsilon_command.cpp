@@ -27,7 +27,8 @@ class EpsilonCommand : public ChannelFilterCommand<EpsilonParams> {
   int run() override {
     params_.border = parse_border_option(options_.border);
     try {
-      epsilon_check_params(params_);
+      // Video's depth is known once its header is read: until then, any sample value passes.
+      epsilon_check_params(params_, is_video_input(options_, video_) ? SampleType::u16 : SampleType::u8);
     } catch (const std::invalid_argument& e) {
       throw UsageError(e.what());
     }
@@ -48,10 +49,16 @@ class EpsilonCommand : public ChannelFilterCommand<EpsilonParams> {
     add_sample_units_option(cmd, sample_units_, "--threshold");
   }
 
-  // Rounded to the nearest integer: -t 20 is 80 on 10-bit video.
-  void scale_sample_values(double scale) override { params_.threshold = int(std::lround(params_.threshold * scale)); }
+  // Rounded to the nearest integer: -t 20 is 80 on 10-bit video. In 8-bit units it is 0..255 at any depth.
+  void scale_sample_values(double scale) override {
+    if (params_.threshold > 255)
+      throw UsageError(fmt::format(
+          "epsilon threshold must be 0..255 in 8-bit units, got {} (--sample-units takes it in the stream's units)",
+          params_.threshold));
+    params_.threshold = int(std::lround(params_.threshold * scale));
+  }
 
-  void check_params() override { epsilon_check_params(params_); }
+  void check_params(SampleType type) override { epsilon_check_params(params_, type); }
 
   // "epsilon r=4 T=20 border=replicate", the start of the result line.
   std::string describe() const override {
