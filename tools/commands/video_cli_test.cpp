@@ -256,7 +256,7 @@ Stream deep_stream(const std::string& header, const std::string& cs, int w, int 
                    std::uint64_t seed) {
   Stream s{header, {}};
   for (int f = 0; f < count; ++f) {
-    Frame frame{f % 2 ? " XF=1" : "", {}};
+    Frame frame{header.empty() || f % 2 == 0 ? "" : " XF=1", {}};  // raw frames have no parameters
     int k = 0;
     for (const testing::VideoPlane& p : video_planes(cs, w, h)) {
       Image plane = testing::random_image(p.width, p.height, 1, SampleType::u16, seed + 31 * f + k++);
