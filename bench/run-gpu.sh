@@ -4,12 +4,14 @@
 # OpenCL driver if needed, builds, runs the tests on the GPU and on PoCL, tunes the GPU, benchmarks it and PoCL,
 # and compares the GPU with its peers (bench/peers.py).
 #   Usage: bench/run-gpu.sh OUT_DIR [STEPS]
-#   STEPS: comma-separated, any of build,test,tune,bench-auto,peers,bench-pocl,peers-pocl
+#   STEPS: comma-separated, any of build,test,tune,bench-auto,bench-16bit,peers,video,bench-pocl,peers-pocl
 #          (default: build,test,bench-auto,peers,bench-pocl; on a machine without a GPU: build,bench-pocl,peers-pocl)
 # Files written to bench/results/ (and copied to OUT_DIR/results/, for a machine whose tree is a copy):
 #   bench-auto  <gpu>.json, <gpu>.md            every filter's tuned auto at 8k and 1080p, epsilon at 3264x2448,
 #                                                 Jacobi tiled2d; <gpu> is the GPU's name, e.g. nvidia-h200
+#   bench-16bit <gpu>-16bit.md                    box blur, epsilon and bilateral on 16-bit samples, auto, 8k and 1080p
 #   peers       <gpu>-peers.json, <gpu>-peers.md  clfilters against OpenCV's OpenCL path, CuPy and PyTorch
+#   video       <gpu>-video.json, .md             4K 8- and 10-bit Y4M through every filter against cat | cat
 #   bench-pocl  pocl-<N>core.json, .md           every variant on PoCL on this machine's N CPU cores, 1080p, untuned
 #   peers-pocl  pocl-<N>core-peers.json, .md     clfilters on PoCL, untuned, against OpenCV's CPU path, 1080p and 4K
 #   tune        shipped_tuning.json               the shipped tuning database, this GPU's entries updated
@@ -133,6 +135,35 @@ commands and rewrites this file. JSON: \`$gpu.json\` (the first section). Peers:
 $legend"
   keep "$results/$gpu.json" "$md"
   echo "bench-auto ($gpu): $(elapsed $start)" >> "$summary"
+fi
+
+if gpu_step bench-16bit; then
+  start=$(date +%s)
+  envs="CLFILTERS_DEVICE=nvidia" md="$results/$gpu-16bit.md" body=$(mktemp)
+  # The 8-bit bench cases at 16 bits, sample-unit parameters scaled by 256 (epsilon T = 20, sigma_range = 30).
+  for case in "box-blur bits=16,diameter=9,channels=4" "box-blur bits=16,diameter=9,channels=1" \
+              "epsilon bits=16,radius=4,threshold=5120,channels=1" \
+              "bilateral bits=16,sigma_spatial=3,sigma_range=7680,radius=4,channels=4" \
+              "bilateral bits=16,sigma_spatial=3,sigma_range=7680,radius=4,channels=1"; do
+    set -- $case
+    bench_section "$1 $2" "$out/$gpu-16bit-$1-$2.json" "$1" --sizes 8192x8192,1920x1080 --params "$2" \
+      --variants auto --warmup 10 --runs 50 --total-runs 2 --cpu-runs 0
+  done
+  bench_file "$(head -1 "$out/gpu.txt" | cut -d, -f1), 16-bit samples" "Every bench case of the filters that take
+16-bit samples, on u16 inputs (\`bits=16\`), untuned (16-bit calls are not tuned: \`auto\` is each filter's 16-bit
+rule). \`bench/run-gpu.sh OUT build,bench-16bit\` runs the command and rewrites this file.
+
+$legend"
+  keep "$md"
+  echo "bench-16bit ($gpu): $(elapsed $start)" >> "$summary"
+fi
+
+if gpu_step video; then
+  start=$(date +%s)
+  python3 bench/video_throughput.py --cli "$cli" --device nvidia --out "$results/$gpu-video" > "$out/video.log" 2>&1
+  keep "$results/$gpu-video.json" "$results/$gpu-video.md"
+  echo "video: $(elapsed $start)" >> "$summary"
+  tail -20 "$out/video.log" >> "$summary"
 fi
 
 if gpu_step peers; then

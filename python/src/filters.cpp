@@ -38,10 +38,11 @@ void check_variant_name(const std::string& variant, const std::vector<VariantInf
 }
 
 // The checks of the library's host call (box_blur(ctx, Image, ...) and its kin), with their messages: the sample
-// type (TypeError), the channels and the size (ValueError).
-void check_u8_input(const HostArray& a, const char* what, bool size_in_message) {
-  if (a.type != SampleType::u8)
-    throw nb::type_error(fmt::format("{} needs 8-bit samples, got {}", what, a.dtype_name).c_str());
+// type (TypeError; uint16 too with `u16`), the channels and the size (ValueError).
+void check_u8_input(const HostArray& a, const char* what, bool size_in_message, bool u16 = false) {
+  if (a.type != SampleType::u8 && !(u16 && a.type == SampleType::u16))
+    throw nb::type_error(
+        fmt::format("{} needs {} samples, got {}", what, u16 ? "8- or 16-bit" : "8-bit", a.dtype_name).c_str());
   if (a.channels < 1 || a.channels > 4)
     throw nb::value_error(fmt::format("{} takes 1 to 4 channels, got {}", what, a.channels).c_str());
   if (a.width < 1 || a.height < 1)
@@ -80,30 +81,40 @@ nb::object device_output(nb::handle out, const PyDeviceImage& like, int channels
   return nb::borrow(out);
 }
 
-// Runs a device call from a u8 host image with 1 or 4 channels (at `data`) into a new array of its shape.
+// Runs a device call from a host image of u8 or u16 samples with 1 or 4 channels (at `data`) into a new array of its
+// shape.
 nb::object filter_in_place(Context& ctx, const void* data, int width, int height, int channels, bool channel_axis,
-                           const DeviceCall& call) {
-  NewArray out = new_array(height, width, channels, channel_axis, SampleType::u8);
+                           SampleType type, const DeviceCall& call) {
+  NewArray out = new_array(height, width, channels, channel_axis, type);
   {
     nb::gil_scoped_release release;
-    const std::size_t bytes = std::size_t(width) * height * channels;
-    DeviceImage in{buffer_over_host(ctx, const_cast<void*>(data), bytes, true), width, height, channels};
-    DeviceImage result{buffer_over_host(ctx, out.data, bytes, false), width, height, channels};
+    const std::size_t bytes = Image::byte_size_for(width, height, channels, type);
+    DeviceImage in{.buffer = buffer_over_host(ctx, const_cast<void*>(data), bytes, true),
+                   .width = width,
+                   .height = height,
+                   .channels = channels,
+                   .type = type};
+    DeviceImage result{.buffer = buffer_over_host(ctx, out.data, bytes, false),
+                       .width = width,
+                       .height = height,
+                       .channels = channels,
+                       .type = type};
     call(ctx, in, result);
     read_to_host(ctx, result.buffer, out.data, bytes);
   }
   return std::move(out.array);
 }
 
-// What box blur, epsilon and bilateral share: 8-bit images of their input's shape.
-struct U8Filter {
+// What box blur, epsilon and bilateral share: images of their input's shape and sample type (arrays of uint8 or
+// uint16; DeviceImages of uint8).
+struct SampleFilter {
   const char* what;  // as the library's messages name it
   bool size_in_message;
   const DeviceCall& device;
   const std::function<Image(Context&, const Image&)>& host;  // the library's host call, for 2 and 3 channels
 };
 
-nb::object run_u8_filter(nb::handle img, nb::handle ctx_obj, nb::handle out, const U8Filter& f) {
+nb::object run_sample_filter(nb::handle img, nb::handle ctx_obj, nb::handle out, const SampleFilter& f) {
   if (nb::isinstance<PyDeviceImage>(img)) {
     const PyDeviceImage& in = device_input(img, ctx_obj, f.what, DeviceDtype::u8);
     nb::object result = device_output(out, in, in.channels, in.channel_axis, DeviceDtype::u8, f.what);
@@ -117,12 +128,12 @@ nb::object run_u8_filter(nb::handle img, nb::handle ctx_obj, nb::handle out, con
   }
   if (!out.is_none()) throw nb::type_error("out= is for DeviceImage inputs; host calls return a new array");
   const HostArray a = host_array(img, f.what);
-  check_u8_input(a, f.what, f.size_in_message);
+  check_u8_input(a, f.what, f.size_in_message, true);
   nb::object owner;
   Context& ctx = call_context(ctx_obj, owner);
   if (a.channels == 1 || a.channels == 4)
-    return filter_in_place(ctx, a.data, a.width, a.height, a.channels, a.channel_axis, f.device);
-  if (a.channels == 3) {
+    return filter_in_place(ctx, a.data, a.width, a.height, a.channels, a.channel_axis, *a.type, f.device);
+  if (a.channels == 3 && a.type == SampleType::u8) {
     // RGB becomes RGBA and back on the device, with no pass of the host over the pixels.
     NewArray rgb = new_array(a.height, a.width, 3, true, SampleType::u8);
     {
@@ -145,7 +156,7 @@ nb::object run_u8_filter(nb::handle img, nb::handle ctx_obj, nb::handle out, con
 nb::object box_blur_py(nb::handle img, int diameter, const std::string& border, const std::string& variant,
                        nb::handle ctx, nb::handle out) {
   const BoxBlurParams params{.diameter = diameter, .border = parse_border(border)};
-  box_blur_check_params(params);
+  box_blur_check_params(params, SampleType::u16);  // the widest ranges; the call checks its own type
   check_variant_name(variant, box_blur_variants());
   const DeviceCall device = [&](Context& c, const DeviceImage& in, DeviceImage& o) {
     return box_blur(c, in, o, params, variant);
@@ -153,13 +164,13 @@ nb::object box_blur_py(nb::handle img, int diameter, const std::string& border, 
   const std::function<Image(Context&, const Image&)> host = [&](Context& c, const Image& in) {
     return box_blur(c, in, params, variant);
   };
-  return run_u8_filter(img, ctx, out, {"box blur", false, device, host});
+  return run_sample_filter(img, ctx, out, {"box blur", false, device, host});
 }
 
 nb::object epsilon_py(nb::handle img, int radius, int threshold, const std::string& border, const std::string& variant,
                       nb::handle ctx, nb::handle out) {
   const EpsilonParams params{.radius = radius, .threshold = threshold, .border = parse_border(border)};
-  epsilon_check_params(params);
+  epsilon_check_params(params, SampleType::u16);  // the widest ranges; the call checks its own type
   check_variant_name(variant, epsilon_variants());
   const DeviceCall device = [&](Context& c, const DeviceImage& in, DeviceImage& o) {
     return epsilon(c, in, o, params, variant);
@@ -167,7 +178,7 @@ nb::object epsilon_py(nb::handle img, int radius, int threshold, const std::stri
   const std::function<Image(Context&, const Image&)> host = [&](Context& c, const Image& in) {
     return epsilon(c, in, params, variant);
   };
-  return run_u8_filter(img, ctx, out, {"epsilon", true, device, host});
+  return run_sample_filter(img, ctx, out, {"epsilon", true, device, host});
 }
 
 nb::object bilateral_py(nb::handle img, double sigma_spatial, double sigma_range, std::optional<int> radius,
@@ -179,7 +190,7 @@ nb::object bilateral_py(nb::handle img, double sigma_spatial, double sigma_range
                                .border = parse_border(border),
                                .window = parse_bilateral_window(window),
                                .distance = parse_bilateral_distance(distance)};
-  bilateral_check_params(params);
+  bilateral_check_params(params, SampleType::u16);  // the widest ranges; the call checks its own type
   // BilateralParams' radius -1 stands for the default; here the default is radius=None (the command line's check).
   if (radius && *radius < 0)
     throw std::invalid_argument(fmt::format("radius must be 0..{}, got {}", kMaxBilateralRadius, *radius));
@@ -190,7 +201,7 @@ nb::object bilateral_py(nb::handle img, double sigma_spatial, double sigma_range
   const std::function<Image(Context&, const Image&)> host = [&](Context& c, const Image& in) {
     return bilateral(c, in, params, variant);
   };
-  return run_u8_filter(img, ctx, out, {"bilateral", false, device, host});
+  return run_sample_filter(img, ctx, out, {"bilateral", false, device, host});
 }
 
 // ---- conversions on the device, for chains that start from colour or 8-bit images --------------------------
@@ -464,8 +475,10 @@ constexpr const char* kImageTypes = "numpy.ndarray | DeviceImage";
 void bind_filters(nb::module_& m) {
   m.def("_time_cpp_box_blur", &time_cpp_box_blur, "img"_a, "diameter"_a, "runs"_a, "ctx"_a = nb::none());
   const std::string img_doc =
-      "`img` is a NumPy array (uint8, H x W or H x W x C, C in 1 to 4; C-contiguous ones are read in place, "
-      "other layouts packed first) or a DeviceImage. An array gives a new array of its shape; a DeviceImage a "
+      "`img` is a NumPy array (uint8 or uint16, H x W or H x W x C, C in 1 to 4; C-contiguous ones are read in "
+      "place, other layouts packed first; parameters in sample units: a uint16 array's threshold, sigma_range and "
+      "border constant are on its 0..65535 scale) or a DeviceImage (uint8). An array gives a new array of its shape; a "
+      "DeviceImage a "
       "DeviceImage on its "
       "context (or `out`, a DeviceImage of the same shape), enqueued without waiting. `ctx` is the Context to "
       "run on (default: clfilters.default_context()). `variant` picks a variant as --variant does.";
