@@ -120,7 +120,8 @@ void set_rate(StreamInfo& info, std::string_view value) {
   info.rate_den = int(d);
 }
 
-// The raw layouts: their names, depth and chroma (subsampled by 2 in both directions or full size, or none).
+// The raw layouts: their names, depth and chroma (U and V halved in both directions, at full size, halved and
+// interleaved in one plane, or none).
 enum class Chroma { half, full, interleaved, none };
 struct RawFormat {
   VideoFormat format;
