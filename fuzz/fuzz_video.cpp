@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // libFuzzer harnesses for the video readers, the input a memory file (memfd) opened by its /proc path as the command
 // opens a file. fuzz_y4m (CLF_FUZZ_Y4M): the Y4M reader, the header, then every frame line and frame. fuzz_raw_yuv
-// (CLF_FUZZ_RAW_YUV): the raw YUV reader (NV12, I420); the input's first line is the command's --raw-format and
-// --size arguments ("nv12 64x48"), parsed as the command parses them; the rest is the stream.
+// (CLF_FUZZ_RAW_YUV): the raw YUV reader (every --raw-format: 8-bit, 16-bit and P010); the input's first line is the
+// command's --raw-format and --size arguments ("nv12 64x48"), parsed as the command parses them; the rest is the
+// stream.
 #include <sys/mman.h>
 #include <unistd.h>
 

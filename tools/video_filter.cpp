@@ -8,6 +8,7 @@
 #include <cctype>
 #include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -171,10 +172,12 @@ void check_video_usage(const ImageCommandOptions& image, const VideoCommandOptio
 std::vector<int> chosen_planes(const video::VideoReader& reader, const VideoCommandOptions& video,
                                const VideoFilterSteps& steps) {
   std::string text = video.planes.empty() ? steps.default_planes : video.planes;
-  if (video.planes.empty() && reader.info().format == video::VideoFormat::nv12 && text != "y") {
+  const video::VideoFormat format = reader.info().format;
+  if (video.planes.empty() && (format == video::VideoFormat::nv12 || format == video::VideoFormat::p010) &&
+      text != "y") {
     if (!video.quiet)
-      fmt::print(stderr, "clfilters: note: {}: nv12 interleaves U and V, which are copied; only Y is filtered\n",
-                 reader.name());
+      fmt::print(stderr, "clfilters: note: {}: {} interleaves U and V, which are copied; only Y is filtered\n",
+                 reader.name(), reader.info().colorspace);
     text = "y";
   }
   try {
@@ -186,12 +189,26 @@ std::vector<int> chosen_planes(const video::VideoReader& reader, const VideoComm
 
 }  // namespace
 
+double depth_scale(int bits) {
+  return std::ldexp(1.0, bits - 8);
+}
+
+void add_sample_units_option(CLI::App* cmd, bool& sample_units, const std::string& options) {
+  cmd->add_flag("--sample-units", sample_units,
+                fmt::format("take {} as given, in the samples' own units; without it, it is in 8-bit units and "
+                            "scaled by 2^(bits-8) for deeper samples (x4 for 10-bit video)",
+                            options));
+}
+
 void add_video_options(CLI::App* cmd, VideoCommandOptions& o, const std::string& default_planes) {
   cmd->get_option("FILES")->description(
       "IN OUT. IN: an image (PNG, JPEG, PGM/PPM, .npy), a Y4M video, raw YUV with --raw-format, or - for stdin "
       "(Y4M unless --raw-format). OUT: an image (the format follows the extension) or, for video, a file or - "
       "for stdout in the input's format. Or, with -o DIR, any number of input images");
-  cmd->add_option("--raw-format", o.raw_format, "IN is raw planar YUV: nv12, i420 or yuv444p (needs --size)");
+  cmd->add_option("--raw-format", o.raw_format,
+                  "IN is raw planar YUV: nv12, i420 or yuv444p (8-bit); p010, yuv420p10le, yuv420p16le, yuv444p10le, "
+                  "yuv444p16le or gray16le (16-bit little-endian words, as ffmpeg's pix_fmts of those names); needs "
+                  "--size");
   cmd->add_option("--size", o.size, "frame size of raw YUV, WxH");
   cmd->add_option("--planes", o.planes,
                   fmt::format("video planes to filter: y, u, v, all or a comma list (y,u); the others are copied "
@@ -218,7 +235,7 @@ void refuse_video_options(const VideoCommandOptions& video) {
 int run_video_filter(const ImageCommandOptions& image, const VideoCommandOptions& video,
                      const VideoFilterSteps& steps) {
   try {
-    steps.check_params();
+    steps.check_params(SampleType::u16);
   } catch (const std::invalid_argument& e) {
     throw UsageError(e.what());
   }
@@ -229,7 +246,10 @@ int run_video_filter(const ImageCommandOptions& image, const VideoCommandOptions
   if (!video.raw_format.empty()) {
     try {
       raw = video::parse_raw_format(video.raw_format);
-      if (raw == video::VideoFormat::gray) throw std::invalid_argument("--raw-format takes nv12, i420 or yuv444p");
+      if (raw == video::VideoFormat::gray)
+        throw std::invalid_argument(
+            "--raw-format takes nv12, i420, yuv444p, p010, yuv420p10le, yuv420p16le, yuv444p10le, yuv444p16le or "
+            "gray16le");
       std::tie(raw_width, raw_height) = video::parse_frame_size(video.size);
     } catch (const std::invalid_argument& e) {
       throw UsageError(e.what());
@@ -241,6 +261,17 @@ int run_video_filter(const ImageCommandOptions& image, const VideoCommandOptions
                                   ? video::VideoReader::open_y4m(image.input)
                                   : video::VideoReader::open_raw(image.input, raw, raw_width, raw_height);
   const video::StreamInfo& info = reader.info();
+  if (steps.grey_output && info.bits != 8)
+    throw UsageError(fmt::format("{}: {} takes 8-bit video; this stream is {}-bit ({}{})", reader.name(), steps.command,
+                                 info.bits, info.format == video::VideoFormat::y4m ? "C" : "", info.colorspace));
+  // The parameters in the stream's units, checked for its samples.
+  const SampleType type = info.bits > 8 ? SampleType::u16 : SampleType::u8;
+  try {
+    if (steps.set_depth) steps.set_depth(info.bits);
+    steps.check_params(type);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
   const video::VideoPlan plan = steps.grey_output ? video::grey_output_plan(info)
                                                   : video::same_layout_plan(info, chosen_planes(reader, video, steps));
   video::check_pipeline_host_memory(info, plan, reader.name());  // before the device's driver takes its share
@@ -254,9 +285,9 @@ int run_video_filter(const ImageCommandOptions& image, const VideoCommandOptions
     const video::PlaneInfo& plane = info.planes[std::size_t(p.source)];
     const auto size = std::pair{plane.width, plane.height};
     if (choices.count(size)) continue;
-    auto [choice, why] = steps.choose(ctx, plane.width, plane.height);
+    auto [choice, why] = steps.choose(ctx, plane.width, plane.height, type);
     if (why) throw UsageError(*why);
-    steps.prepare(ctx, plane.width, plane.height);
+    steps.prepare(ctx, plane.width, plane.height, type);
     if (!luma_choice) luma_choice = choice;
     choices.emplace(size, std::move(choice));
   }

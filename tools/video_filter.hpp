@@ -22,7 +22,7 @@ namespace clf::cli {
 
 // What the video options hold after parsing.
 struct VideoCommandOptions {
-  std::string raw_format;  // --raw-format: IN is raw nv12, i420 or yuv444p (needs --size)
+  std::string raw_format;  // --raw-format: IN is raw nv12, i420, yuv444p or a 16-bit format (needs --size)
   std::string size;        // --size WxH of raw frames
   std::string planes;      // --planes: y, u, v, all or a comma list; empty: the command's default
   std::string progress;    // --progress FILE|-: ffmpeg's -progress key=value blocks
@@ -38,30 +38,45 @@ bool is_video_input(const ImageCommandOptions& image, const VideoCommandOptions&
 // For an image input: a usage error if a video-only option was given.
 void refuse_video_options(const VideoCommandOptions& video);
 
+// Sample values among a filter's parameters (epsilon's --threshold, the bilateral's --sigma-range) are given in 8-bit
+// units, so that one setting means the same at any depth: on samples of `bits` bits they are multiplied by this,
+// 2^(bits - 8), unless --sample-units (add_sample_units_option) takes them as given.
+double depth_scale(int bits);
+// Adds --sample-units, for a command whose parameters hold sample values: `options` names them ("--threshold").
+void add_sample_units_option(CLI::App* cmd, bool& sample_units, const std::string& options);
+
 // What a filter command supplies to run_video_filter.
 struct VideoFilterSteps {
   std::string command;                       // "box-blur", for messages
   const std::vector<VariantInfo>* variants;  // the names --variant accepts
-  std::function<void()> check_params;        // throws std::invalid_argument (a usage error) or UsageError
-  std::string default_planes;                // "y" or "all"
-  bool grey_output = false;                  // a grey stream of the filtered Y plane (sobel); --planes y only
-  // The variant a call on a 1-channel plane of width x height runs, and why it cannot run, if it cannot.
-  std::function<std::pair<VariantChoice, std::optional<std::string>>(Context&, int width, int height)> choose;
-  std::function<void(Context&, int width, int height)> prepare;  // builds the programs the calls will run
+  // The parameters' check for planes of a sample type: throws std::invalid_argument (a usage error) or UsageError.
+  // Called before the stream is opened with u16 (its depth is not known yet, so that any sample value passes), then
+  // with the planes' own type once set_depth has run.
+  std::function<void(SampleType)> check_params;
+  // Once the stream's header is read, its depth (8..16 bits): scales the parameters given in 8-bit units. May be
+  // empty.
+  std::function<void(int bits)> set_depth = nullptr;
+  std::string default_planes;  // "y" or "all"
+  bool grey_output = false;    // a grey stream of the filtered Y plane (sobel); --planes y only
+  // The variant a call on a 1-channel plane of width x height and the stream's sample type runs (u8, or u16 above
+  // 8 bits), and why it cannot run, if it cannot.
+  std::function<std::pair<VariantChoice, std::optional<std::string>>(Context&, int width, int height, SampleType)>
+      choose;
+  std::function<void(Context&, int width, int height, SampleType)> prepare;  // builds the programs the calls will run
   std::function<std::vector<cl::Event>(Context&, const DeviceImage& input, DeviceImage& output)> filter;
   std::function<std::string()> describe;  // the parameters, "box-blur d=9 border=replicate"
 };
 
 // The `choose` step of a filter whose calls take a channel count: its X_choose and X_unsupported on one channel.
 template <class Params>
-std::function<std::pair<VariantChoice, std::optional<std::string>>(Context&, int, int)> plane_choose_step(
+std::function<std::pair<VariantChoice, std::optional<std::string>>(Context&, int, int, SampleType)> plane_choose_step(
     const Params& params, const std::string& variant,
     VariantChoice (*choose)(Context&, const Params&, std::string_view, int, int, int, const TuningConfig&, SampleType),
     std::optional<std::string> (*unsupported)(const DeviceInfo&, std::string_view, const Params&, int, int, int,
                                               const TuningConfig&, SampleType)) {
-  return [&params, &variant, choose, unsupported](Context& ctx, int width, int height) {
-    VariantChoice choice = choose(ctx, params, variant, width, height, 1, {}, SampleType::u8);
-    auto why = unsupported(ctx.info(), choice.variant, params, width, height, 1, choice.config, SampleType::u8);
+  return [&params, &variant, choose, unsupported](Context& ctx, int width, int height, SampleType type) {
+    VariantChoice choice = choose(ctx, params, variant, width, height, 1, {}, type);
+    auto why = unsupported(ctx.info(), choice.variant, params, width, height, 1, choice.config, type);
     return std::pair{std::move(choice), std::move(why)};
   };
 }
@@ -83,12 +98,14 @@ struct ChannelFilterCalls {
 
 // Filters IN as video (run_video_filter) or as an image (run_image_filter, after a usage error for video-only options
 // and then `check_image_options`, if given) with the filter's calls. `params` and the --variant are read when the
-// steps run; `check_params` is the parameters' check, `describe` the start of the result line. Returns the exit code.
+// steps run; `check_params` is the parameters' check, `describe` the start of the result line, `set_depth` (if given)
+// VideoFilterSteps::set_depth. Returns the exit code.
 template <class Params>
 int run_channel_filter(const ImageCommandOptions& options, const VideoCommandOptions& video, const Params& params,
-                       const ChannelFilterCalls<Params>& calls, const std::function<void()>& check_params,
+                       const ChannelFilterCalls<Params>& calls, const std::function<void(SampleType)>& check_params,
                        const std::function<std::string()>& describe,
-                       const std::function<void()>& check_image_options = {}) {
+                       const std::function<void()>& check_image_options = {},
+                       const std::function<void(int bits)>& set_depth = {}) {
   const std::string& variant = options.variant;
   const ImageFilterCalls<Params>& filter = calls.filter;
   if (is_video_input(options, video))
@@ -97,10 +114,11 @@ int run_channel_filter(const ImageCommandOptions& options, const VideoCommandOpt
         {.command = filter.name,
          .variants = &filter.variants(),
          .check_params = check_params,
+         .set_depth = set_depth,
          .default_planes = calls.default_planes,
          .choose = plane_choose_step(params, variant, filter.choose, filter.unsupported),
-         .prepare = [&](Context& ctx, int w,
-                        int h) { filter.prepare(ctx, params, variant, w, h, 1, {}, SampleType::u8); },
+         .prepare = [&](Context& ctx, int w, int h,
+                        SampleType type) { filter.prepare(ctx, params, variant, w, h, 1, {}, type); },
          .filter = [&](Context& ctx, const DeviceImage& in,
                        DeviceImage& out) { return filter.on_device(ctx, in, out, params, variant, {}, {}); },
          .describe = describe});
@@ -109,7 +127,7 @@ int run_channel_filter(const ImageCommandOptions& options, const VideoCommandOpt
   return run_image_filter(options,
                           {.command = filter.name,
                            .variants = &filter.variants(),
-                           .check_params = check_params,
+                           .check_params = [&] { check_params(SampleType::u8); },
                            .choose = choose_step(params, variant, calls.alpha, filter.choose, filter.unsupported),
                            .run = [&](Context& ctx, const Image& input,
                                       Timing* timing) { return filter.on_host(ctx, input, params, variant, timing); },
@@ -147,26 +165,34 @@ class FilterCommand : public Command {
   std::string default_planes_;
 };
 
-// The command of a filter whose calls take a channel count: --border, then run_channel_filter with its calls.
+// The command of a filter whose calls take a channel count: --border, then run_channel_filter with its calls. One whose
+// parameters hold sample values adds --sample-units (add_sample_units_option with sample_units_) and scales them in
+// scale_sample_values.
 template <class Params>
 class ChannelFilterCommand : public FilterCommand {
  public:
   int run() override {
     params_.border = parse_border_option(options_.border);
     return run_channel_filter(
-        options_, video_, params_, calls_, [this] { check_params(); }, [this] { return describe(); },
-        [this] { check_image_options(); });
+        options_, video_, params_, calls_, [this](SampleType type) { check_params(type); },
+        [this] { return describe(); }, [this] { check_image_options(); },
+        [this](int bits) {
+          if (!sample_units_ && bits != 8) scale_sample_values(depth_scale(bits));
+        });
   }
 
  protected:
   ChannelFilterCommand(std::string help, ChannelFilterCalls<Params> calls)
       : FilterCommand(calls.filter.name, std::move(help), calls.filter.variants(), calls.default_planes),
         calls_(std::move(calls)) {}
-  virtual void check_params() = 0;             // the parameters' check (ImageFilterSteps::check_params)
-  virtual std::string describe() const = 0;    // the start of the result line, "box-blur d=9 border=replicate"
-  virtual void check_image_options() const {}  // usage errors of an image input only
+  virtual void check_params(SampleType type) = 0;  // the parameters' check for samples of `type`
+  virtual std::string describe() const = 0;        // the start of the result line, "box-blur d=9 border=replicate"
+  virtual void check_image_options() const {}      // usage errors of an image input only
+  // Multiplies the parameters given in 8-bit units by `scale` (depth_scale) for deeper samples.
+  virtual void scale_sample_values(double /*scale*/) {}
 
   Params params_;
+  bool sample_units_ = false;  // --sample-units: sample values are taken as given, whatever the depth
 
  private:
   ChannelFilterCalls<Params> calls_;

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// Video streams: Y4M (YUV4MPEG2) and raw planar YUV (NV12, I420, YUV444P, grey) read and written frame by frame
-// from files or pipes ("-" = stdin/stdout), and a streaming pipeline that filters any set of planes of each frame
-// on the device with any plane filter while the next frames are read and the previous ones written.
+// Video streams: Y4M (YUV4MPEG2) and raw planar YUV (NV12, I420, YUV444P, grey and their 10- and 16-bit forms, P010)
+// read and written frame by frame from files or pipes ("-" = stdin/stdout), and a streaming pipeline that filters any
+// set of planes of each frame on the device with any plane filter while the next frames are read and the previous ones
+// written.
 #pragma once
 
 #include <cstdint>
@@ -38,10 +39,25 @@ class InputStreamError : public VideoError {
 };
 
 // Raw formats: nv12 (Y, then U and V interleaved at half size), i420 (Y, U, V; chroma at half size), yuv444p
-// (Y, U, V at full size), gray (Y alone: what sobel writes for raw input).
-enum class VideoFormat { y4m, nv12, i420, yuv444p, gray };
+// (Y, U, V at full size), gray (Y alone: what sobel writes for raw input); with 16-bit little-endian samples as
+// ffmpeg's pix_fmts of those names store them: yuv420p10le and yuv420p16le (as i420), yuv444p10le and yuv444p16le,
+// gray16le, the value in the low bits, and p010 (as nv12, the 10-bit value in the high bits of each word).
+enum class VideoFormat {
+  y4m,
+  nv12,
+  i420,
+  yuv444p,
+  gray,
+  p010,
+  yuv420p10le,
+  yuv420p16le,
+  yuv444p10le,
+  yuv444p16le,
+  gray16le
+};
 
-// "nv12", "i420", "yuv444p" or "gray" (case-insensitive); throws std::invalid_argument for anything else.
+// "nv12", "i420", "yuv444p", "gray", "p010", "yuv420p10le", "yuv420p16le", "yuv444p10le", "yuv444p16le" or
+// "gray16le" (case-insensitive); throws std::invalid_argument for anything else.
 VideoFormat parse_raw_format(const std::string& text);
 // "WxH", both at least 1; throws std::invalid_argument.
 std::pair<int, int> parse_frame_size(const std::string& text);
@@ -52,15 +68,17 @@ bool looks_like_y4m(const std::string& path);
 // Whether `path` names an existing pipe, socket or device (/dev/stdin, a FIFO, <(ffmpeg ...)).
 bool is_stream_path(const std::string& path);
 
-// One plane of a frame: 8-bit samples, row-major and packed. Chroma planes of 4:2:0 are (w+1)/2 x (h+1)/2, of
-// 4:2:2 (w+1)/2 x h, of 4:4:4 w x h. NV12's one chroma plane ('c') interleaves U and V: its width is in bytes.
+// One plane of a frame: row-major and packed, 8-bit samples or, in streams of more than 8 bits, uint16 (2 bytes,
+// little-endian, 0 .. 2^bits - 1). Chroma planes of 4:2:0 are (w+1)/2 x (h+1)/2, of 4:2:2 (w+1)/2 x h, of 4:4:4
+// w x h. NV12's and P010's one chroma plane ('c') interleaves U and V: its width counts both, 2 samples a pixel.
 struct PlaneInfo {
-  char name = 'y';  // 'y', 'u', 'v', 'a' (alpha of C444alpha) or 'c' (NV12's interleaved U and V)
-  int width = 0;
+  char name = 'y';  // 'y', 'u', 'v', 'a' (alpha of C444alpha) or 'c' (NV12's or P010's interleaved U and V)
+  int width = 0;    // in samples
   int height = 0;
   std::size_t offset = 0;  // bytes from the frame's start
+  int sample_bytes = 1;    // 1, or 2 in streams of more than 8 bits
 
-  std::size_t bytes() const { return std::size_t(width) * std::size_t(height); }
+  std::size_t bytes() const { return std::size_t(width) * std::size_t(height) * std::size_t(sample_bytes); }
 };
 
 // The shape of every frame of a stream. A frame is stored as its planes one after the other, the
@@ -69,33 +87,37 @@ struct StreamInfo {
   VideoFormat format = VideoFormat::y4m;
   int width = 0;
   int height = 0;
-  std::string colorspace;  // Y4M: the C tag ("420jpeg" when absent); raw: "nv12", "i420", "yuv444p" or "gray"
+  std::string colorspace;  // Y4M: the C tag ("420jpeg" when absent, "420p10", ...); raw: the format's name
   std::string header;      // Y4M: the header line as read, without '\n'; written back unchanged
+  int bits = 8;            // the sample depth, 8..16: samples of more than 8 bits take 2 bytes
   std::size_t frame_bytes = 0;
   std::vector<PlaneInfo> planes;  // in stream order, Y first; their bytes add up to frame_bytes
   int rate_num = 0;               // the frame rate, rate_num / rate_den frames a second (Y4M's F tag); 0 if unknown
   int rate_den = 0;
 
-  std::size_t luma_bytes() const { return std::size_t(width) * std::size_t(height); }
+  std::size_t sample_bytes() const { return bits > 8 ? 2 : 1; }
+  std::size_t luma_bytes() const { return std::size_t(width) * std::size_t(height) * sample_bytes(); }
   // Seconds of video in `frames` frames, or a negative number when the rate is unknown.
   double seconds_of(std::int64_t frames) const {
     return rate_num > 0 && rate_den > 0 ? double(frames) * rate_den / rate_num : -1.0;
   }
 };
 
-// Parses a Y4M header line (without its '\n'). `name` labels errors. Throws VideoError for a bad
-// header, an unknown colour space or a depth other than 8 bits.
+// Parses a Y4M header line (without its '\n'). `name` labels errors. Throws VideoError for a bad header, an
+// unknown colour space or a depth outside 8..16 bits. The depths are ffmpeg's tags: C420p10, C422p12, C444p16,
+// Cmono16, ... (9 to 16 bits).
 StreamInfo parse_y4m_header(const std::string& line, const std::string& name);
 // The layout of a raw stream; throws std::invalid_argument for a bad size.
 StreamInfo raw_stream_info(VideoFormat format, int width, int height);
 // The grey stream of `input`'s size: Y4M with the header's C tag made Cmono (frame rate, aspect, interlacing and
-// other tags kept, ffmpeg's XYSCSS chroma tag dropped), raw `gray` for raw input.
+// other tags kept, ffmpeg's XYSCSS chroma tag dropped), raw `gray` for raw input. 8-bit: throws
+// std::invalid_argument for a deeper input.
 StreamInfo grey_stream_info(const StreamInfo& input);
 
 // The planes `text` names in `info`, as indices into info.planes, in stream order: "y", "u", "v", "all" (Y, U and
 // V, never alpha), or a comma list such as "y,u". Throws std::invalid_argument, naming the stream (`name`), for an
-// unknown name, a plane the stream lacks (U or V of Cmono or gray) and NV12's chroma (U and V interleaved in one
-// plane, which the filters do not take).
+// unknown name, a plane the stream lacks (U or V of Cmono or gray) and NV12's or P010's chroma (U and V interleaved
+// in one plane, which the filters do not take).
 std::vector<int> select_planes(const StreamInfo& info, const std::string& text, const std::string& name);
 
 // Reads a stream frame by frame. Only the current frame is held, so memory stays bounded.
@@ -115,6 +137,7 @@ class VideoReader {
   // Reads the next frame into `frame` (info().frame_bytes) and, for Y4M, the text after "FRAME" on
   // its frame line into `parameters` (e.g. " Ixyz", kept for the output). Returns false at a clean end
   // of the stream. Throws VideoError naming the frame (counted from 1) if it is truncated or corrupt.
+  // P010's samples come shifted down to 0..1023, as the other 10-bit formats hold them.
   bool read_frame(std::span<std::uint8_t> frame, std::string& parameters);
   std::int64_t frames_read() const { return frames_read_; }
 
@@ -143,7 +166,8 @@ class VideoWriter {
   VideoWriter& operator=(const VideoWriter&) = delete;
 
   // Writes one frame: the FRAME line with `parameters` (Y4M), then `parts` one after the other (their sizes must
-  // add up to the stream's frame_bytes), and flushes it. Throws VideoError naming the output.
+  // add up to the stream's frame_bytes), and flushes it. Throws VideoError naming the output. P010's samples,
+  // 0..1023 (larger ones are written as 1023), are shifted into the high bits of each word.
   void write_frame(const std::string& parameters, std::span<const std::span<const std::uint8_t>> parts);
   // The same with two parts: the Y plane, then the rest of the frame.
   void write_frame(const std::string& parameters, std::span<const std::uint8_t> luma,
@@ -164,11 +188,12 @@ class VideoWriter {
   bool owned_ = false;
   StreamInfo info_;
   std::int64_t frames_written_ = 0;
+  std::vector<std::uint8_t> shifted_;  // P010: the frame with its samples shifted up
 };
 
 // Filters one plane of one frame on the device: `input` and `output` are 1-channel images of the plane's size
-// (the chroma planes of 4:2:0 and 4:2:2 are smaller than Y). Enqueues on ctx.queue() and returns the kernels'
-// events without waiting.
+// (the chroma planes of 4:2:0 and 4:2:2 are smaller than Y), u8, or u16 in streams of more than 8 bits. Enqueues on
+// ctx.queue() and returns the kernels' events without waiting.
 using PlaneFilter = std::function<std::vector<cl::Event>(const DeviceImage& input, DeviceImage& output)>;
 
 // How one plane of an output frame is made from the input frame: plane `source` of the input, filtered or copied

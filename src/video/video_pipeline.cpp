@@ -114,8 +114,10 @@ class Pipeline {
         s.frame = make_staging(ctx, upload_, info.frame_bytes);
         if (filtered_bytes) s.filtered = make_staging(ctx, upload_, filtered_bytes);
         for (const FilteredPlane& p : planes) {
-          s.inputs.push_back(DeviceImage::allocate(ctx, p.plane.width, p.plane.height, 1));
-          s.outputs.push_back(DeviceImage::allocate(ctx, p.plane.width, p.plane.height, 1));
+          // Streams of more than 8 bits hold uint16 samples: their planes are u16 images.
+          const SampleType type = p.plane.sample_bytes == 2 ? SampleType::u16 : SampleType::u8;
+          s.inputs.push_back(DeviceImage::allocate(ctx, p.plane.width, p.plane.height, 1, type));
+          s.outputs.push_back(DeviceImage::allocate(ctx, p.plane.width, p.plane.height, 1, type));
         }
       }
     } catch (...) {

@@ -27,6 +27,8 @@ std::string stream_label(const StreamInfo& info) {
 }  // namespace
 
 StreamInfo grey_stream_info(const StreamInfo& input) {
+  if (input.bits != 8)
+    throw std::invalid_argument(fmt::format("grey_stream_info: {}-bit input; the grey stream is 8-bit", input.bits));
   StreamInfo out;
   out.format = input.format == VideoFormat::y4m ? VideoFormat::y4m : VideoFormat::gray;
   out.width = input.width;
@@ -67,11 +69,11 @@ std::vector<int> select_planes(const StreamInfo& info, const std::string& text, 
         chosen.push_back(int(i));
         return;
       }
-    if (info.format == VideoFormat::nv12)
+    if (info.format == VideoFormat::nv12 || info.format == VideoFormat::p010)
       throw std::invalid_argument(fmt::format(
-          "{}: nv12 interleaves U and V in one plane, which is not filtered (only y is); give --planes y, or read "
-          "the video as i420 (e.g. ffmpeg ... -pix_fmt yuv420p)",
-          name));
+          "{}: {} interleaves U and V in one plane, which is not filtered (only y is); give --planes y, or read "
+          "the video as {} (e.g. ffmpeg ... -pix_fmt {})",
+          name, info.colorspace, info.bits == 8 ? "i420" : "yuv420p10le", info.bits == 8 ? "yuv420p" : "yuv420p10le"));
     throw std::invalid_argument(fmt::format("{}: a {} stream has no {} plane (only {})", name, stream_label(info),
                                             plane_label(plane), info.planes.size() == 1 ? "Y" : "Y, U and V"));
   };

@@ -86,13 +86,17 @@ int named_bit_depth(const std::string& cs) {
   return parse_positive(std::string_view(cs).substr(digits_at), 64, bits) ? int(bits) : 0;
 }
 
+// The depths read and written: 8 bits a byte, 9 to 16 in a 16-bit word.
+constexpr int kMinBits = 8, kMaxBits = 16;
+
 // The planes of a frame of `info`'s colour space and size, one after the other; sets info.frame_bytes.
 // `chroma_w` x `chroma_h` is the size of U and V; `alpha` adds a full-size fourth plane.
 void lay_out_planes(StreamInfo& info, int chroma_w, int chroma_h, bool alpha, bool interleaved = false) {
   info.planes.clear();
   std::size_t offset = 0;
+  const int sample_bytes = int(info.sample_bytes());
   auto add = [&](char name, int w, int h) {
-    info.planes.push_back({.name = name, .width = w, .height = h, .offset = offset});
+    info.planes.push_back({.name = name, .width = w, .height = h, .offset = offset, .sample_bytes = sample_bytes});
     offset += info.planes.back().bytes();
   };
   add('y', info.width, info.height);
@@ -116,17 +120,57 @@ void set_rate(StreamInfo& info, std::string_view value) {
   info.rate_den = int(d);
 }
 
+// The raw layouts: their names, depth and chroma (U and V halved in both directions, at full size, halved and
+// interleaved in one plane, or none).
+enum class Chroma { half, full, interleaved, none };
+struct RawFormat {
+  VideoFormat format;
+  const char* name;
+  int bits;
+  Chroma chroma;
+};
+constexpr RawFormat kRawFormats[] = {
+    {VideoFormat::nv12, "nv12", 8, Chroma::interleaved},
+    {VideoFormat::i420, "i420", 8, Chroma::half},
+    {VideoFormat::yuv444p, "yuv444p", 8, Chroma::full},
+    {VideoFormat::gray, "gray", 8, Chroma::none},
+    {VideoFormat::p010, "p010", 10, Chroma::interleaved},
+    {VideoFormat::yuv420p10le, "yuv420p10le", 10, Chroma::half},
+    {VideoFormat::yuv420p16le, "yuv420p16le", 16, Chroma::half},
+    {VideoFormat::yuv444p10le, "yuv444p10le", 10, Chroma::full},
+    {VideoFormat::yuv444p16le, "yuv444p16le", 16, Chroma::full},
+    {VideoFormat::gray16le, "gray16le", 16, Chroma::none},
+};
+
+// P010 holds its 10-bit samples in the high bits of little-endian words; the planes the filters see hold them in
+// the low bits, as every other format does. Byte by byte, so that the host's byte order does not matter.
+void p010_to_low_bits(std::uint8_t* data, std::size_t bytes) {
+  for (std::size_t i = 0; i + 1 < bytes; i += 2) {
+    const unsigned v = (unsigned(data[i]) | unsigned(data[i + 1]) << 8) >> 6;
+    data[i] = std::uint8_t(v & 0xFF);
+    data[i + 1] = std::uint8_t(v >> 8);
+  }
+}
+
+void p010_to_high_bits(std::uint8_t* data, std::size_t bytes) {
+  for (std::size_t i = 0; i + 1 < bytes; i += 2) {
+    const unsigned v = std::min(unsigned(data[i]) | unsigned(data[i + 1]) << 8, 1023u) << 6;
+    data[i] = std::uint8_t(v & 0xFF);
+    data[i + 1] = std::uint8_t(v >> 8);
+  }
+}
+
 }  // namespace
 
 VideoFormat parse_raw_format(const std::string& text) {
   std::string lower = text;
   std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
-  if (lower == "nv12") return VideoFormat::nv12;
-  if (lower == "i420") return VideoFormat::i420;
-  if (lower == "yuv444p") return VideoFormat::yuv444p;
-  if (lower == "gray") return VideoFormat::gray;
+  for (const RawFormat& f : kRawFormats)
+    if (lower == f.name) return f.format;
   throw std::invalid_argument(
-      fmt::format("unknown raw video format '{}' (expected nv12, i420, yuv444p or gray)", printable(text)));
+      fmt::format("unknown raw video format '{}' (expected nv12, i420, yuv444p, gray, p010, yuv420p10le, "
+                  "yuv420p16le, yuv444p10le, yuv444p16le or gray16le)",
+                  printable(text)));
 }
 
 std::pair<int, int> parse_frame_size(const std::string& text) {
@@ -207,25 +251,31 @@ StreamInfo parse_y4m_header(const std::string& line, const std::string& name) {
 
   const int half_w = int((w + 1) / 2), half_h = int((h + 1) / 2);
   const std::string& cs = info.colorspace;
-  if (cs == "420jpeg" || cs == "420paldv" || cs == "420mpeg2" || cs == "420")
+  // ffmpeg's tags for 9 to 16 bits: 420p10, 422p12, 444p16, mono16, ... ("420p8" and "420p010" name nothing).
+  std::string layout = cs;
+  if (const int bits = named_bit_depth(cs); bits != 0 && bits != 8) {
+    if (bits < kMinBits || bits > kMaxBits)
+      throw VideoError(
+          fmt::format("{}: C{} is {}-bit video; video of 8 to 16 bits is supported", name, printable(cs), bits));
+    for (const std::string base : {"420", "422", "444"})
+      if (cs == base + "p" + std::to_string(bits)) layout = base;
+    if (cs == "mono" + std::to_string(bits)) layout = "mono";
+    if (layout != cs) info.bits = bits;
+  }
+  if (layout == "420jpeg" || layout == "420paldv" || layout == "420mpeg2" || layout == "420")
     lay_out_planes(info, half_w, half_h, false);
-  else if (cs == "422")
+  else if (layout == "422")
     lay_out_planes(info, half_w, int(h), false);
-  else if (cs == "444")
+  else if (layout == "444")
     lay_out_planes(info, int(w), int(h), false);
-  else if (cs == "444alpha")
+  else if (layout == "444alpha")
     lay_out_planes(info, int(w), int(h), true);  // the alpha plane is always copied
-  else if (cs == "mono")
+  else if (layout == "mono")
     lay_out_planes(info, 0, 0, false);
-  else if (const int bits = named_bit_depth(cs); bits != 0 && bits != 8)
-    throw VideoError(
-        fmt::format("{}: C{} is {}-bit video: 16-bit samples are not supported yet, only 8-bit video (convert "
-                    "it, e.g. ffmpeg ... -pix_fmt yuv420p)",
-                    name, printable(cs), bits));
   else
     throw VideoError(
-        fmt::format("{}: unsupported Y4M colour space 'C{}' (expected 420jpeg, 420paldv, 420mpeg2, "
-                    "420, 422, 444, 444alpha or mono)",
+        fmt::format("{}: unsupported Y4M colour space 'C{}' (expected 420jpeg, 420paldv, 420mpeg2, 420, 422, 444, "
+                    "444alpha or mono, or for 9 to 16 bits 420pN, 422pN, 444pN or monoN, e.g. 420p10)",
                     name, printable(cs)));
   return info;
 }
@@ -240,20 +290,15 @@ StreamInfo raw_stream_info(VideoFormat format, int width, int height) {
   info.width = width;
   info.height = height;
   const int half_w = (width + 1) / 2, half_h = (height + 1) / 2;  // odd sizes round the chroma up, as ffmpeg's
-  switch (format) {
-    case VideoFormat::nv12:
-      info.colorspace = "nv12";
-      lay_out_planes(info, half_w, half_h, false, /*interleaved=*/true);
-      break;
-    case VideoFormat::i420:
-      info.colorspace = "i420";
-      lay_out_planes(info, half_w, half_h, false);
-      break;
-    case VideoFormat::yuv444p:
-      info.colorspace = "yuv444p";
-      lay_out_planes(info, width, height, false);
-      break;
-    default: info.colorspace = "gray"; lay_out_planes(info, 0, 0, false);
+  const RawFormat& raw = *std::find_if(std::begin(kRawFormats), std::end(kRawFormats),
+                                       [&](const RawFormat& f) { return f.format == format; });
+  info.colorspace = raw.name;
+  info.bits = raw.bits;
+  switch (raw.chroma) {
+    case Chroma::interleaved: lay_out_planes(info, half_w, half_h, false, /*interleaved=*/true); break;
+    case Chroma::half: lay_out_planes(info, half_w, half_h, false); break;
+    case Chroma::full: lay_out_planes(info, width, height, false); break;
+    case Chroma::none: lay_out_planes(info, 0, 0, false); break;
   }
   return info;
 }
@@ -365,6 +410,7 @@ bool VideoReader::read_frame(std::span<std::uint8_t> frame, std::string& paramet
     if (got == 0 && info_.format != VideoFormat::y4m) return false;
     fail(fmt::format("frame {} is truncated: {} of {} bytes before the end of the stream", number, got, frame.size()));
   }
+  if (info_.format == VideoFormat::p010) p010_to_low_bits(frame.data(), frame.size());
   ++frames_read_;
   return true;
 }
@@ -442,7 +488,15 @@ void VideoWriter::write_frame(const std::string& parameters, std::span<const std
     write(parameters.data(), parameters.size());
     write("\n", 1);
   }
-  for (const auto& part : parts) write(part.data(), part.size());
+  if (info_.format == VideoFormat::p010) {
+    // The frame gathered first: a part may end inside a sample.
+    shifted_.clear();
+    for (const auto& part : parts) shifted_.insert(shifted_.end(), part.begin(), part.end());
+    p010_to_high_bits(shifted_.data(), shifted_.size());
+    write(shifted_.data(), shifted_.size());
+  } else {
+    for (const auto& part : parts) write(part.data(), part.size());
+  }
   // Each finished frame reaches the file or the pipe now, so a later failure keeps it.
   if (std::fflush(file_) != 0) fail("cannot write: " + errno_message(errno));
   ++frames_written_;

@@ -79,8 +79,8 @@ TEST(Y4mHeader, BadHeadersSayWhy) {
       {"YUV4MPEG2 W2 H2 Ipp", "interlacing"},
       {"YUV4MPEG2 W2 H2 Z", "unknown tag"},
       {"YUV4MPEG2 W2 H2 Cyuyv", "colour space"},
-      {"YUV4MPEG2 W2 H2 C420p12", "12-bit"},
-      {"YUV4MPEG2 W2 H2 C422p9", "9-bit"},
+      {"YUV4MPEG2 W2 H2 C420p17", "17-bit"},
+      {"YUV4MPEG2 W2 H2 C422p7", "7-bit"},
       {"YUV4MPEG2W2 H2", "not a Y4M stream"},
       {"RIFF", "not a Y4M stream"},
   };

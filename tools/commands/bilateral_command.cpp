@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// clfilters bilateral IN OUT [--sigma-spatial S] [--sigma-range R] [--radius N] [--window square|disk]
+// clfilters bilateral IN OUT [--sigma-spatial S] [--sigma-range R] [--sample-units] [--radius N] [--window square|disk]
 //                            [--distance l2|l1] [--border ...] [--variant ...] [--device ...] [--time]
 // Video (video_filter.hpp): every plane is filtered by default.
 #include <fmt/format.h>
@@ -25,8 +25,11 @@ class BilateralCommand : public ChannelFilterCommand<BilateralParams> {
                     fmt::format("spatial Gaussian sigma, in pixels, at least {}", kMinBilateralSigma))
         ->capture_default_str();
     cmd->add_option("--sigma-range", params_.sigma_range,
-                    fmt::format("range Gaussian sigma, in 8-bit units, at least {}", kMinBilateralSigma))
+                    fmt::format("range Gaussian sigma, in 8-bit units (x4 on 10-bit video, unless --sample-units), at "
+                                "least {}",
+                                kMinBilateralSigma))
         ->capture_default_str();
+    add_sample_units_option(cmd, sample_units_, "--sigma-range");
     radius_ = cmd->add_option("--radius", params_.radius,
                               fmt::format("window radius, 0..{} (default ceil(2 * sigma-spatial), at most {})",
                                           kMaxBilateralRadius, kMaxBilateralRadius));
@@ -40,14 +43,16 @@ class BilateralCommand : public ChannelFilterCommand<BilateralParams> {
         ->capture_default_str();
   }
 
-  void check_params() override {
+  void check_params(SampleType type) override {
     params_.window = parse_bilateral_window(window_);
     params_.distance = parse_bilateral_distance(distance_);
-    bilateral_check_params(params_);
+    bilateral_check_params(params_, type);
     // BilateralParams' radius -1 stands for the default; here the default is --radius left out.
     if (radius_->count() > 0 && params_.radius < 0)
       throw UsageError(fmt::format("radius must be 0..{}, got {}", kMaxBilateralRadius, params_.radius));
   }
+
+  void scale_sample_values(double scale) override { params_.sigma_range *= scale; }
 
   std::string describe() const override {
     return fmt::format("bilateral sigma_spatial={} sigma_range={} radius={} window={} distance={} border={}",

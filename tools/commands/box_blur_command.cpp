@@ -23,7 +23,7 @@ class BoxBlurCommand : public ChannelFilterCommand<BoxBlurParams> {
         ->capture_default_str();
   }
 
-  void check_params() override { box_blur_check_params(params_); }
+  void check_params(SampleType type) override { box_blur_check_params(params_, type); }
 
   std::string describe() const override {
     return fmt::format("box-blur d={} border={}", params_.diameter, to_string(params_.border));

@@ -197,9 +197,9 @@ TEST_F(EpsilonCli, BadHeadersAndOtherDepthsAreRefused) {
       {"YUV4MPEG2 W8 H6 Iz", "interlacing"},
       {"YUV4MPEG2 W8 H6 Q1", "unknown tag"},
       {"YUV4MPEG2 W8 H6 C411", "colour space"},
-      {"YUV4MPEG2 W8 H6 C420p10 XYSCSS=420P10", "10-bit"},
-      {"YUV4MPEG2 W8 H6 C444p16", "16-bit"},
-      {"YUV4MPEG2 W8 H6 Cmono16", "16-bit"},
+      {"YUV4MPEG2 W8 H6 C420p17 XYSCSS=420P17", "17-bit"},
+      {"YUV4MPEG2 W8 H6 C444p7", "7-bit"},
+      {"YUV4MPEG2 W8 H6 Cmono32", "32-bit"},
       {"YUV4MPEG W8 H6", "not a Y4M stream"},
       {"YUV4MPEG2 W8 H6 C420", "truncated"},  // no end of line: the header itself is cut
   };
@@ -213,18 +213,18 @@ TEST_F(EpsilonCli, BadHeadersAndOtherDepthsAreRefused) {
     EXPECT_NE(r.output.find(why), std::string::npos) << r.output;
     EXPECT_NE(r.output.find("<stdin>"), std::string::npos) << r.output;
     if (why.find("-bit") != std::string::npos) {
-      EXPECT_NE(r.output.find("only 8-bit"), std::string::npos) << r.output;
+      EXPECT_NE(r.output.find("8 to 16 bits"), std::string::npos) << r.output;
     }
     EXPECT_EQ(line_count(r.output), 1) << r.output;
   }
   write_file(path("empty.y4m"), "");
   EXPECT_EQ(run_shell(fmt::format("{} epsilon - - < {}", cli(), path("empty.y4m"))).code, 1);
-  // A 10-bit file given by name is recognised as video and refused the same way.
-  write_file(path("ten.y4m"), "YUV4MPEG2 W8 H6 F25:1 C420p10\n" + frame);
-  const CliResult r = run_cli(fmt::format("epsilon {} {}", path("ten.y4m"), path("out.y4m")));
+  // A 17-bit file given by name is recognised as video and refused the same way.
+  write_file(path("deep.y4m"), "YUV4MPEG2 W8 H6 F25:1 C420p17\n" + frame);
+  const CliResult r = run_cli(fmt::format("epsilon {} {}", path("deep.y4m"), path("out.y4m")));
   EXPECT_EQ(r.code, 1) << r.output;
-  EXPECT_NE(r.output.find("10-bit"), std::string::npos) << r.output;
-  EXPECT_EQ(files(), (std::vector<std::string>{"bad.y4m", "empty.y4m", "ten.y4m"}));
+  EXPECT_NE(r.output.find("17-bit"), std::string::npos) << r.output;
+  EXPECT_EQ(files(), (std::vector<std::string>{"bad.y4m", "deep.y4m", "empty.y4m"}));
 }
 
 TEST_F(EpsilonCli, HeaderOnlyStreamGivesHeaderOnlyOutput) {

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-// clfilters epsilon IN OUT [--radius 4] [--threshold 20] [--border ...] [--variant ...] [--device ...] [--time]
-//                         [--raw-format nv12|i420|yuv444p --size WxH] [--planes y] [--progress FILE|-] [--quiet]
+// clfilters epsilon IN OUT [--radius 4] [--threshold 20] [--sample-units] [--border ...] [--variant ...] [--device ...]
+//                         [--time] [--raw-format FORMAT --size WxH] [--planes y] [--progress FILE|-] [--quiet]
 // Images: grey is filtered, RGB/RGBA have R, G and B filtered and alpha copied. Video (video_filter.hpp): Y4M
 // files and pipes ("-" = stdin/stdout) and raw planar YUV; the Y plane is filtered by default, the rest copied.
 #include <fmt/format.h>
+
+#include <cmath>
 
 #include "clfilters/epsilon.hpp"
 #include "clfilters/image_io.hpp"
@@ -25,7 +27,8 @@ class EpsilonCommand : public ChannelFilterCommand<EpsilonParams> {
   int run() override {
     params_.border = parse_border_option(options_.border);
     try {
-      epsilon_check_params(params_);
+      // Video's depth is known once its header is read: until then, any sample value passes.
+      epsilon_check_params(params_, is_video_input(options_, video_) ? SampleType::u16 : SampleType::u8);
     } catch (const std::invalid_argument& e) {
       throw UsageError(e.what());
     }
@@ -39,11 +42,23 @@ class EpsilonCommand : public ChannelFilterCommand<EpsilonParams> {
            "-r,--radius", params_.radius,
            fmt::format("window radius r, {}..{}: the window is (2r+1)x(2r+1)", kMinEpsilonRadius, kMaxEpsilonRadius))
         ->capture_default_str();
-    cmd->add_option("-t,--threshold", params_.threshold, "threshold T, 0..255: pixels with |p - c| <= T are averaged")
+    cmd->add_option("-t,--threshold", params_.threshold,
+                    "threshold T, 0..255 in 8-bit units (x4 on 10-bit video, unless --sample-units): pixels with "
+                    "|p - c| <= T are averaged")
         ->capture_default_str();
+    add_sample_units_option(cmd, sample_units_, "--threshold");
   }
 
-  void check_params() override { epsilon_check_params(params_); }
+  // Rounded to the nearest integer: -t 20 is 80 on 10-bit video. In 8-bit units it is 0..255 at any depth.
+  void scale_sample_values(double scale) override {
+    if (params_.threshold > 255)
+      throw UsageError(fmt::format(
+          "epsilon threshold must be 0..255 in 8-bit units, got {} (--sample-units takes it in the stream's units)",
+          params_.threshold));
+    params_.threshold = int(std::lround(params_.threshold * scale));
+  }
+
+  void check_params(SampleType type) override { epsilon_check_params(params_, type); }
 
   // "epsilon r=4 T=20 border=replicate", the start of the result line.
   std::string describe() const override {

@@ -26,16 +26,17 @@ class SobelCommand : public FilterCommand {
           options_, video_,
           {.command = "sobel",
            .variants = &sobel_variants(),
-           .check_params = [&] { check_video_params(); },
+           .check_params = [&](SampleType) { check_video_params(); },
            .default_planes = "y",
            .grey_output = true,
            .choose =
-               [&](Context& ctx, int w, int h) {
+               [&](Context& ctx, int w, int h, SampleType) {  // 8-bit: deeper video is refused
                  VariantChoice choice = sobel_choose(ctx, params_, options_.variant, w, h);
                  auto why = sobel_unsupported(ctx.info(), choice.variant, params_, w, h, choice.config);
                  return std::pair{std::move(choice), std::move(why)};
                },
-           .prepare = [&](Context& ctx, int w, int h) { sobel_prepare(ctx, params_, options_.variant, w, h); },
+           .prepare = [&](Context& ctx, int w, int h,
+                          SampleType) { sobel_prepare(ctx, params_, options_.variant, w, h); },
            .filter = [&](Context& ctx, const DeviceImage& in,
                          DeviceImage& out) { return sobel(ctx, in, out, params_, options_.variant); },
            .describe = [&] { return describe(); }});

@@ -248,12 +248,112 @@ TEST_F(VideoCli, TruncatedFinalFrameKeepsTheFramesBefore) {
   }
 }
 
-TEST_F(VideoCli, SixteenBitStreamsAreRefusedNamingTheFile) {
-  write_file(path("ten.y4m"), "YUV4MPEG2 W8 H6 F25:1 C420p10\nFRAME\n" + std::string(8 * 6 * 3, 'x'));
-  const CliResult r = run_cli(fmt::format("box-blur {} {}", path("ten.y4m"), path("out.y4m")));
+// ---------------------------------------------------------------------------------------------------
+// Streams of more than 8 bits: their planes are filtered as u16 images.
+
+// A stream of `cs`'s layout with random samples of `bits` bits, each plane a u16 image.
+Stream deep_stream(const std::string& header, const std::string& cs, int w, int h, int bits, int count,
+                   std::uint64_t seed) {
+  Stream s{header, {}};
+  for (int f = 0; f < count; ++f) {
+    Frame frame{header.empty() || f % 2 == 0 ? "" : " XF=1", {}};  // raw frames have no parameters
+    int k = 0;
+    for (const testing::VideoPlane& p : video_planes(cs, w, h)) {
+      Image plane = testing::random_image(p.width, p.height, 1, SampleType::u16, seed + 31 * f + k++);
+      for (std::uint16_t& v : plane.samples<std::uint16_t>()) v = std::uint16_t(v & ((1u << bits) - 1));
+      frame.planes.push_back(std::move(plane));
+    }
+    s.frames.push_back(std::move(frame));
+  }
+  return s;
+}
+
+// `bytes` as a stream of u16 planes of `cs`'s layout (each read as twice as many bytes, then retyped).
+Stream parse_deep_stream(const std::string& bytes, bool y4m, const std::string& cs, int w, int h) {
+  std::vector<testing::VideoPlane> wide = video_planes(cs, w, h);
+  for (testing::VideoPlane& p : wide) p.width *= 2;
+  Stream s = parse_stream(bytes, y4m, wide);
+  for (Frame& f : s.frames)
+    for (Image& p : f.planes) {
+      Image deep(p.width / 2, p.height, 1, SampleType::u16);
+      std::copy(p.data.begin(), p.data.end(), deep.data.begin());
+      p = std::move(deep);
+    }
+  return s;
+}
+
+TEST_F(VideoCli, TenBitStreamsAreFilteredAsSixteenBitPlanes) {
+  const std::string header = fmt::format("YUV4MPEG2 W{} H{} F25:1 Ip A1:1 C420p10 XYSCSS=420P10", kW, kH);
+  const Stream in = deep_stream(header, "420", kW, kH, 10, 3, seed_);
+  write_file(path("in.y4m"), stream_bytes(in));
+  // Box blur: every plane by default; its diameter is no sample value.
+  CliResult r = run_cli(fmt::format("box-blur -d 5 {} {}", path("in.y4m"), path("box.y4m")));
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("C420p10"), std::string::npos) << r.output;
+  Stream want = in;
+  for (Frame& f : want.frames)
+    for (Image& p : f.planes) p = box_blur_reference(p, BoxBlurParams{5, {}});
+  EXPECT_TRUE(streams_equal(want, parse_deep_stream(read_file(path("box.y4m")), true, "420", kW, kH))) << "box-blur";
+
+  // Epsilon: Y alone; -t 24 in 8-bit units is 96 on 10 bits, and --sample-units takes it as given.
+  for (const auto& [units, threshold] : {std::pair{"", 96}, std::pair{" --sample-units", 24}}) {
+    r = run_cli(fmt::format("epsilon -r 2 -t 24{} {} {}", units, path("in.y4m"), path("eps.y4m")));
+    ASSERT_EQ(r.code, 0) << r.output;
+    EXPECT_NE(r.output.find(fmt::format("T={}", threshold)), std::string::npos) << r.output;
+    want = in;
+    for (Frame& f : want.frames) f.planes[0] = epsilon_reference(f.planes[0], EpsilonParams{2, threshold, {}});
+    EXPECT_TRUE(streams_equal(want, parse_deep_stream(read_file(path("eps.y4m")), true, "420", kW, kH)))
+        << "epsilon" << units;
+  }
+}
+
+// Raw 16-bit layouts, and P010, whose samples the filters see shifted down to 10 bits.
+TEST_F(VideoCli, RawSixteenBitAndP010Streams) {
+  const Stream in = deep_stream("", "444", kW, kH, 16, 2, seed_);
+  write_file(path("in.yuv"), stream_bytes(in));
+  CliResult r = run_cli(fmt::format("epsilon -r 2 -t 24 --planes y,v --raw-format yuv444p16le --size {}x{} {} {}", kW,
+                                    kH, path("in.yuv"), path("out.yuv")));
+  ASSERT_EQ(r.code, 0) << r.output;
+  Stream want = in;
+  for (Frame& f : want.frames)
+    for (std::size_t i : {0, 2}) f.planes[i] = epsilon_reference(f.planes[i], EpsilonParams{2, 24 * 256, {}});
+  EXPECT_TRUE(streams_equal(want, parse_deep_stream(read_file(path("out.yuv")), false, "444", kW, kH)));
+
+  // P010: 10-bit values in the high bits; the interleaved chroma is copied, with a note.
+  Stream p010 = deep_stream("", "nv12", kW, kH, 10, 2, seed_ + 7);
+  Stream shifted = p010;
+  for (Frame& f : shifted.frames)
+    for (Image& p : f.planes)
+      for (std::uint16_t& v : p.samples<std::uint16_t>()) v = std::uint16_t(v << 6);
+  write_file(path("in.p010"), stream_bytes(shifted));
+  r = run_cli(
+      fmt::format("box-blur -d 5 --raw-format p010 --size {}x{} {} {}", kW, kH, path("in.p010"), path("out.p010")));
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("p010 interleaves U and V"), std::string::npos) << r.output;
+  want = shifted;
+  for (std::size_t f = 0; f < want.frames.size(); ++f) {
+    Image& y = want.frames[f].planes[0];
+    y = box_blur_reference(p010.frames[f].planes[0], BoxBlurParams{5, {}});
+    for (std::uint16_t& v : y.samples<std::uint16_t>()) v = std::uint16_t(v << 6);
+  }
+  EXPECT_TRUE(streams_equal(want, parse_deep_stream(read_file(path("out.p010")), false, "nv12", kW, kH)));
+}
+
+TEST_F(VideoCli, SobelAndOtherDepthsAreRefusedNamingTheStream) {
+  const std::string header = fmt::format("YUV4MPEG2 W{} H{} F25:1 C420p10", kW, kH);
+  write_file(path("ten.y4m"), stream_bytes(deep_stream(header, "420", kW, kH, 10, 1, seed_)));
+  CliResult r = run_cli(fmt::format("sobel {} {}", path("ten.y4m"), path("out.y4m")));
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_NE(r.output.find(path("ten.y4m") + ": sobel takes 8-bit video; this stream is 10-bit (C420p10)"),
+            std::string::npos)
+      << r.output;
+  EXPECT_EQ(testing::line_count(r.output), 1) << r.output;
+  EXPECT_FALSE(std::filesystem::exists(path("out.y4m")));
+
+  write_file(path("deep.y4m"), "YUV4MPEG2 W8 H6 F25:1 C420p17\nFRAME\n" + std::string(8 * 6 * 3, 'x'));
+  r = run_cli(fmt::format("box-blur {} {}", path("deep.y4m"), path("out.y4m")));
   EXPECT_EQ(r.code, 1) << r.output;
-  EXPECT_NE(r.output.find("ten.y4m: C420p10"), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("16-bit samples are not supported"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("deep.y4m: C420p17 is 17-bit video"), std::string::npos) << r.output;
   EXPECT_EQ(testing::line_count(r.output), 1) << r.output;
 }
 
