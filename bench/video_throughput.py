@@ -29,7 +29,7 @@ PIX_FMT = {8: "yuv420p", 10: "yuv420p10le"}
 
 def make_clip(path, size, frames, depth):
     subprocess.run(["ffmpeg", "-hide_banner", "-loglevel", "error", "-nostdin", "-y", "-f", "lavfi", "-i",
-                    f"testsrc2=size={size}:rate=30,noise=alls=12:allf=t", "-frames:v", str(frames), "-pix_fmt",
+                    f"testsrc2=size={size}:rate=30,noise=alls=12:allf=t", "-frames:v", str(frames), "-strict", "-1", "-pix_fmt",
                     PIX_FMT[depth], "-f", "yuv4mpegpipe", path], check=True)
 
 

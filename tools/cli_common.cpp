@@ -183,12 +183,12 @@ void write_output(const Image& image, const std::string& path, const ImageComman
   write_image(image, path, {.jpeg_quality = options.jpeg_quality, .png_compression = options.png_compression});
 }
 
-void check_filter_input(const Image& input, const std::string& path, const std::string& command) {
-  if (input.type != SampleType::u8 || input.channels > 4)
+void check_filter_input(const Image& input, const std::string& path, const std::string& command, bool u16) {
+  if ((input.type != SampleType::u8 && !(u16 && input.type == SampleType::u16)) || input.channels > 4)
     throw std::runtime_error(
-        fmt::format("{}: {} needs 8-bit images with 1 to 4 channels, this file holds {} channel(s) "
+        fmt::format("{}: {} needs {} images with 1 to 4 channels, this file holds {} channel(s) "
                     "of {}",
-                    path, command, input.channels, sample_type_name(input.type)));
+                    path, command, u16 ? "8- or 16-bit" : "8-bit", input.channels, sample_type_name(input.type)));
   try {
     check_image_size(input.width, input.height);
   } catch (const std::invalid_argument&) {
@@ -233,7 +233,7 @@ int run_image_filter(const ImageCommandOptions& options, const ImageFilterSteps&
     throw;
   }
   const Image input = reading.get();
-  check_filter_input(input, options.input, steps.command);
+  check_filter_input(input, options.input, steps.command, steps.takes_u16);
   Context& ctx = *context;
   Timing timing;
   const auto [out, ran] = filter_on_device(ctx, input, options.input, steps, timing);
@@ -244,6 +244,13 @@ int run_image_filter(const ImageCommandOptions& options, const ImageFilterSteps&
 
 std::pair<Image, std::string> filter_on_device(Context& ctx, const Image& input, const std::string& path,
                                                const ImageFilterSteps& steps, Timing& timing) {
+  if (steps.set_sample_type) {
+    try {
+      steps.set_sample_type(input.type);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(fmt::format("{}: {}", path, e.what()));
+    }
+  }
   const auto [choice, why] = steps.choose(ctx, input);
   if (why) throw UsageError(*why);
   Image out = run_on_device(ctx, input, path, [&] { return steps.run(ctx, input, &timing); });

@@ -111,8 +111,9 @@ auto run_on_device(const Context& ctx, const Image& input, const std::string& pa
 
 // Writes `path` atomically with the JPEG quality and PNG compression options.
 void write_output(const Image& image, const std::string& path, const ImageCommandOptions& options);
-// Refuses (one line naming `path`) an input `command` cannot filter: not 8-bit with 1 to 4 channels, or too large.
-void check_filter_input(const Image& input, const std::string& path, const std::string& command);
+// Refuses (one line naming `path`) an input `command` cannot filter: not 8-bit (or, `u16`, 16-bit) with 1 to 4
+// channels, or too large.
+void check_filter_input(const Image& input, const std::string& path, const std::string& command, bool u16 = false);
 // "box-blur d=9 ... on DEVICE (PLATFORM): WxHxC -> OUT" and, with --time, the timings.
 // The variant that ran, for the result line: the choice and its reason ("fused_prefix[rows=8] (tuned)"), or the
 // variant "auto" fell back to when the device refused the choice ("naive (fallback: fused_prefix was refused)").
@@ -136,6 +137,10 @@ struct ImageFilterSteps {
   std::string command;                       // "box-blur", for messages
   const std::vector<VariantInfo>* variants;  // the names --variant accepts
   std::function<void()> check_params;        // throws std::invalid_argument (a usage error) or UsageError
+  // Whether 16-bit images are filtered too; then, before each input's choice and call, `set_sample_type` (if given)
+  // sets and checks the parameters for its samples (a std::invalid_argument is that input's usage error).
+  bool takes_u16 = false;
+  std::function<void(SampleType)> set_sample_type = nullptr;
   // The variant a call on `input` runs, and why it cannot run, if it cannot.
   std::function<std::pair<VariantChoice, std::optional<std::string>>(Context&, const Image& input)> choose;
   std::function<Image(Context&, const Image& input, Timing*)> run;

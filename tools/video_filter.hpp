@@ -124,10 +124,18 @@ int run_channel_filter(const ImageCommandOptions& options, const VideoCommandOpt
          .describe = describe});
   refuse_video_options(video);
   if (check_image_options) check_image_options();
+  // These filters take 16-bit images too: the parameters are checked first for the widest samples, then for each
+  // input's own, in its depth's units (set_depth).
   return run_image_filter(options,
                           {.command = filter.name,
                            .variants = &filter.variants(),
-                           .check_params = [&] { check_params(SampleType::u8); },
+                           .check_params = [&] { check_params(SampleType::u16); },
+                           .takes_u16 = true,
+                           .set_sample_type =
+                               [&](SampleType type) {
+                                 if (set_depth) set_depth(type == SampleType::u16 ? 16 : 8);
+                                 check_params(type);
+                               },
                            .choose = choose_step(params, variant, calls.alpha, filter.choose, filter.unsupported),
                            .run = [&](Context& ctx, const Image& input,
                                       Timing* timing) { return filter.on_host(ctx, input, params, variant, timing); },
@@ -173,10 +181,13 @@ class ChannelFilterCommand : public FilterCommand {
  public:
   int run() override {
     params_.border = parse_border_option(options_.border);
+    // The parameters as given: each input (an image of a batch, or a stream) scales its own copy.
+    const Params given = params_;
     return run_channel_filter(
         options_, video_, params_, calls_, [this](SampleType type) { check_params(type); },
         [this] { return describe(); }, [this] { check_image_options(); },
-        [this](int bits) {
+        [this, given](int bits) {
+          params_ = given;
           if (!sample_units_ && bits != 8) scale_sample_values(depth_scale(bits));
         });
   }

@@ -18,7 +18,8 @@ struct Border {
   int value = 0;  // for constant: the value of every channel outside the image, in sample units (0..255 for u8)
 };
 
-// "replicate", "reflect101", "constant" or "constant=V". Throws std::invalid_argument.
+// "replicate", "reflect101", "constant" or "constant=V" (V 0..65535; check_border checks it for a sample type).
+// Throws std::invalid_argument.
 Border parse_border(std::string_view text);
 std::string to_string(const Border& border);
 // Throws std::invalid_argument unless the constant is a sample value of `type` (0..255, 0..65535 for u16): part of

@@ -18,8 +18,9 @@ Border parse_border(std::string_view text) {
     const auto digits = text.substr(9);
     int v = -1;
     auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
-    if (ec != std::errc() || ptr != digits.data() + digits.size() || v < 0 || v > 255)
-      throw std::invalid_argument("border constant must be an integer 0..255, got '" + std::string(digits) + "'");
+    // The widest sample's range: each call checks the constant against its own samples (check_border).
+    if (ec != std::errc() || ptr != digits.data() + digits.size() || v < 0 || v > 65535)
+      throw std::invalid_argument("border constant must be an integer 0..65535, got '" + std::string(digits) + "'");
     return {BorderMode::constant, v};
   }
   throw std::invalid_argument("unknown border '" + std::string(text) +

@@ -106,7 +106,7 @@ Context& test_context() {
 }
 
 Image run_poisoned(Context& ctx, const DeviceImage& like, const std::function<void(DeviceImage& out)>& call) {
-  Image poisoned(like.width, like.height, like.channels);
+  Image poisoned(like.width, like.height, like.channels, like.type);
   poison(poisoned);
   DeviceImage out = DeviceImage::upload(ctx, poisoned);
   call(out);

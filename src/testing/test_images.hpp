@@ -62,8 +62,8 @@ Image random_image(int width, int height, int channels, SampleType type, std::ui
 // Fills every byte with `value` so that unwritten samples show up in comparisons.
 void poison(Image& image, std::uint8_t value = 0xA5);
 
-// Runs `call` into a device image of `like`'s size and channels, every byte poisoned first so that samples it
-// leaves unwritten show; returns what it wrote.
+// Runs `call` into a device image of `like`'s size, channels and sample type, every byte poisoned first so that samples
+// it leaves unwritten show; returns what it wrote.
 Image run_poisoned(Context& ctx, const DeviceImage& like, const std::function<void(DeviceImage& out)>& call);
 
 // Compares two images sample by sample. On mismatch the result message gives the largest

@@ -25,7 +25,8 @@ class BilateralCommand : public ChannelFilterCommand<BilateralParams> {
                     fmt::format("spatial Gaussian sigma, in pixels, at least {}", kMinBilateralSigma))
         ->capture_default_str();
     cmd->add_option("--sigma-range", params_.sigma_range,
-                    fmt::format("range Gaussian sigma, in 8-bit units (x4 on 10-bit video, unless --sample-units), at "
+                    fmt::format("range Gaussian sigma, in 8-bit units (x256 on 16-bit images, x4 on 10-bit video, "
+                                "unless --sample-units), at "
                                 "least {}",
                                 kMinBilateralSigma))
         ->capture_default_str();

@@ -13,6 +13,7 @@
 #include <fstream>
 
 #include "clfilters/box_blur.hpp"
+#include "clfilters/epsilon.hpp"
 #include "clfilters/image_io.hpp"
 #include "runtime/program_cache_file.hpp"
 #include "testing/cli_fixture.hpp"
@@ -73,6 +74,33 @@ TEST_F(Cli, RgbJpegAndGreyPgmKeepTheirLayout) {
   write_image(testing::random_image(20, 11, 3, SampleType::u8, testing::fresh_seed()), path("c.jpg"));
   ASSERT_EQ(run_cli(fmt::format("box-blur {} {} -d 5", path("c.jpg"), path("c2.jpg"))).code, 0);
   EXPECT_EQ(read_image(path("c2.jpg")).channels, 3);
+}
+
+// 16-bit files stay 16-bit; sample values given in 8-bit units are scaled by 256 unless --sample-units; the border
+// constant is in the samples' units; Sobel refuses them.
+TEST_F(Cli, SixteenBitImagesKeepTheirDepth) {
+  const Image rgb = testing::random_image(23, 13, 3, SampleType::u16, testing::fresh_seed());
+  write_image(rgb, path("rgb16.png"));
+  ASSERT_EQ(run_cli(fmt::format("box-blur {} {} -d 5 --border constant=40000", path("rgb16.png"), path("b.png"))).code,
+            0);
+  const Image blurred = read_image(path("b.png"));
+  EXPECT_EQ(blurred.type, SampleType::u16);
+  EXPECT_TRUE(testing::images_equal(
+      from_filter_layout(box_blur_reference(to_filter_layout(rgb), {5, {BorderMode::constant, 40000}}), 3), blurred));
+
+  const Image grey = testing::random_image(31, 17, 1, SampleType::u16, testing::fresh_seed());
+  write_image(grey, path("g16.npy"));
+  for (const auto& [options, threshold] : {std::pair{"-t 20", 20 * 256}, std::pair{"-t 3000 --sample-units", 3000}}) {
+    ASSERT_EQ(run_cli(fmt::format("epsilon {} {} {}", path("g16.npy"), path("e.npy"), options)).code, 0) << options;
+    EXPECT_TRUE(testing::images_equal(epsilon_reference(grey, {.radius = 4, .threshold = threshold, .border = {}}),
+                                      read_image(path("e.npy"))))
+        << options;
+  }
+  EXPECT_EQ(run_cli(fmt::format("epsilon {} {} -t 300", path("g16.npy"), path("e.npy"))).code, 2);
+  const CliResult sobel = run_cli(fmt::format("sobel {} {}", path("g16.npy"), path("s.png")));
+  EXPECT_EQ(sobel.code, 1);
+  EXPECT_NE(sobel.output.find("8-bit"), std::string::npos) << sobel.output;
+  EXPECT_FALSE(fs::exists(path("s.png")));
 }
 
 TEST_F(Cli, PngCompressionChangesTheFileNotThePixels) {

@@ -27,8 +27,8 @@ class EpsilonCommand : public ChannelFilterCommand<EpsilonParams> {
   int run() override {
     params_.border = parse_border_option(options_.border);
     try {
-      // Video's depth is known once its header is read: until then, any sample value passes.
-      epsilon_check_params(params_, is_video_input(options_, video_) ? SampleType::u16 : SampleType::u8);
+      // The input's depth is known once it is read: until then, any sample value passes.
+      epsilon_check_params(params_, SampleType::u16);
     } catch (const std::invalid_argument& e) {
       throw UsageError(e.what());
     }
@@ -43,7 +43,8 @@ class EpsilonCommand : public ChannelFilterCommand<EpsilonParams> {
            fmt::format("window radius r, {}..{}: the window is (2r+1)x(2r+1)", kMinEpsilonRadius, kMaxEpsilonRadius))
         ->capture_default_str();
     cmd->add_option("-t,--threshold", params_.threshold,
-                    "threshold T, 0..255 in 8-bit units (x4 on 10-bit video, unless --sample-units): pixels with "
+                    "threshold T, 0..255 in 8-bit units (x256 on 16-bit images, x4 on 10-bit video, unless "
+                    "--sample-units): pixels with "
                     "|p - c| <= T are averaged")
         ->capture_default_str();
     add_sample_units_option(cmd, sample_units_, "--threshold");
@@ -53,7 +54,7 @@ class EpsilonCommand : public ChannelFilterCommand<EpsilonParams> {
   void scale_sample_values(double scale) override {
     if (params_.threshold > 255)
       throw UsageError(fmt::format(
-          "epsilon threshold must be 0..255 in 8-bit units, got {} (--sample-units takes it in the stream's units)",
+          "epsilon threshold must be 0..255 in 8-bit units, got {} (--sample-units takes it in the input's own units)",
           params_.threshold));
     params_.threshold = int(std::lround(params_.threshold * scale));
   }

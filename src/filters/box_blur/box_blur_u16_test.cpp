@@ -97,22 +97,14 @@ TEST(BoxBlurReference16, RefusesOtherSampleTypes) {
 
 // ---- the variants against the reference ------------------------------------------------------------------
 
-// Runs `call` into a u16 device image of `like`'s size, every byte poisoned first; returns what it wrote.
-Image run_poisoned16(Context& ctx, const DeviceImage& like, const std::function<void(DeviceImage& out)>& call) {
-  Image poisoned(like.width, like.height, like.channels, SampleType::u16);
-  testing::poison(poisoned);
-  DeviceImage out = DeviceImage::upload(ctx, poisoned);
-  call(out);
-  return out.download(ctx);
-}
-
 // `variant` blurs `in` into a poisoned output (an unwritten pixel shows) exactly as the reference does.
 void expect_exact16(Context& ctx, const std::string& variant, const Image& in, const BoxBlurParams& params) {
   ASSERT_FALSE(
       box_blur_unsupported(ctx.info(), variant, params, in.width, in.height, in.channels, {}, SampleType::u16));
   const DeviceImage d_in = DeviceImage::upload(ctx, in);
   ASSERT_EQ(d_in.type, SampleType::u16);
-  const Image got = run_poisoned16(ctx, d_in, [&](DeviceImage& out) { box_blur(ctx, d_in, out, params, variant); });
+  const Image got =
+      testing::run_poisoned(ctx, d_in, [&](DeviceImage& out) { box_blur(ctx, d_in, out, params, variant); });
   ASSERT_EQ(got.type, SampleType::u16);
   ASSERT_TRUE(testing::images_equal(box_blur_reference(in, params), got));
 }
@@ -194,7 +186,7 @@ TEST(BoxBlur16CpuBands, EveryBandHeightMatchesTheReference) {
       const BoxBlurParams params{31, kBorders16[rows % 5]};
       SCOPED_TRACE(fmt::format("c={} rows={} seed={}", c, rows, seed));
       const DeviceImage d_in = DeviceImage::upload(ctx, in);
-      const Image got = run_poisoned16(ctx, d_in, [&](DeviceImage& out) {
+      const Image got = testing::run_poisoned(ctx, d_in, [&](DeviceImage& out) {
         box_blur(ctx, d_in, out, params, "cpu_bands", {{"rows", rows}});
       });
       ASSERT_TRUE(testing::images_equal(box_blur_reference(in, params), got));
