@@ -2,8 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """Video throughput: `clfilters FILTER IN OUT` on a Y4M stream against the I/O floor, `cat IN | cat > OUT`.
 
-For each depth (8-bit 4:2:0, 10-bit 4:2:0) a clip of ffmpeg's testsrc2 pattern with noise added is written once
-to --workdir. Then, interleaved run by run so that a slow spell of the machine hits every side alike:
+For each depth (8-bit 4:2:0, 10-bit 4:2:0) a clip (a panning gradient with noise) is written once to --workdir. Then, interleaved run by run so that a slow spell of the machine hits every side alike:
   floor   cat IN | cat > OUT                         (what any tool that reads and writes the stream must pay)
   file    clfilters FILTER IN OUT                    (file to file)
   pipe    cat IN | clfilters FILTER - - | cat > OUT  (through pipes, as behind ffmpeg)
@@ -12,7 +11,7 @@ Each filter runs with its default planes (epsilon Y; the blurs Y, U and V; sobel
 
 Usage: python3 bench/video_throughput.py [--cli build/release/tools/clfilters] [--device nvidia] [--size 3840x2160]
          [--frames 60] [--runs 3] [--filters epsilon,box-blur,bilateral,sobel] [--depths 8,10] [--out PREFIX]
-Needs ffmpeg. --out PREFIX writes PREFIX.md and PREFIX.json.
+Needs NumPy. --out PREFIX writes PREFIX.md and PREFIX.json.
 """
 import argparse
 import json
@@ -23,14 +22,35 @@ import sys
 import tempfile
 import time
 
+import numpy as np
+
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PIX_FMT = {8: "yuv420p", 10: "yuv420p10le"}
 
 
 def make_clip(path, size, frames, depth):
-    subprocess.run(["ffmpeg", "-hide_banner", "-loglevel", "error", "-nostdin", "-y", "-f", "lavfi", "-i",
-                    f"testsrc2=size={size}:rate=30,noise=alls=12:allf=t", "-frames:v", str(frames), "-strict", "-1", "-pix_fmt",
-                    PIX_FMT[depth], "-f", "yuv4mpegpipe", path], check=True)
+    """A 4:2:0 Y4M clip: a diagonal gradient that pans by 8 pixels a frame, with fixed-seed noise."""
+    width, height = (int(v) for v in size.split("x"))
+    rng = np.random.default_rng(1)
+    dtype, top = (np.uint8, 255) if depth == 8 else (np.dtype("<u2"), (1 << depth) - 1)
+    colour = f"C420p{depth} XYSCSS=420P{depth}" if depth > 8 else "C420jpeg"
+
+    noise = {}  # one noise field a plane size, panned with the gradient: fast to make, still not smooth
+
+    def plane(w, h, frame, phase):
+        if (w, h) not in noise:
+            noise[(w, h)] = rng.normal(0, top / 40, (h, 2 * w)).astype(np.float32)
+        x = (np.arange(w)[None, :] + 8 * frame + phase) % (2 * w)
+        ramp = (np.abs(x - w) / w * 0.6 + np.arange(h)[:, None] / h * 0.3) * top
+        return np.clip(ramp + noise[(w, h)][:, (8 * frame) % w:(8 * frame) % w + w], 0, top).astype(dtype)
+
+    cw, ch = (width + 1) // 2, (height + 1) // 2
+    with open(path, "wb") as f:
+        f.write(f"YUV4MPEG2 W{width} H{height} F30:1 Ip A1:1 {colour}\n".encode())
+        for frame in range(frames):
+            f.write(b"FRAME\n")
+            for w, h, phase in ((width, height, 0), (cw, ch, 100), (cw, ch, 300)):
+                f.write(plane(w, h, frame, phase).tobytes())
 
 
 def timed(command, env):

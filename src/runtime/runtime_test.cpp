@@ -300,7 +300,7 @@ TEST(KernelCode, HashesEachKernelFileWithTheSharedHeader) {
   EXPECT_EQ(box.find("#include \"box_blur_bands.cl\""), std::string::npos);
   EXPECT_NE(box.find("#line 1 \"box_blur_bands.cl\""), std::string::npos);
   EXPECT_NE(box.find("FUSED_KERNEL"), std::string::npos);
-  EXPECT_EQ(kernel_code_hash("box_blur.cl"), fnv1a64(kernel_code(box)));
+  EXPECT_EQ(kernel_code_hash("box_blur.cl"), fnv1a64(eight_bit_code(kernel_code(box))));
   EXPECT_NE(kernel_code_hash("box_blur.cl"), kernel_code_hash("sobel.cl"));
   EXPECT_EQ(Context().source_hash("sobel.cl"), kernel_code_hash("sobel.cl"));
 }
@@ -322,7 +322,10 @@ TEST(Borders, Parse) {
   EXPECT_EQ(parse_border("reflect101").mode, BorderMode::reflect101);
   EXPECT_EQ(parse_border("constant").value, 0);
   EXPECT_EQ(parse_border("constant=200").value, 200);
-  EXPECT_THROW(parse_border("constant=256"), std::invalid_argument);
+  EXPECT_EQ(parse_border("constant=65535").value, 65535);  // 16-bit samples' constant; calls check their range
+  EXPECT_THROW(parse_border("constant=65536"), std::invalid_argument);
+  EXPECT_THROW(check_border(parse_border("constant=256")), std::invalid_argument);
+  EXPECT_NO_THROW(check_border(parse_border("constant=256"), SampleType::u16));
   EXPECT_THROW(parse_border("constant=x"), std::invalid_argument);
   EXPECT_THROW(parse_border("wrap"), std::invalid_argument);
 }

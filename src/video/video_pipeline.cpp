@@ -6,14 +6,20 @@
 // staging memory and a pair of device images per filtered plane) from its read until it is written, so while
 // the host reads frame n+2 and writes frame n-1, the device uploads, filters and downloads frames n+1 and n.
 // Memory is N frames whatever the length of the stream. Each stage handles the frame's filtered planes one after
-// the other; the frame's last upload and last download stand for all of them, the queues being in order.
+// the other; the frame's last upload and last download stand for all of them, the queues being in order. Frames are
+// read on a thread of their own (FrameReader) and written on the calling thread, so that reading and writing
+// overlap, as they do in `cat IN | cat > OUT`.
 #include <fmt/format.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
+#include <exception>
+#include <mutex>
 #include <new>
 #include <optional>
+#include <thread>
 
 #include "clfilters/video.hpp"
 #include "io/image_io_internal.hpp"
@@ -95,7 +101,6 @@ struct Slot {
   std::string parameters;
   cl::Event downloaded;
   std::vector<cl::Event> kernels;
-  bool busy = false;
 };
 
 class Pipeline {
@@ -143,6 +148,75 @@ class Pipeline {
   Context& ctx_;
   cl::CommandQueue upload_, download_;
   std::vector<Slot> slots_;
+};
+
+// Reads frame n into slot n % slots on a thread of its own once frame n - slots has been written (release), so that
+// the calling thread's writes overlap the reads: on the NVIDIA H100 machine, 60 frames of 3840x2160 4:2:0 through
+// epsilon file to file took 1.30 s read and written in turn, against 0.75 s for cat IN | cat > OUT.
+class FrameReader {
+ public:
+  FrameReader(VideoReader& reader, std::vector<Slot>& slots, std::size_t frame_bytes)
+      : thread_([this, &reader, &slots, frame_bytes] { run(reader, slots, frame_bytes); }) {}
+  ~FrameReader() {
+    {
+      std::lock_guard lock(mutex_);
+      stop_ = true;
+    }
+    changed_.notify_all();
+  }
+  FrameReader(const FrameReader&) = delete;
+  FrameReader& operator=(const FrameReader&) = delete;
+
+  // Waits until frame `n` is in its slot (true) or the stream ended before it (false); rethrows what reading it threw.
+  bool wait_for(std::int64_t n) {
+    std::unique_lock lock(mutex_);
+    changed_.wait(lock, [&] { return read_ > n || ended_; });
+    if (read_ > n) return true;
+    if (error_) std::rethrow_exception(error_);
+    return false;
+  }
+  // Frame `n` is written: its slot may take frame n + slots.
+  void release(std::int64_t n) {
+    {
+      std::lock_guard lock(mutex_);
+      released_ = n + 1;
+    }
+    changed_.notify_all();
+  }
+
+ private:
+  void run(VideoReader& reader, std::vector<Slot>& slots, std::size_t frame_bytes) {
+    const auto count = std::int64_t(slots.size());
+    for (std::int64_t n = 0;; ++n) {
+      {
+        std::unique_lock lock(mutex_);
+        changed_.wait(lock, [&] { return stop_ || n < released_ + count; });
+        if (stop_) return;
+      }
+      Slot& s = slots[std::size_t(n % count)];
+      bool got = false;
+      std::exception_ptr error;
+      try {
+        got = reader.read_frame({s.frame.data, frame_bytes}, s.parameters);
+      } catch (...) {
+        error = std::current_exception();
+      }
+      {
+        std::lock_guard lock(mutex_);
+        if (got) ++read_;
+        ended_ = !got, error_ = error;
+      }
+      changed_.notify_all();
+      if (!got) return;
+    }
+  }
+
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::int64_t read_ = 0, released_ = 0;  // frames read; frames written, whose slots are free again
+  bool ended_ = false, stop_ = false;
+  std::exception_ptr error_;
+  std::jthread thread_;  // last: it starts once the members it uses are
 };
 
 class Progress {
@@ -262,6 +336,7 @@ PipelineStats filter_video(Context& ctx, VideoReader& reader, VideoWriter& write
 
   std::vector<std::span<const std::uint8_t>> parts(plan.planes.size());
   std::int64_t next_read = 0, next_write = 0;  // frames are written in the order they were read
+  FrameReader frames(reader, pipe.slots_, frame_bytes);
   auto write_oldest = [&] {
     Slot& s = pipe.slots_[std::size_t(next_write) % slot_count];
     if (!planes.empty()) {
@@ -276,7 +351,7 @@ PipelineStats filter_video(Context& ctx, VideoReader& reader, VideoWriter& write
                      : std::span<const std::uint8_t>(s.frame.data + source.offset, source.bytes());
     }
     writer.write_frame(s.parameters, parts);
-    s.busy = false;
+    frames.release(next_write);
     ++next_write;
     ++stats.frames;
     progress.frame_done(stats.frames);
@@ -285,10 +360,9 @@ PipelineStats filter_video(Context& ctx, VideoReader& reader, VideoWriter& write
 
   for (;;) {
     Slot& s = pipe.slots_[std::size_t(next_read) % slot_count];
-    if (s.busy) write_oldest();  // frees this slot: it holds frame next_read - slot_count
     bool got_frame = false;
     try {
-      got_frame = reader.read_frame({s.frame.data, frame_bytes}, s.parameters);
+      got_frame = frames.wait_for(next_read);
     } catch (const VideoError& e) {
       // A truncated or corrupt frame: everything before it is written and flushed first.
       while (next_write < next_read) write_oldest();
@@ -321,8 +395,10 @@ PipelineStats filter_video(Context& ctx, VideoReader& reader, VideoWriter& write
                  "clEnqueueReadBuffer");
       check_cl(pipe.download_.flush(), "clFlush");
     }
-    s.busy = true;
     ++next_read;
+    // One slot stays free for the reader to fill while the device has the others; with one slot, read and write
+    // take turns.
+    if (next_read - next_write >= std::max<std::int64_t>(1, std::int64_t(slot_count) - 1)) write_oldest();
   }
   while (next_write < next_read) write_oldest();
   progress.finish(stats.frames);
