@@ -110,7 +110,7 @@ inline float distance2(val_t p, val_t c) {
   return d.x * d.x + d.y * d.y + d.z * d.z;
 }
 inline pix_t pack_rounded(val_t v, pix_t centre) {
-  // SPEC "Rounding to 8 bits": nearest, ties up, clamped.
+  // SPEC "Rounding to the sample": nearest, ties up, clamped.
   const uint4 r = convert_uint4(clamp(floor(v + 0.5f), 0.0f, 255.0f));
   return r.x | (r.y << 8) | (r.z << 16) | (centre & 0xFF000000u);
 }

@@ -127,7 +127,7 @@ inline void cpu_fill_ring_row(__global const pix_t* src, __global float* ring, i
   }
 }
 
-// Rounds v / scale to 8 bits (SPEC "Rounding to 8 bits": nearest, ties up, clamped), eight lanes.
+// Rounds v / scale to 8 bits (SPEC "Rounding to the sample": nearest, ties up, clamped), eight lanes.
 inline uint8 cpu_round(float8 sum, float8 wsum, float scale) {
   return convert_uint8(clamp(floor(sum / (wsum * scale) + 0.5f), 0.0f, 255.0f));
 }

@@ -93,7 +93,7 @@ typedef ushort pair_t;
 #endif
 #endif
 
-// SPEC "Rounding to 8 bits": (s + n/2) / n, ties up.
+// SPEC "Rounding to the sample": (s + n/2) / n, ties up.
 inline acc_t round_div(acc_t s, uint n) {
   return (s + (acc_t)(n >> 1)) / (acc_t)n;
 }
