@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <functional>
 #include <map>
 #include <random>
@@ -15,6 +16,7 @@
 #include "clfilters/box_blur.hpp"
 #include "clfilters/epsilon.hpp"
 #include "clfilters/sobel.hpp"
+#include "common/image_compare.hpp"
 #include "testing/cli_fixture.hpp"
 #include "testing/test_files.hpp"
 #include "testing/test_images.hpp"
@@ -304,6 +306,48 @@ TEST_F(VideoCli, TenBitStreamsAreFilteredAsSixteenBitPlanes) {
     for (Frame& f : want.frames) f.planes[0] = epsilon_reference(f.planes[0], EpsilonParams{2, threshold, {}});
     EXPECT_TRUE(streams_equal(want, parse_deep_stream(read_file(path("eps.y4m")), true, "420", kW, kH)))
         << "epsilon" << units;
+  }
+}
+
+// Every filter on every deeper Y4M layout: box blur and the bilateral on Y, U and V (the bilateral within 1, SPEC),
+// epsilon on Y with its threshold scaled to the depth; the other planes copied; frames and header as they were.
+TEST_F(VideoCli, EveryFilterOnEveryDeepColourSpace) {
+  for (const auto& [cs, bits] : {std::pair{"422", 12}, std::pair{"444", 16}, std::pair{"mono", 16}}) {
+    const std::string header =
+        fmt::format("YUV4MPEG2 W{} H{} F25:1 C{}{}{}", kW, kH, cs, cs == std::string("mono") ? "" : "p", bits);
+    SCOPED_TRACE(header);
+    const Stream in = deep_stream(header, cs, kW, kH, bits, 2, seed_ + std::uint64_t(bits));
+    write_file(path("in.y4m"), stream_bytes(in));
+    const int threshold = int(std::lround(30.0 * double(1 << (bits - 8))));
+    const double sigma_range = 20.0 * double(1 << (bits - 8));
+    const std::map<std::string, std::function<Image(const Image&, std::size_t)>> filters{
+        {"box-blur -d 4",
+         [](const Image& p, std::size_t) {
+           return box_blur_reference(p, BoxBlurParams{4, {}});
+         }},
+        {"epsilon -r 1 -t 30",
+         [&](const Image& p, std::size_t k) {
+           return k == 0 ? epsilon_reference(p, EpsilonParams{1, threshold, {}}) : p;
+         }},
+        {"bilateral --sigma-spatial 1.5 --sigma-range 20", [&](const Image& p, std::size_t) {
+           BilateralParams params;
+           params.sigma_spatial = 1.5, params.sigma_range = sigma_range;
+           return bilateral_reference(p, params);
+         }}};
+    for (const auto& [command, reference] : filters) {
+      SCOPED_TRACE(command);
+      const CliResult r = run_cli(fmt::format("{} {} {}", command, path("in.y4m"), path("out.y4m")));
+      ASSERT_EQ(r.code, 0) << r.output;
+      const Stream got = parse_deep_stream(read_file(path("out.y4m")), true, cs, kW, kH);
+      ASSERT_EQ(got.header, header);
+      ASSERT_EQ(got.frames.size(), in.frames.size());
+      for (std::size_t f = 0; f < in.frames.size(); ++f)
+        for (std::size_t k = 0; k < in.frames[f].planes.size(); ++k) {
+          const double tolerance = command.starts_with("bilateral") ? 1.0 : 0.0;
+          const auto why = compare_images(reference(in.frames[f].planes[k], k), got.frames[f].planes[k], tolerance);
+          EXPECT_FALSE(why) << "frame " << f << " plane " << k << ": " << *why;
+        }
+    }
   }
 }
 
