@@ -4,7 +4,7 @@
 # OpenCL driver if needed, builds, runs the tests on the GPU and on PoCL, tunes the GPU, benchmarks it and PoCL,
 # and compares the GPU with its peers (bench/peers.py).
 #   Usage: bench/run-gpu.sh OUT_DIR [STEPS]
-#   STEPS: comma-separated, any of build,test,tune,bench-auto,bench-16bit,peers,video,bench-pocl,peers-pocl
+#   STEPS: comma-separated, any of build,test,tune,bench-auto,bench-16bit,peers,video,bench-pocl,peers-pocl,video-pocl
 #          (default: build,test,bench-auto,peers,bench-pocl; on a machine without a GPU: build,bench-pocl,peers-pocl)
 # Files written to bench/results/ (and copied to OUT_DIR/results/, for a machine whose tree is a copy):
 #   bench-auto  <gpu>.json, <gpu>.md            every filter's tuned auto at 8k and 1080p, epsilon at 3264x2448,
@@ -14,6 +14,7 @@
 #   video       <gpu>-video.json, .md             4K 8- and 10-bit Y4M through every filter against cat | cat
 #   bench-pocl  pocl-<N>core.json, .md           every variant on PoCL on this machine's N CPU cores, 1080p, untuned
 #   peers-pocl  pocl-<N>core-peers.json, .md     clfilters on PoCL, untuned, against OpenCV's CPU path, 1080p and 4K
+#   video-pocl  pocl-<N>core-video.json, .md     the video step on PoCL
 #   tune        shipped_tuning.json               the shipped tuning database, this GPU's entries updated
 # Every call starts from the tuning database shipped in the binary, src/tuning/db/shipped_tuning.json (CLF_TUNING_FILE=FILE
 # for another); `tune` rewrites it (copied to OUT_DIR/results/: where the tree is a copy, bring it back into
@@ -197,5 +198,13 @@ if step peers-pocl; then
   keep "$results/$pocl-peers.json" "$results/$pocl-peers.md"
   echo "peers-pocl ($pocl): $(elapsed $start)" >> "$summary"
   tail -10 "$out/peers-pocl.log" >> "$summary"
+fi
+
+if step video-pocl; then
+  start=$(date +%s)
+  python3 bench/video_throughput.py --cli "$cli" --device pocl --runs 2 --out "$results/$pocl-video" > "$out/video-pocl.log" 2>&1
+  keep "$results/$pocl-video.json" "$results/$pocl-video.md"
+  echo "video-pocl ($pocl): $(elapsed $start)" >> "$summary"
+  tail -20 "$out/video-pocl.log" >> "$summary"
 fi
 cat "$summary"
