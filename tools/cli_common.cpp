@@ -199,6 +199,12 @@ void check_filter_input(const Image& input, const std::string& path, const std::
   }
 }
 
+void check_output_depth(const Image& input, const std::string& path, const std::string& output) {
+  if (input.type == SampleType::u16 && format_from_extension(output) == ImageFormat::jpeg)
+    throw std::runtime_error(
+        fmt::format("{}: JPEG holds 8-bit samples and {} is 16-bit (write .png, .pgm/.ppm or .npy)", output, path));
+}
+
 std::string variant_that_ran(const Context& ctx, const VariantChoice& choice) {
   const std::optional<VariantFallback> fallback = ctx.last_fallback();
   if (!fallback) return fmt::format("{} ({})", describe(choice), choice.reason);
@@ -234,6 +240,7 @@ int run_image_filter(const ImageCommandOptions& options, const ImageFilterSteps&
   }
   const Image input = reading.get();
   check_filter_input(input, options.input, steps.command, steps.takes_u16);
+  check_output_depth(input, options.input, options.output);
   Context& ctx = *context;
   Timing timing;
   const auto [out, ran] = filter_on_device(ctx, input, options.input, steps, timing);

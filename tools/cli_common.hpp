@@ -114,6 +114,8 @@ void write_output(const Image& image, const std::string& path, const ImageComman
 // Refuses (one line naming `path`) an input `command` cannot filter: not 8-bit (or, `u16`, 16-bit) with 1 to 4
 // channels, or too large.
 void check_filter_input(const Image& input, const std::string& path, const std::string& command, bool u16 = false);
+// Refuses, before the work, a 16-bit input whose (16-bit) result would go to a JPEG `output`, which holds 8 bits.
+void check_output_depth(const Image& input, const std::string& path, const std::string& output);
 // "box-blur d=9 ... on DEVICE (PLATFORM): WxHxC -> OUT" and, with --time, the timings.
 // The variant that ran, for the result line: the choice and its reason ("fused_prefix[rows=8] (tuned)"), or the
 // variant "auto" fell back to when the device refused the choice ("naive (fallback: fused_prefix was refused)").

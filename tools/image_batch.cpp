@@ -125,6 +125,7 @@ int run_image_batch(const ImageCommandOptions& options, const ImageFilterSteps& 
     Image output;
     const auto why = failure_of([&] {
       check_filter_input(*input, job.input, steps.command, steps.takes_u16);
+      check_output_depth(*input, job.input, job.output);
       Timing timing;
       auto [filtered, ran] = filter_on_device(ctx, *input, job.input, steps, timing);
       output = std::move(filtered);

@@ -97,6 +97,10 @@ TEST_F(Cli, SixteenBitImagesKeepTheirDepth) {
         << options;
   }
   EXPECT_EQ(run_cli(fmt::format("epsilon {} {} -t 300", path("g16.npy"), path("e.npy"))).code, 2);
+  const CliResult jpeg = run_cli(fmt::format("box-blur {} {}", path("rgb16.png"), path("b.jpg")));
+  EXPECT_EQ(jpeg.code, 1);
+  EXPECT_NE(jpeg.output.find("JPEG holds 8-bit samples"), std::string::npos) << jpeg.output;
+  EXPECT_FALSE(fs::exists(path("b.jpg")));
   const CliResult sobel = run_cli(fmt::format("sobel {} {}", path("g16.npy"), path("s.png")));
   EXPECT_EQ(sobel.code, 1);
   EXPECT_NE(sobel.output.find("8-bit"), std::string::npos) << sobel.output;
