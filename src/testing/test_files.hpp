@@ -20,6 +20,17 @@
 
 namespace clf::testing {
 
+// The message of the `Error` that `f` throws, or "" if it throws none (any other exception goes through).
+template <class Error, class F>
+std::string thrown_message(F&& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
 // The file's bytes; empty if it cannot be opened.
 inline std::string read_file(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);

@@ -33,16 +33,6 @@ unsigned sample_at(const std::string& bytes, std::size_t i) {
   return unsigned(std::uint8_t(bytes[2 * i])) | unsigned(std::uint8_t(bytes[2 * i + 1])) << 8;
 }
 
-template <class F>
-std::string video_error(F&& f) {
-  try {
-    f();
-  } catch (const VideoError& e) {
-    return e.what();
-  }
-  return "";
-}
-
 struct Plane {
   char name;
   int width, height;
@@ -99,7 +89,8 @@ TEST(Y4mDepth, DepthsOutsideEightToSixteenBitsAreRefused) {
       {"Cyuv420p10", "colour space"},      {"C411p10", "colour space"},
   };
   for (const auto& [tag, why] : cases) {
-    const std::string message = video_error([&] { parse_y4m_header("YUV4MPEG2 W8 H6 " + tag, "name.y4m"); });
+    const std::string message =
+        testing::thrown_message<VideoError>([&] { parse_y4m_header("YUV4MPEG2 W8 H6 " + tag, "name.y4m"); });
     EXPECT_NE(message.find(why), std::string::npos) << tag << ": " << message;
     EXPECT_EQ(message.rfind("name.y4m: ", 0), 0u) << message;
     EXPECT_EQ(message.find('\n'), std::string::npos) << message;
@@ -236,13 +227,13 @@ TEST_F(DepthIo, TruncatedTenBitFramesAreNamed) {
   std::string parameters;
   ASSERT_TRUE(reader.read_frame(buffer, parameters));
   ASSERT_TRUE(reader.read_frame(buffer, parameters));
-  std::string message = video_error([&] { reader.read_frame(buffer, parameters); });
+  std::string message = testing::thrown_message<VideoError>([&] { reader.read_frame(buffer, parameters); });
   EXPECT_EQ(message, fmt::format("{}: frame 3 is truncated: 11 of {} bytes before the end of the stream",
                                  path("cut.y4m"), bytes));
   write_file(path("cut.yuv"), frame + frame.substr(0, 7));
   VideoReader raw = VideoReader::open_raw(path("cut.yuv"), VideoFormat::yuv420p10le, 6, 4);
   ASSERT_TRUE(raw.read_frame(buffer, parameters));
-  message = video_error([&] { raw.read_frame(buffer, parameters); });
+  message = testing::thrown_message<VideoError>([&] { raw.read_frame(buffer, parameters); });
   EXPECT_NE(message.find(fmt::format("frame 2 is truncated: 7 of {} bytes", bytes)), std::string::npos) << message;
 }
 

@@ -25,17 +25,6 @@ std::string random_bytes(std::size_t n, std::mt19937_64& rng) {
   return s;
 }
 
-// The message of the VideoError that `f` throws, or "" if it throws none.
-template <class F>
-std::string video_error(F&& f) {
-  try {
-    f();
-  } catch (const VideoError& e) {
-    return e.what();
-  }
-  return "";
-}
-
 class VideoIo : public testing::TempDirTest {
  protected:
   VideoIo() : TempDirTest("clf-video") {}
@@ -85,13 +74,14 @@ TEST(Y4mHeader, BadHeadersSayWhy) {
       {"RIFF", "not a Y4M stream"},
   };
   for (const auto& [header, why] : cases) {
-    const std::string message = video_error([&] { parse_y4m_header(header, "name.y4m"); });
+    const std::string message = testing::thrown_message<VideoError>([&] { parse_y4m_header(header, "name.y4m"); });
     EXPECT_NE(message.find(why), std::string::npos) << header << ": " << message;
     EXPECT_EQ(message.rfind("name.y4m: ", 0), 0u) << message;
     EXPECT_EQ(message.find('\n'), std::string::npos) << message;
   }
   // Control bytes from a stream never reach the terminal.
-  const std::string message = video_error([] { parse_y4m_header("YUV4MPEG2 W2 H2 Q\x1b[31m", "x"); });
+  const std::string message =
+      testing::thrown_message<VideoError>([] { parse_y4m_header("YUV4MPEG2 W2 H2 Q\x1b[31m", "x"); });
   EXPECT_EQ(message.find('\x1b'), std::string::npos) << message;
 }
 
@@ -111,21 +101,24 @@ TEST(RawVideo, LayoutsAndOptionParsing) {
 TEST_F(VideoIo, FramesTheFiltersCannotTakeAreRefusedAtTheHeader) {
   EXPECT_EQ(parse_y4m_header("YUV4MPEG2 W32767 H16384 Cmono", "in.y4m").luma_bytes(), (std::size_t(1) << 29) - 16384);
   for (const char* header : {"YUV4MPEG2 W32768 H16384 Cmono", "YUV4MPEG2 W16384 H32768"}) {
-    const std::string message = video_error([&] { parse_y4m_header(header, "in.y4m"); });
+    const std::string message = testing::thrown_message<VideoError>([&] { parse_y4m_header(header, "in.y4m"); });
     EXPECT_EQ(message.rfind("in.y4m: frames of ", 0), 0u) << message;
     EXPECT_NE(message.find("fewer than 2^29 pixels"), std::string::npos) << message;
   }
   write_file(path("in.yuv"), "");
-  const std::string raw = video_error([&] { VideoReader::open_raw(path("in.yuv"), VideoFormat::nv12, 32768, 16384); });
+  const std::string raw = testing::thrown_message<VideoError>(
+      [&] { VideoReader::open_raw(path("in.yuv"), VideoFormat::nv12, 32768, 16384); });
   EXPECT_EQ(raw.rfind(path("in.yuv") + ": frames of 32768x16384", 0), 0u) << raw;
   EXPECT_THROW(raw_stream_info(VideoFormat::i420, 16384, 32768), std::invalid_argument);
 
   ScopedEnv limit("CLFILTERS_MAX_PIXELS", "100");
   EXPECT_EQ(parse_y4m_header("YUV4MPEG2 W10 H10", "in.y4m").luma_bytes(), 100u);
-  const std::string over = video_error([&] { parse_y4m_header("YUV4MPEG2 W11 H10", "in.y4m"); });
+  const std::string over =
+      testing::thrown_message<VideoError>([&] { parse_y4m_header("YUV4MPEG2 W11 H10", "in.y4m"); });
   EXPECT_NE(over.find("in.y4m: frames of 11x10 are too large (110 pixels, the limit is 100"), std::string::npos)
       << over;
-  const std::string raw_over = video_error([&] { VideoReader::open_raw(path("in.yuv"), VideoFormat::i420, 11, 10); });
+  const std::string raw_over =
+      testing::thrown_message<VideoError>([&] { VideoReader::open_raw(path("in.yuv"), VideoFormat::i420, 11, 10); });
   EXPECT_NE(raw_over.find("the limit is 100"), std::string::npos) << raw_over;
 }
 
@@ -137,14 +130,15 @@ TEST_F(VideoIo, PipelineRefusesFramesTheDeviceCannotHold) {
   ASSERT_GT(device.max_alloc_bytes, 0u);
   StreamInfo info = raw_stream_info(VideoFormat::nv12, 2, 2);
   info.frame_bytes = std::size_t(device.max_alloc_bytes) + 1;  // one buffer larger than the device allocates
-  std::string message = video_error([&] { check_pipeline_memory(ctx, info, "big.yuv"); });
+  std::string message = testing::thrown_message<VideoError>([&] { check_pipeline_memory(ctx, info, "big.yuv"); });
   EXPECT_EQ(message.rfind("big.yuv: a frame of 2x2 Cnv12 takes ", 0), 0u) << message;
   EXPECT_NE(message.find("can allocate at once"), std::string::npos) << message;
 
   // Each buffer fits, but not as many as the frames in flight need.
   info.frame_bytes = std::size_t(device.max_alloc_bytes);
   const int slots = int(device.global_mem_bytes / device.max_alloc_bytes) + 2;
-  message = video_error([&] { check_pipeline_memory(ctx, info, "big.yuv", {.frames_in_flight = slots}); });
+  message = testing::thrown_message<VideoError>(
+      [&] { check_pipeline_memory(ctx, info, "big.yuv", {.frames_in_flight = slots}); });
   EXPECT_EQ(message.rfind("big.yuv: frames of 2x2 Cnv12 need ", 0), 0u) << message;
   EXPECT_NE(message.find(fmt::format("for {} frames in flight", slots)), std::string::npos) << message;
   EXPECT_EQ(message.find('\n'), std::string::npos) << message;
@@ -157,7 +151,8 @@ TEST_F(VideoIo, PipelineRefusesFramesTheDeviceCannotHold) {
     ADD_FAILURE() << "no frame may be filtered";
     return {};
   };
-  message = video_error([&] { filter_video(ctx, reader, writer, never, {.frames_in_flight = 4096}); });
+  message = testing::thrown_message<VideoError>(
+      [&] { filter_video(ctx, reader, writer, never, {.frames_in_flight = 4096}); });
   EXPECT_EQ(message.rfind(path("huge.y4m") + ": ", 0), 0u) << message;
   EXPECT_NE(message.find("16383x32767 C444alpha"), std::string::npos) << message;
 }
@@ -208,7 +203,9 @@ TEST_F(VideoIo, UncommittedOutputLeavesNothing) {
   }
   EXPECT_EQ(read_file(path("old.yuv")), "previous contents");
   EXPECT_EQ(file_count(), 1u);
-  EXPECT_NE(video_error([&] { VideoWriter(path("no/such/dir/out.y4m"), info); }).find("no/such/dir/out.y4m"),
+  EXPECT_NE(testing::thrown_message<VideoError>([&] {
+              VideoWriter(path("no/such/dir/out.y4m"), info);
+            }).find("no/such/dir/out.y4m"),
             std::string::npos);
 }
 
@@ -233,7 +230,7 @@ TEST_F(VideoIo, TruncatedAndCorruptFramesAreNamed) {
     VideoReader reader = VideoReader::open_y4m(path("s.y4m"));
     ASSERT_TRUE(reader.read_frame(buffer, parameters));
     ASSERT_TRUE(reader.read_frame(buffer, parameters));
-    const std::string message = video_error([&] { reader.read_frame(buffer, parameters); });
+    const std::string message = testing::thrown_message<VideoError>([&] { reader.read_frame(buffer, parameters); });
     EXPECT_NE(message.find(why), std::string::npos) << message;
     EXPECT_EQ(message.rfind(path("s.y4m") + ": ", 0), 0u) << message;
   }
@@ -242,14 +239,21 @@ TEST_F(VideoIo, TruncatedAndCorruptFramesAreNamed) {
   VideoReader raw = VideoReader::open_raw(path("r.yuv"), VideoFormat::i420, 4, 4);
   ASSERT_TRUE(raw.read_frame(buffer, parameters));
   ASSERT_TRUE(raw.read_frame(buffer, parameters));
-  EXPECT_NE(video_error([&] { raw.read_frame(buffer, parameters); }).find("frame 3 is truncated: 5 of 24 bytes"),
+  EXPECT_NE(testing::thrown_message<VideoError>([&] {
+              raw.read_frame(buffer, parameters);
+            }).find("frame 3 is truncated: 5 of 24 bytes"),
             std::string::npos);
   // Headers.
   write_file(path("h.y4m"), "");
-  EXPECT_NE(video_error([&] { VideoReader::open_y4m(path("h.y4m")); }).find("empty stream"), std::string::npos);
+  EXPECT_NE(testing::thrown_message<VideoError>([&] { VideoReader::open_y4m(path("h.y4m")); }).find("empty stream"),
+            std::string::npos);
   write_file(path("h.y4m"), "YUV4MPEG2 W6 H4");
-  EXPECT_NE(video_error([&] { VideoReader::open_y4m(path("h.y4m")); }).find("truncated Y4M header"), std::string::npos);
-  EXPECT_NE(video_error([&] { VideoReader::open_y4m(path("missing.y4m")); }).find("cannot open"), std::string::npos);
+  EXPECT_NE(
+      testing::thrown_message<VideoError>([&] { VideoReader::open_y4m(path("h.y4m")); }).find("truncated Y4M header"),
+      std::string::npos);
+  EXPECT_NE(
+      testing::thrown_message<VideoError>([&] { VideoReader::open_y4m(path("missing.y4m")); }).find("cannot open"),
+      std::string::npos);
 }
 
 // The pipeline with a filter of its own (255 - p) so that its output cannot be confused with its input,
@@ -304,7 +308,7 @@ TEST_F(VideoIo, PipelineKeepsOrderWithAnyNumberOfFramesInFlight) {
   write_file(path("cut.y4m"), input.substr(0, cut));
   VideoReader reader = VideoReader::open_y4m(path("cut.y4m"));
   VideoWriter writer(path("cut-out.y4m"), reader.info());
-  const std::string message = video_error([&] { filter_video(ctx, reader, writer, filter); });
+  const std::string message = testing::thrown_message<VideoError>([&] { filter_video(ctx, reader, writer, filter); });
   EXPECT_NE(message.find(fmt::format("frame {} is truncated", frames)), std::string::npos) << message;
   EXPECT_EQ(writer.frames_written(), frames - 1);
 }

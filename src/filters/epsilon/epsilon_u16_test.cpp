@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "clfilters/epsilon.hpp"
+#include "filters/epsilon/epsilon_brute_force.hpp"
 #include "testing/callers_buffer.hpp"
 #include "testing/test_images.hpp"
 
@@ -61,37 +62,6 @@ Image u16_input(int width, int height, int channels, std::uint64_t seed) {
   return img;
 }
 
-// Brute force from docs/SPEC.md: every tap through border_index, the compare and the rounding as written.
-Image brute_force_u16(const Image& in, const EpsilonParams& p) {
-  Image out(in.width, in.height, in.channels, kU16);
-  const auto src = in.samples<std::uint16_t>();
-  auto dst = out.samples<std::uint16_t>();
-  const int c = in.channels, r = p.radius;
-  for (int y = 0; y < in.height; ++y)
-    for (int x = 0; x < in.width; ++x)
-      for (int ch = 0; ch < c; ++ch) {
-        const std::size_t at = (std::size_t(y) * in.width + x) * c + ch;
-        if (c == 4 && ch == 3) {
-          dst[at] = src[at];  // alpha is copied
-          continue;
-        }
-        const long centre = src[at];
-        long long sum = 0, n = 0;
-        for (int dy = -r; dy <= r; ++dy)
-          for (int dx = -r; dx <= r; ++dx) {
-            const int xx = border_index(x + dx, in.width, p.border.mode);
-            const int yy = border_index(y + dy, in.height, p.border.mode);
-            const long v = (xx < 0 || yy < 0) ? p.border.value : src[(std::size_t(yy) * in.width + xx) * c + ch];
-            if (std::labs(v - centre) <= p.threshold) {
-              sum += v;
-              ++n;
-            }
-          }
-        dst[at] = std::uint16_t((sum + n / 2) / n);
-      }
-  return out;
-}
-
 // ---- the reference ---------------------------------------------------------------------------------
 
 TEST(EpsilonU16Reference, MatchesBruteForce) {
@@ -104,7 +74,8 @@ TEST(EpsilonU16Reference, MatchesBruteForce) {
             const EpsilonParams p = make_params(r, T, border);
             SCOPED_TRACE(fmt::format("{}x{}x{} {} seed={}", w, h, c, describe(p), seed));
             const Image in = u16_input(w, h, c, seed);
-            ASSERT_TRUE(testing::images_equal(brute_force_u16(in, p), epsilon_reference(in, p, 2)));
+            ASSERT_TRUE(
+                testing::images_equal(testing::epsilon_brute_force<std::uint16_t>(in, p), epsilon_reference(in, p, 2)));
           }
 }
 
