@@ -156,9 +156,10 @@ class Context {
   cl::Program& program_from_source(std::string_view name, const std::string& source, const std::string& options);
   // A kernel object from that program, cached (per thread) so repeated calls skip clCreateKernel.
   cl::Kernel& kernel(std::string_view kernel_file, const std::string& options, const std::string& name);
-  // The tuning database's key for a kernel file: the hash of its code as built (with the shared header),
-  // comments and layout aside (kernel_code_hash), so a comment edit keeps the file's tuned entries.
-  std::uint64_t source_hash(std::string_view kernel_file) const;
+  // The tuning database's key for a kernel file on this device: the hash of its code as built (with the shared
+  // header), comments and layout aside (kernel_code_hash), so a comment edit keeps the file's tuned entries; on a
+  // GPU without the CPU variants' files, and with the 16-bit forms only for 16-bit classes (`sixteen_bit`).
+  std::uint64_t source_hash(std::string_view kernel_file, bool sixteen_bit = false) const;
 
   // Allocates a device buffer (over `host` with CL_MEM_USE_HOST_PTR); throws ClError naming the size on failure.
   cl::Buffer buffer(cl_mem_flags flags, std::size_t bytes, void* host = nullptr);

@@ -18,9 +18,15 @@ std::string_view embedded_kernel_source(std::string_view file) {
 
 namespace {
 
+// A file that only CPU variants include (box_blur_cpu_bands.cl): GPU programs never run its code.
+bool is_cpu_only_file(std::string_view name) {
+  return name.find("_cpu_") != std::string_view::npos;
+}
+
 // `text` with each line `#include "name.cl"` that names an embedded file replaced by that file (expanded the same
-// way), between #line directives so that the compiler's messages name the right file and line.
-std::string expand_includes(std::string_view file, std::string_view text, int depth) {
+// way), between #line directives so that the compiler's messages name the right file and line; without the CPU-only
+// files when `cpu_files` is false (the code that keys GPU tuning entries, never compiled).
+std::string expand_includes(std::string_view file, std::string_view text, int depth, bool cpu_files = true) {
   if (depth > 8) throw std::invalid_argument(fmt::format("{}: kernel files include each other too deeply", file));
   std::string out;
   int line_number = 0;
@@ -33,8 +39,10 @@ std::string expand_includes(std::string_view file, std::string_view text, int de
     constexpr std::string_view kInclude = "#include \"";
     if (line.starts_with(kInclude) && line.ends_with('"')) {
       const std::string_view name = line.substr(kInclude.size(), line.size() - kInclude.size() - 1);
-      out += fmt::format("#line 1 \"{}\"\n{}\n#line {} \"{}\"\n", name,
-                         expand_includes(name, embedded_kernel_source(name), depth + 1), line_number + 1, file);
+      if (!cpu_files && is_cpu_only_file(name)) continue;
+      out +=
+          fmt::format("#line 1 \"{}\"\n{}\n#line {} \"{}\"\n", name,
+                      expand_includes(name, embedded_kernel_source(name), depth + 1, cpu_files), line_number + 1, file);
     } else {
       out.append(line);
       out += '\n';
@@ -45,10 +53,18 @@ std::string expand_includes(std::string_view file, std::string_view text, int de
 
 }  // namespace
 
-std::string full_kernel_source(std::string_view kernel_file) {
+namespace {
+
+std::string kernel_source(std::string_view kernel_file, bool cpu_files) {
   constexpr std::string_view kSharedHeader = "border.cl";
   return fmt::format("#line 1 \"{}\"\n{}\n#line 1 \"{}\"\n{}\n", kSharedHeader, embedded_kernel_source(kSharedHeader),
-                     kernel_file, expand_includes(kernel_file, embedded_kernel_source(kernel_file), 0));
+                     kernel_file, expand_includes(kernel_file, embedded_kernel_source(kernel_file), 0, cpu_files));
+}
+
+}  // namespace
+
+std::string full_kernel_source(std::string_view kernel_file) {
+  return kernel_source(kernel_file, true);
 }
 
 namespace {
@@ -223,8 +239,9 @@ std::string eight_bit_code(std::string_view code) {
   return out;
 }
 
-std::uint64_t kernel_code_hash(std::string_view kernel_file) {
-  return fnv1a64(eight_bit_code(kernel_code(full_kernel_source(kernel_file))));
+std::uint64_t kernel_code_hash(std::string_view kernel_file, const CodeKeyScope& scope) {
+  const std::string code = kernel_code(kernel_source(kernel_file, scope.cpu_files));
+  return fnv1a64(scope.sixteen_bit ? code : eight_bit_code(code));
 }
 
 std::uint64_t fnv1a64(std::string_view bytes, std::uint64_t seed) {

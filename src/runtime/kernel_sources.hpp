@@ -33,9 +33,18 @@ std::string kernel_code(std::string_view text);
 // its `#else` part kept without the directives. Such a block must not have an #elif of its own.
 std::string eight_bit_code(std::string_view code);
 
-// The hash of full_kernel_source's eight_bit_code: the tuning database's key for a kernel file. Only 8-bit calls
-// are tuned, so adding or editing a 16-bit form keeps the entries of the 8-bit code.
-std::uint64_t kernel_code_hash(std::string_view kernel_file);
+// What of a kernel file's code keys its tuning entries (kernel_code_hash).
+struct CodeKeyScope {
+  // The files only CPU variants include (named *_cpu_*.cl): GPU entries leave them out, so that editing a CPU
+  // variant keeps the GPUs' tuned entries.
+  bool cpu_files = true;
+  // The `#if SAMPLE_BITS == 16` blocks: only 16-bit classes (" u16") take them, so that editing a 16-bit form keeps
+  // the 8-bit entries.
+  bool sixteen_bit = false;
+};
+
+// The hash of kernel_code of the file as full_kernel_source expands it, within `scope`: the tuning database's key.
+std::uint64_t kernel_code_hash(std::string_view kernel_file, const CodeKeyScope& scope = {});
 
 // 64-bit FNV-1a, used for cache keys.
 std::uint64_t fnv1a64(std::string_view bytes, std::uint64_t seed = 0xcbf29ce484222325ull);

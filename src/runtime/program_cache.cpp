@@ -216,12 +216,15 @@ void Context::set_profiling(bool on) {
   profiling_ = on;
 }
 
-std::uint64_t Context::source_hash(std::string_view kernel_file) const {
+std::uint64_t Context::source_hash(std::string_view kernel_file, bool sixteen_bit) const {
   // Memoised: `auto` looks the tuning database up with it on every call.
+  const std::string key = fmt::format("{}{}", kernel_file, sixteen_bit ? " u16" : "");
   const std::lock_guard lock(cached_->mutex);
-  auto it = cached_->source_hashes.find(kernel_file);
-  if (it == cached_->source_hashes.end())
-    it = cached_->source_hashes.emplace(std::string(kernel_file), kernel_code_hash(kernel_file)).first;
+  auto it = cached_->source_hashes.find(key);
+  if (it == cached_->source_hashes.end()) {
+    const CodeKeyScope scope{.cpu_files = (info().type & CL_DEVICE_TYPE_CPU) != 0, .sixteen_bit = sixteen_bit};
+    it = cached_->source_hashes.emplace(key, kernel_code_hash(kernel_file, scope)).first;
+  }
   return it->second;
 }
 

@@ -305,6 +305,22 @@ TEST(KernelCode, HashesEachKernelFileWithTheSharedHeader) {
   EXPECT_EQ(Context().source_hash("sobel.cl"), kernel_code_hash("sobel.cl"));
 }
 
+// GPU keys leave the CPU variants' files out; 16-bit keys take the 16-bit forms in.
+TEST(KernelCode, KeyScopes) {
+  const std::string bilateral = full_kernel_source("bilateral.cl");
+  ASSERT_NE(bilateral.find("#line 1 \"bilateral_cpu_rows.cl\""), std::string::npos);
+  const CodeKeyScope gpu{.cpu_files = false}, gpu16{.cpu_files = false, .sixteen_bit = true};
+  EXPECT_NE(kernel_code_hash("bilateral.cl", gpu), kernel_code_hash("bilateral.cl"));
+  EXPECT_NE(kernel_code_hash("bilateral.cl", gpu16), kernel_code_hash("bilateral.cl", gpu));
+  EXPECT_EQ(kernel_code_hash("bilateral.cl", {.sixteen_bit = true}), fnv1a64(kernel_code(bilateral)));
+  // Without CPU-only includes or 16-bit blocks, a file keys the same in every scope.
+  EXPECT_EQ(kernel_code_hash("guide_samples.cl", gpu16), kernel_code_hash("guide_samples.cl"));
+  // On PoCL (a CPU) the key takes the whole file.
+  const Context cpu("pocl");
+  EXPECT_EQ(cpu.source_hash("bilateral.cl"), kernel_code_hash("bilateral.cl"));
+  EXPECT_EQ(cpu.source_hash("bilateral.cl", true), kernel_code_hash("bilateral.cl", {.sixteen_bit = true}));
+}
+
 TEST(Borders, IndexMapping) {
   // reflect101 on n=4, i = -6..5: 0 1 2 3 2 1 | 0 1 2 3 | 2 1 (reflecting again past the far edge).
   const int expected[] = {0, 1, 2, 3, 2, 1, 0, 1, 2, 3, 2, 1};

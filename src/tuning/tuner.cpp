@@ -173,7 +173,7 @@ std::vector<TuneReport> tune(Context& ctx, const std::vector<const FilterSpec*>&
     // Each unit gets an even share of what is left of the budget.
     const double unit_budget = (options.budget_seconds - seconds_since(start)) / double(units.size() - u);
     const auto unit_start = Clock::now();
-    const std::string source_hash = kernel_source_key(ctx, unit.spec->kernel_file());
+    const std::string source_hash = kernel_source_key(ctx, unit.spec->kernel_file(), unit.param_class);
     auto instance = unit.spec->instantiate(ctx, options.width, options.height, unit.params, rng());
     auto check = unit.spec->instantiate(ctx, std::min(options.width, kCheckWidth),
                                         std::min(options.height, kCheckHeight), unit.params, rng());

@@ -131,8 +131,11 @@ TEST_F(TuningDbTest, LookupFallsBackFromExactToNearestSizeToVendor) {
   EXPECT_EQ(hit(device("NVIDIA", "A100"), "<=4MP"), "block4x4");  // vendor default, nearest size
   EXPECT_EQ(hit(amd, "<=4MP"), "none");                           // nothing for this vendor: built-in rule
   EXPECT_FALSE(lookup(db, h200, "box-blur", "c4 d<=11", "other-source", "<=4MP"));  // kernel changed
-  EXPECT_FALSE(lookup(db, h200, "box-blur", "c1 d<=3", "abc", "<=4MP"));            // other parameter class
-  db.put(entry(h200, "<=4MP", "two_pass", 0.5));                                    // same key: replaced
+  // An entry under the whole file's key (also_hash) answers as this source's.
+  EXPECT_EQ(lookup_tuned(db, TuningDb(), h200, "box-blur", "c4 d<=11", "gpu-key", "<=4MP", "abc")->variant, "block4x4");
+  EXPECT_FALSE(lookup_tuned(db, TuningDb(), h200, "box-blur", "c4 d<=11", "gpu-key", "<=4MP", "other"));
+  EXPECT_FALSE(lookup(db, h200, "box-blur", "c1 d<=3", "abc", "<=4MP"));  // other parameter class
+  db.put(entry(h200, "<=4MP", "two_pass", 0.5));                          // same key: replaced
   EXPECT_EQ(hit(h200, "<=4MP"), "two_pass");
   EXPECT_EQ(db.entries().size(), 3u);
 }
@@ -158,19 +161,22 @@ TEST_F(TuningDbTest, AutoTakesTheUsersDeviceThenShippedDeviceThenUsersVendorThen
   EXPECT_EQ(hit(), "separable_sliding user");  // the user's entry for this device before everything
 }
 
-// The shipped database is read from the binary, and its H200 entries are for the kernels as they are: an edit of a
-// kernel's code must come with a re-tune (bench/run-gpu.sh OUT build,tune) or auto loses its shipped choices.
-TEST_F(TuningDbTest, ShippedEntriesForTheH200MatchTheCurrentKernels) {
+// The shipped database is read from the binary, and its GPU entries are for the kernels as they are: an edit of a
+// kernel's GPU code must come with a re-tune (bench/run-gpu.sh OUT build,tune) or auto loses its shipped choices.
+// Their keys leave out the CPU variants' files (and 16-bit forms, but for " u16" classes), so editing those keeps
+// them.
+TEST_F(TuningDbTest, ShippedGpuEntriesMatchTheCurrentKernels) {
   const TuningDb shipped = TuningDb::shipped();
-  std::map<std::string, std::string> key_of_filter;
-  for (const FilterSpec* spec : all_filter_specs())
-    key_of_filter[spec->name()] = fmt::format("{:016x}", kernel_code_hash(spec->kernel_file()));
+  std::map<std::string, std::string> file_of_filter;
+  for (const FilterSpec* spec : all_filter_specs()) file_of_filter[spec->name()] = spec->kernel_file();
   int h200 = 0;
   for (const TuningEntry& e : shipped.entries()) {
-    ASSERT_TRUE(key_of_filter.count(e.filter)) << e.filter;
-    if (e.device != "NVIDIA H200") continue;
-    ++h200;
-    EXPECT_EQ(e.source_hash, key_of_filter[e.filter]) << e.filter << " " << e.param_class << " " << e.size_class;
+    ASSERT_TRUE(file_of_filter.count(e.filter)) << e.filter;
+    ASSERT_EQ(e.vendor, "NVIDIA Corporation") << "only GPU entries are shipped";
+    h200 += e.device == "NVIDIA H200";
+    const CodeKeyScope gpu{.cpu_files = false, .sixteen_bit = e.param_class.ends_with(" u16")};
+    EXPECT_EQ(e.source_hash, fmt::format("{:016x}", kernel_code_hash(file_of_filter[e.filter], gpu)))
+        << e.device << ": " << e.filter << " " << e.param_class << " " << e.size_class;
   }
   EXPECT_GT(h200, 20);
 }
@@ -233,7 +239,7 @@ TEST_F(TuningDbTest, Version1EntriesOfAnUnchangedKernelKeepTheirTuning) {
   EXPECT_EQ(db.entries()[0].source_hash, code_key);
   EXPECT_EQ(db.entries()[1].source_hash, "0123456789abcdef");
   Context ctx;
-  EXPECT_EQ(kernel_source_key(ctx, "sobel.cl"), code_key);
+  EXPECT_EQ(kernel_source_key(ctx, "sobel.cl", "magnitude"), code_key);
   const auto found = lookup(db, device("NVIDIA", "H200"), "sobel", "magnitude", code_key, ">16MP");
   ASSERT_TRUE(found);
   EXPECT_EQ(found->config.at("rows"), 4);
@@ -341,7 +347,7 @@ TEST_F(TuningDbTest, TunerTriesKnownWinnersBeforeTheBudgetStopsIt) {
         }
   ASSERT_TRUE(known);
   const DeviceInfo& here = ctx.info();
-  const std::string hash = kernel_source_key(ctx, sobel->kernel_file());
+  const std::string hash = kernel_source_key(ctx, sobel->kernel_file(), sobel->param_class(params));
   for (const int source : {0, 1, 2}) {
     const std::string entry_hash = source == 0 ? hash : "0123456789abcdef";
     TunedChoice stored = *known;
@@ -378,7 +384,8 @@ TEST_F(TuningDbTest, TunerTriesTheNearestWinnersNeighboursBeforeTheBudgetStopsIt
   const DeviceInfo& here = ctx.info();
   TuningDb db = TuningDb::load((dir_ / "neighbours.json").string());
   db.put({here.vendor, here.name, here.driver_version, "sobel", sobel->param_class(params),
-          kernel_source_key(ctx, sobel->kernel_file()), ">16MP", *known, std::nullopt, "2026-11-27"});
+          kernel_source_key(ctx, sobel->kernel_file(), sobel->param_class(params)), ">16MP", *known, std::nullopt,
+          "2026-11-27"});
   EXPECT_TRUE(timed(tune_must_try_only(ctx, sobel, params, db), known->variant, neighbour)) << to_string(neighbour);
 }
 

@@ -206,11 +206,12 @@ void TuningDb::put(const TuningEntry& entry) {
 
 std::vector<const TuningEntry*> TuningDb::ranked(const DeviceInfo& device, const std::string& filter,
                                                  const std::string& param_class, const std::string& source_hash,
-                                                 const std::string& size, bool other_sources) const {
+                                                 const std::string& size, bool other_sources,
+                                                 const std::string& also_hash) const {
   const int want = size_class_rank(size);
   std::vector<std::pair<int, const TuningEntry*>> scored;
   for (const auto& e : entries_) {
-    const bool this_source = e.source_hash == source_hash;
+    const bool this_source = e.source_hash == source_hash || (!also_hash.empty() && e.source_hash == also_hash);
     if (e.filter != filter || e.param_class != param_class || (!this_source && !other_sources)) continue;
     const int kin = e.device == device.name && e.driver == device.driver_version ? 0
                     : e.vendor == device.vendor                                  ? 1
@@ -223,15 +224,33 @@ std::vector<const TuningEntry*> TuningDb::ranked(const DeviceInfo& device, const
   return out;
 }
 
-std::string kernel_source_key(Context& ctx, const std::string& kernel_file) {
-  return hex_key(ctx.source_hash(kernel_file));
+namespace {
+bool sixteen_bit_class(std::string_view param_class) {
+  return param_class.ends_with(" u16");
+}
+}  // namespace
+
+std::string kernel_source_key(Context& ctx, const std::string& kernel_file, const std::string& param_class) {
+  return hex_key(ctx.source_hash(kernel_file, sixteen_bit_class(param_class)));
+}
+
+std::string whole_source_key(const std::string& kernel_file, const std::string& param_class) {
+  // Memoised: `auto` asks on every call, and hashing a file's code takes a few milliseconds.
+  static std::mutex mutex;
+  static std::map<std::pair<std::string, bool>, std::string> keys;
+  const bool sixteen_bit = sixteen_bit_class(param_class);
+  const std::lock_guard lock(mutex);
+  auto [it, added] = keys.try_emplace({kernel_file, sixteen_bit});
+  if (added) it->second = hex_key(kernel_code_hash(kernel_file, {.cpu_files = true, .sixteen_bit = sixteen_bit}));
+  return it->second;
 }
 
 std::optional<TunedChoice> lookup_tuned(const TuningDb& user, const TuningDb& shipped, const DeviceInfo& device,
                                         const std::string& filter, const std::string& param_class,
-                                        const std::string& source_hash, const std::string& size) {
-  const auto mine = user.ranked(device, filter, param_class, source_hash, size);
-  const auto ours = shipped.ranked(device, filter, param_class, source_hash, size);
+                                        const std::string& source_hash, const std::string& size,
+                                        const std::string& also_hash) {
+  const auto mine = user.ranked(device, filter, param_class, source_hash, size, false, also_hash);
+  const auto ours = shipped.ranked(device, filter, param_class, source_hash, size, false, also_hash);
   // ranked() puts this device's entries first, each list nearest size class first.
   auto first = [](const std::vector<const TuningEntry*>& ranked, auto&& accept) -> const TuningEntry* {
     for (const TuningEntry* e : ranked)
@@ -269,8 +288,9 @@ std::optional<TunedChoice> tuned_choice(Context& ctx, const std::string& filter,
   std::lock_guard lock(db_mutex);
   if (!process_db) process_db = TuningDb::load();
   static const TuningDb shipped = TuningDb::shipped();
-  return lookup_tuned(*process_db, shipped, ctx.info(), filter, param_class, kernel_source_key(ctx, kernel_file),
-                      size_class(width, height));
+  return lookup_tuned(*process_db, shipped, ctx.info(), filter, param_class,
+                      kernel_source_key(ctx, kernel_file, param_class), size_class(width, height),
+                      whole_source_key(kernel_file, param_class));
 }
 
 VariantChoice choose_variant(Context& ctx, std::string_view requested, const TuningConfig& config,

@@ -65,9 +65,11 @@ class TuningDb {
   // nearest first: this device (name and driver), then the same vendor's other devices, then the rest,
   // each by distance from `size_class`; ties keep the file's order. With `other_sources`, the entries of
   // other versions of the kernel follow, ranked the same way (the tuner's first guesses after an edit).
+  // `also_hash`, when given, counts as this source too.
   std::vector<const TuningEntry*> ranked(const DeviceInfo& device, const std::string& filter,
                                          const std::string& param_class, const std::string& source_hash,
-                                         const std::string& size_class, bool other_sources = false) const;
+                                         const std::string& size_class, bool other_sources = false,
+                                         const std::string& also_hash = {}) const;
 
  private:
   void write() const;  // save() without the lock
@@ -76,13 +78,19 @@ class TuningDb {
   std::vector<TuningEntry> entries_;
 };
 
-// The tuning database's key for a kernel file's source as ctx builds it (hex).
-std::string kernel_source_key(Context& ctx, const std::string& kernel_file);
+// The tuning database's key (hex) for a kernel file's entries of `param_class` on ctx's device: Context::source_hash,
+// with the 16-bit forms for the classes of 16-bit calls (" u16").
+std::string kernel_source_key(Context& ctx, const std::string& kernel_file, const std::string& param_class);
+// The key of the whole file (the CPU variants' files included) that every entry had before GPU entries left those
+// files out: an entry under it was tuned on this very code, so it still holds on any device.
+std::string whole_source_key(const std::string& kernel_file, const std::string& param_class);
 // What `auto` takes from the databases: the user's entry for this device, else the shipped one for this device,
-// else the user's for another device of its vendor, else the shipped one; each nearest size class first.
+// else the user's for another device of its vendor, else the shipped one; each nearest size class first. Entries
+// under `source_hash` or `also_hash` count.
 std::optional<TunedChoice> lookup_tuned(const TuningDb& user, const TuningDb& shipped, const DeviceInfo& device,
                                         const std::string& filter, const std::string& param_class,
-                                        const std::string& source_hash, const std::string& size_class);
+                                        const std::string& source_hash, const std::string& size_class,
+                                        const std::string& also_hash = {});
 // What `auto` uses: the process-wide database (loaded once) and the shipped one, through lookup_tuned.
 // Filters call this before their built-in rule. CLFILTERS_NO_TUNING=1 turns it off.
 std::optional<TunedChoice> tuned_choice(Context& ctx, const std::string& filter, const std::string& kernel_file,
