@@ -120,7 +120,7 @@ StreamInfo grey_stream_info(const StreamInfo& input);
 // in one plane, which the filters do not take).
 std::vector<int> select_planes(const StreamInfo& info, const std::string& text, const std::string& name);
 
-// Reads a stream frame by frame. Only the current frame is held, so memory stays bounded.
+// Reads a stream frame by frame. Only the current frame is held (and those read ahead), so memory stays bounded.
 class VideoReader {
  public:
   // Opens `path` ("-" = stdin) as Y4M and reads its header. Throws VideoError.
@@ -140,17 +140,29 @@ class VideoReader {
   // P010's samples come shifted down to 0..1023, as the other 10-bit formats hold them.
   bool read_frame(std::span<std::uint8_t> frame, std::string& parameters);
   std::int64_t frames_read() const { return frames_read_; }
+  // Reads frames ahead from now on, on a thread of its own, up to `max_bytes` of them (and no more than a quarter of
+  // the memory available), so that a slow start (a device's context and programs) overlaps reading the stream
+  // instead of holding back whatever writes it. read_frame returns those frames first and then reads on; an error
+  // met ahead is thrown by the read_frame that reaches it. The thread stops at max_bytes, at the end of the stream
+  // or at an error; destroying or moving the reader stops it after the frame it is reading.
+  void read_ahead(std::size_t max_bytes);
 
  private:
+  struct ReadAhead;
   VideoReader(std::FILE* file, bool owned, std::string name);
   void read_header();
+  // The next frame from the stream itself.
+  bool read_next_frame(std::span<std::uint8_t> frame, std::string& parameters);
+  void join_read_ahead();
   [[noreturn]] void fail(const std::string& problem) const;
 
   std::FILE* file_ = nullptr;
   bool owned_ = false;
   std::string name_;
   StreamInfo info_;
-  std::int64_t frames_read_ = 0;
+  std::int64_t frames_read_ = 0;    // returned by read_frame
+  std::int64_t frames_parsed_ = 0;  // read from the stream, ahead or not: the number in error messages
+  std::unique_ptr<ReadAhead> read_ahead_;
 };
 
 // Writes a stream frame by frame. "-" streams to stdout; any other path is written to a temporary
@@ -172,7 +184,7 @@ class VideoWriter {
   // The same with two parts: the Y plane, then the rest of the frame.
   void write_frame(const std::string& parameters, std::span<const std::uint8_t> luma,
                    std::span<const std::uint8_t> rest);
-  // Flushes, syncs and renames the temporary file into place.
+  // Flushes and renames the temporary file into place (not fsync'ed, as ffmpeg's outputs).
   void commit();
   std::int64_t frames_written() const { return frames_written_; }
 

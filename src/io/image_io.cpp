@@ -240,11 +240,11 @@ void write_file_atomically(const std::filesystem::path& path, const void* bytes,
     p += n;
     size -= static_cast<std::size_t>(n);
   }
-  // fsync so that a crash after the rename cannot leave an empty file; EINVAL: not supported here.
-  if (::fsync(created.fd) != 0 && errno != EINVAL) fail(path, "cannot write: " + errno_message(errno));
   const int closed = ::close(created.fd);
   created.fd = -1;
   if (closed != 0) fail(path, "cannot write: " + errno_message(errno));
+  // Renamed without an fsync, as ffmpeg and cp leave their outputs: the rename keeps a failed run from leaving a
+  // partial file; writing back to the disk is the system's (an fsync costs the disk's speed: 0.4 s of a 746 MB video).
   if (::rename(created.path.c_str(), target.path.c_str()) != 0) fail(path, "cannot replace: " + errno_message(errno));
   temp.keep = true;
 }

@@ -16,6 +16,7 @@
 #include "clfilters/image_io.hpp"
 #include "clfilters/video.hpp"
 #include "io/temp_files.hpp"
+#include "video/read_ahead.hpp"
 
 namespace clf::video {
 namespace {
@@ -310,13 +311,16 @@ VideoReader::VideoReader(std::FILE* file, bool owned, std::string name)
     : file_(file), owned_(owned), name_(std::move(name)) {}
 
 VideoReader::VideoReader(VideoReader&& other) noexcept
-    : file_(std::exchange(other.file_, nullptr)),
+    : file_((other.join_read_ahead(), std::exchange(other.file_, nullptr))),
       owned_(other.owned_),
       name_(std::move(other.name_)),
       info_(std::move(other.info_)),
-      frames_read_(other.frames_read_) {}
+      frames_read_(other.frames_read_),
+      frames_parsed_(other.frames_parsed_),
+      read_ahead_(std::move(other.read_ahead_)) {}
 
 VideoReader::~VideoReader() {
+  join_read_ahead();  // before the file closes under it
   if (file_ && owned_) std::fclose(file_);
 }
 
@@ -386,11 +390,8 @@ void VideoReader::read_header() {
   info_ = parse_y4m_header(line, name_);
 }
 
-bool VideoReader::read_frame(std::span<std::uint8_t> frame, std::string& parameters) {
-  if (frame.size() != info_.frame_bytes)
-    throw std::invalid_argument(
-        fmt::format("read_frame: buffer of {} bytes for frames of {} bytes", frame.size(), info_.frame_bytes));
-  const std::int64_t number = frames_read_ + 1;
+bool VideoReader::read_next_frame(std::span<std::uint8_t> frame, std::string& parameters) {
+  const std::int64_t number = frames_parsed_ + 1;
   parameters.clear();
   if (info_.format == VideoFormat::y4m) {
     std::string line;
@@ -411,7 +412,7 @@ bool VideoReader::read_frame(std::span<std::uint8_t> frame, std::string& paramet
     fail(fmt::format("frame {} is truncated: {} of {} bytes before the end of the stream", number, got, frame.size()));
   }
   if (info_.format == VideoFormat::p010) p010_to_low_bits(frame.data(), frame.size());
-  ++frames_read_;
+  ++frames_parsed_;
   return true;
 }
 
@@ -509,13 +510,11 @@ void VideoWriter::commit() {
     file_ = nullptr;
     return;
   }
-  // fsync so that a crash after the rename cannot leave an empty file; EINVAL: not supported here.
-  if (!temp_path_.empty() && ::fsync(::fileno(file_)) != 0 && errno != EINVAL)
-    fail("cannot write: " + errno_message(errno));
   const int closed = std::fclose(file_);
   file_ = nullptr;
   if (closed != 0) fail("cannot write: " + errno_message(errno));
   if (!temp_path_.empty()) {
+    // No fsync, as write_file_atomically: on the NVIDIA H100 machine it took 0.4 s of a 0.9 s run of 746 MB.
     if (::rename(temp_path_.c_str(), target_path_.c_str()) != 0) fail("cannot replace: " + errno_message(errno));
     temp_path_.clear();
     temp_registration_.reset();

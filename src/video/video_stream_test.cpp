@@ -225,15 +225,20 @@ TEST_F(VideoIo, TruncatedAndCorruptFramesAreNamed) {
   };
   std::vector<std::uint8_t> buffer(24);
   std::string parameters;
-  for (const auto& [bytes, why] : cases) {
-    write_file(path("s.y4m"), bytes);
-    VideoReader reader = VideoReader::open_y4m(path("s.y4m"));
-    ASSERT_TRUE(reader.read_frame(buffer, parameters));
-    ASSERT_TRUE(reader.read_frame(buffer, parameters));
-    const std::string message = testing::thrown_message<VideoError>([&] { reader.read_frame(buffer, parameters); });
-    EXPECT_NE(message.find(why), std::string::npos) << message;
-    EXPECT_EQ(message.rfind(path("s.y4m") + ": ", 0), 0u) << message;
-  }
+  // Read directly, and ahead: the error stays behind the frames before it, wherever the reading ahead stops.
+  for (const std::size_t ahead : {0, 1, 2, 3, 100})
+    for (const auto& [bytes, why] : cases) {
+      SCOPED_TRACE(fmt::format("{} frames read ahead", ahead));
+      write_file(path("s.y4m"), bytes);
+      VideoReader reader = VideoReader::open_y4m(path("s.y4m"));
+      reader.read_ahead(ahead * 24);
+      ASSERT_TRUE(reader.read_frame(buffer, parameters));
+      ASSERT_TRUE(reader.read_frame(buffer, parameters));
+      EXPECT_EQ(std::string(buffer.begin(), buffer.end()), frame);
+      const std::string message = testing::thrown_message<VideoError>([&] { reader.read_frame(buffer, parameters); });
+      EXPECT_NE(message.find(why), std::string::npos) << message;
+      EXPECT_EQ(message.rfind(path("s.y4m") + ": ", 0), 0u) << message;
+    }
   // Raw: a partial frame at the end.
   write_file(path("r.yuv"), random_bytes(24 * 2 + 5, rng));
   VideoReader raw = VideoReader::open_raw(path("r.yuv"), VideoFormat::i420, 4, 4);
@@ -254,6 +259,41 @@ TEST_F(VideoIo, TruncatedAndCorruptFramesAreNamed) {
   EXPECT_NE(
       testing::thrown_message<VideoError>([&] { VideoReader::open_y4m(path("missing.y4m")); }).find("cannot open"),
       std::string::npos);
+}
+
+// Frames read ahead come back in order with their parameters, then the rest of the stream read directly, whether
+// the reader is used at once, after the reading ahead has stopped, or after it was moved.
+TEST_F(VideoIo, FramesReadAheadComeBackInOrder) {
+  SCOPED_TRACE(fmt::format("seed={}", seed_));
+  std::mt19937_64 rng(seed_);
+  const std::string header = "YUV4MPEG2 W5 H3 F25:1 C444";
+  const StreamInfo info = parse_y4m_header(header, "in");
+  std::vector<std::string> frames, params;
+  std::string stream = header + "\n";
+  for (int i = 0; i < 6; ++i) {
+    frames.push_back(random_bytes(info.frame_bytes, rng));
+    params.push_back(i % 2 ? fmt::format(" Xn={}", i) : "");
+    stream += "FRAME" + params.back() + "\n" + frames.back();
+  }
+  write_file(path("a.y4m"), stream);
+  for (const std::size_t ahead : {1, 4, 6, 7})
+    for (const bool moved : {false, true}) {
+      SCOPED_TRACE(fmt::format("{} frames ahead, moved {}", ahead, moved));
+      VideoReader first = VideoReader::open_y4m(path("a.y4m"));
+      first.read_ahead(ahead * info.frame_bytes + 1);
+      VideoReader reader = moved ? std::move(first) : VideoReader::open_y4m(path("a.y4m"));
+      if (!moved) reader.read_ahead(ahead * info.frame_bytes + 1);
+      std::vector<std::uint8_t> frame(info.frame_bytes, 0xCD);
+      std::string parameters = "poison";
+      for (std::size_t i = 0; i < frames.size(); ++i) {
+        ASSERT_TRUE(reader.read_frame(frame, parameters)) << i;
+        EXPECT_EQ(std::string(frame.begin(), frame.end()), frames[i]) << i;
+        EXPECT_EQ(parameters, params[i]) << i;
+      }
+      EXPECT_FALSE(reader.read_frame(frame, parameters));
+      EXPECT_FALSE(reader.read_frame(frame, parameters)) << "the end stays the end";
+      EXPECT_EQ(reader.frames_read(), 6);
+    }
 }
 
 // The pipeline with a filter of its own (255 - p) so that its output cannot be confused with its input,
