@@ -270,7 +270,7 @@ int run_video_filter(const ImageCommandOptions& image, const VideoCommandOptions
     if (steps.set_depth) steps.set_depth(info.bits);
     steps.check_params(type);
   } catch (const std::invalid_argument& e) {
-    throw UsageError(e.what());
+    throw UsageError(fmt::format("{}: {}", reader.name(), e.what()));
   }
   const video::VideoPlan plan = steps.grey_output ? video::grey_output_plan(info)
                                                   : video::same_layout_plan(info, chosen_planes(reader, video, steps));

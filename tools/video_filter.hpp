@@ -8,6 +8,7 @@
 #include <CLI/CLI.hpp>
 #include <functional>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -189,6 +190,7 @@ class ChannelFilterCommand : public FilterCommand {
         [this, given](int bits) {
           params_ = given;
           if (!sample_units_ && bits != 8) scale_sample_values(depth_scale(bits));
+          check_sample_values((1 << bits) - 1);
         });
   }
 
@@ -201,6 +203,14 @@ class ChannelFilterCommand : public FilterCommand {
   virtual void check_image_options() const {}      // usage errors of an image input only
   // Multiplies the parameters given in 8-bit units by `scale` (depth_scale) for deeper samples.
   virtual void scale_sample_values(double /*scale*/) {}
+  // Throws std::invalid_argument for sample values above `max`, the largest sample of the input's depth (1023 on
+  // 10-bit video, where check_params knows only the u16 planes' 65535): the border constant, and those a command
+  // adds.
+  virtual void check_sample_values(int max) const {
+    if (params_.border.mode == BorderMode::constant && params_.border.value > max)
+      throw std::invalid_argument(
+          fmt::format("border constant must be 0..{} for these samples, got {}", max, params_.border.value));
+  }
 
   Params params_;
   bool sample_units_ = false;  // --sample-units: sample values are taken as given, whatever the depth

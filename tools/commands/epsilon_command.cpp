@@ -61,6 +61,13 @@ class EpsilonCommand : public ChannelFilterCommand<EpsilonParams> {
 
   void check_params(SampleType type) override { epsilon_check_params(params_, type); }
 
+  void check_sample_values(int max) const override {
+    ChannelFilterCommand::check_sample_values(max);
+    if (params_.threshold > max)
+      throw std::invalid_argument(
+          fmt::format("epsilon threshold must be 0..{} for these samples, got {}", max, params_.threshold));
+  }
+
   // "epsilon r=4 T=20 border=replicate", the start of the result line.
   std::string describe() const override {
     return fmt::format("epsilon r={} T={} border={}", params_.radius, params_.threshold, to_string(params_.border));

@@ -394,6 +394,20 @@ TEST_F(VideoCli, SobelAndOtherDepthsAreRefusedNamingTheStream) {
   EXPECT_EQ(testing::line_count(r.output), 1) << r.output;
   EXPECT_FALSE(std::filesystem::exists(path("out.y4m")));
 
+  // Sample values beyond the stream's depth: the threshold in sample units, the border constant.
+  for (const char* options :
+       {"epsilon --sample-units -t 1024", "epsilon --border constant=1024", "box-blur --border constant=1024"}) {
+    r = run_cli(fmt::format("{} {} {}", options, path("ten.y4m"), path("out.y4m")));
+    EXPECT_EQ(r.code, 2) << options << ": " << r.output;
+    EXPECT_NE(r.output.find(path("ten.y4m") + ": "), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("must be 0..1023 for these samples, got 1024"), std::string::npos) << r.output;
+    EXPECT_EQ(testing::line_count(r.output), 1) << r.output;
+    EXPECT_FALSE(std::filesystem::exists(path("out.y4m")));
+  }
+  r = run_cli(
+      fmt::format("epsilon --sample-units -t 1023 --border constant=1023 {} {}", path("ten.y4m"), path("out.y4m")));
+  EXPECT_EQ(r.code, 0) << r.output;
+
   write_file(path("deep.y4m"), "YUV4MPEG2 W8 H6 F25:1 C420p17\nFRAME\n" + std::string(8 * 6 * 3, 'x'));
   r = run_cli(fmt::format("box-blur {} {}", path("deep.y4m"), path("out.y4m")));
   EXPECT_EQ(r.code, 1) << r.output;
