@@ -218,10 +218,6 @@ void print_result(const std::string& description, const Context& ctx, const Imag
   if (options.time) fmt::print("kernel {:.3f} ms, total {:.3f} ms\n", timing.kernel_ms, timing.total_ms);
 }
 
-Context& lasting_context(const std::string& device) {
-  return *new Context(device);  // NOLINT: left to the process's end on purpose
-}
-
 int run_image_filter(const ImageCommandOptions& options, const ImageFilterSteps& steps) {
   try {
     steps.check_params();
@@ -235,9 +231,9 @@ int run_image_filter(const ImageCommandOptions& options, const ImageFilterSteps&
   // NVIDIA machine. (The Context stays on this thread: PoCL's state made on a thread that then ends broke the ASan
   // build's thread exit.) A bad file is still reported before a device error.
   std::future<Image> reading = std::async(std::launch::async, read_input, options.input);
-  Context* context = nullptr;
+  std::optional<Context> context;
   try {
-    context = &lasting_context(options.device);
+    context.emplace(options.device);
   } catch (...) {
     reading.get();
     throw;

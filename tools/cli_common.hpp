@@ -134,10 +134,6 @@ struct ImageJob {
 // is its own input.
 std::vector<ImageJob> image_jobs(const ImageCommandOptions& options);
 
-// The filter commands' device: made once and never destroyed, since main ends the process with std::_Exit (NVIDIA's
-// context release took 55 ms of each run on the NVIDIA H100 machine, its driver's exit handlers 0.1 s more).
-Context& lasting_context(const std::string& device);
-
 // What an image filter command supplies to run_image_filter.
 struct ImageFilterSteps {
   std::string command;                       // "box-blur", for messages

@@ -97,7 +97,7 @@ int run_image_batch(const ImageCommandOptions& options, const ImageFilterSteps& 
   // The first input decodes while the device is set up.
   const auto read = [](const std::string& path) { return std::async(std::launch::async, read_input, path); };
   std::future<Image> next = read(jobs.front().input);
-  Context& ctx = lasting_context(options.device);
+  Context ctx(options.device);
   const ProgressLine progress(steps.command, jobs.size(), !steps.quiet);
   std::size_t failed = 0;
   const auto report = [&](const std::string& line) {

@@ -278,7 +278,7 @@ int run_video_filter(const ImageCommandOptions& image, const VideoCommandOptions
   // The stream is read while the device starts: on the NVIDIA H100 machine its context takes 0.2 s, the time of 40
   // 4K frames from a pipe.
   reader.read_ahead(std::size_t(512) << 20);
-  Context& ctx = lasting_context(image.device);
+  Context ctx(image.device);
   video::check_pipeline_memory(ctx, info, plan, reader.name());
   // The variant of each plane size, checked and its programs built before any output exists; Y's names the run.
   std::map<std::pair<int, int>, VariantChoice> choices;
