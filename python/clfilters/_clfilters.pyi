@@ -110,19 +110,19 @@ def default_context() -> Context:
 
 class DeviceImage:
     """
-    An image in device memory: uint8 with 1, 3 or 4 channels (RGB is held as RGBA with alpha 255), or one channel of int16 (a Sobel gradient) or float32 (an edge map, a reconstruction). Every filter takes one and returns one on the same context, so a chain of filters makes no host round trip. np.asarray(image) downloads it.
+    An image in device memory: uint8 or uint16 with 1, 3 or 4 channels (RGB is held as RGBA with alpha 255 or 65535), or one channel of int16 (a Sobel gradient) or float32 (an edge map, a reconstruction). Every filter takes one and returns one on the same context, so a chain of filters makes no host round trip (box_blur, epsilon and bilateral take uint16 ones too, the others uint8). np.asarray(image) downloads it.
     """
 
     @staticmethod
     def upload(ctx: Context, array: numpy.ndarray) -> DeviceImage:
         """
-        Copies a host array (any layout) to the device of `ctx`: uint8 of shape H x W or H x W x C (C in 1, 3, 4), or float32 of shape H x W.
+        Copies a host array (any layout) to the device of `ctx`: uint8 or uint16 of shape H x W or H x W x C (C in 1, 3, 4), or float32 of shape H x W.
         """
 
     @staticmethod
     def view(ctx: Context, buffer: object, shape: tuple[int, ...] | None = None, dtype: object = None, offset: int = 0, row_pitch: int = 0) -> DeviceImage:
         """
-        A view of device memory that `ctx` shares (Context.from_pyopencl), with no copy: a pyopencl.array.Array (its shape, dtype, offset and row stride are used), or a pyopencl.Buffer or cl_mem handle with `shape` ((H, W) or (H, W, C)), `dtype` ('uint8', the default, or 'float32'), `offset` and `row_pitch` in bytes (0: packed rows). uint8 views hold 1 or 4 channels. Filters read and write views in place (a pitched or offset one through a packed copy on the device).
+        A view of device memory that `ctx` shares (Context.from_pyopencl), with no copy: a pyopencl.array.Array (its shape, dtype, offset and row stride are used), or a pyopencl.Buffer or cl_mem handle with `shape` ((H, W) or (H, W, C)), `dtype` ('uint8', the default, 'uint16' or 'float32'), `offset` and `row_pitch` in bytes (0: packed rows). uint8 and uint16 views hold 1 or 4 channels. Filters read and write views in place (a pitched or offset one through a packed copy on the device).
         """
 
     def download(self) -> numpy.ndarray:
@@ -160,7 +160,7 @@ def box_blur(img: numpy.ndarray | DeviceImage, diameter: int = 9, border: str = 
 
     diameter: 1..4095 (default 9), odd or even.
     border: 'replicate' (default), 'reflect101', 'constant' or 'constant=V'.
-    `img` is a NumPy array (uint8, H x W or H x W x C, C in 1 to 4; C-contiguous ones are read in place, other layouts packed first) or a DeviceImage. An array gives a new array of its shape; a DeviceImage a DeviceImage on its context (or `out`, a DeviceImage of the same shape), enqueued without waiting. `ctx` is the Context to run on (default: clfilters.default_context()). `variant` picks a variant as --variant does.
+    `img` is a NumPy array (uint8 or uint16, H x W or H x W x C, C in 1 to 4; C-contiguous ones are read in place, other layouts packed first; parameters in sample units: a uint16 array's threshold, sigma_range and border constant are on its 0..65535 scale) or a DeviceImage (uint8 or uint16, likewise). An array gives a new array of its shape; a DeviceImage a DeviceImage of its shape and dtype on its context (or `out`, a DeviceImage of the same shape and dtype), enqueued without waiting. `ctx` is the Context to run on (default: clfilters.default_context()). `variant` picks a variant as --variant does.
     """
 
 def epsilon(img: numpy.ndarray | DeviceImage, radius: int = 4, threshold: int = 20, border: str = 'replicate', variant: str = 'auto', ctx: Context | None = None, out: DeviceImage | None = None) -> numpy.ndarray | DeviceImage:
@@ -168,9 +168,9 @@ def epsilon(img: numpy.ndarray | DeviceImage, radius: int = 4, threshold: int = 
     Epsilon filter (mosquito-noise removal): the rounded mean of the window pixels within `threshold` of the centre. Grey is filtered; RGB and RGBA have R, G and B filtered and alpha copied.
 
     radius: 1..32 (default 4), a (2r+1) x (2r+1) window.
-    threshold: 0..255 (default 20).
+    threshold: 0..255, or 0..65535 for uint16 (default 20).
     border: 'replicate' (default), 'reflect101', 'constant' or 'constant=V'.
-    `img` is a NumPy array (uint8, H x W or H x W x C, C in 1 to 4; C-contiguous ones are read in place, other layouts packed first) or a DeviceImage. An array gives a new array of its shape; a DeviceImage a DeviceImage on its context (or `out`, a DeviceImage of the same shape), enqueued without waiting. `ctx` is the Context to run on (default: clfilters.default_context()). `variant` picks a variant as --variant does.
+    `img` is a NumPy array (uint8 or uint16, H x W or H x W x C, C in 1 to 4; C-contiguous ones are read in place, other layouts packed first; parameters in sample units: a uint16 array's threshold, sigma_range and border constant are on its 0..65535 scale) or a DeviceImage (uint8 or uint16, likewise). An array gives a new array of its shape; a DeviceImage a DeviceImage of its shape and dtype on its context (or `out`, a DeviceImage of the same shape and dtype), enqueued without waiting. `ctx` is the Context to run on (default: clfilters.default_context()). `variant` picks a variant as --variant does.
     """
 
 def bilateral(img: numpy.ndarray | DeviceImage, sigma_spatial: float = 3.0, sigma_range: float = 30.0, radius: int | None = None, border: str = 'replicate', window: str = 'square', distance: str = 'l2', variant: str = 'auto', ctx: Context | None = None, out: DeviceImage | None = None) -> numpy.ndarray | DeviceImage:
@@ -178,12 +178,12 @@ def bilateral(img: numpy.ndarray | DeviceImage, sigma_spatial: float = 3.0, sigm
     Bilateral filter: smooths while keeping edges; grey, or colour with the distance over R, G and B and alpha copied.
 
     sigma_spatial: in pixels, at least 0.01 (default 3).
-    sigma_range: in 8-bit units, at least 0.01 (default 30).
+    sigma_range: in sample units (0..255, or 0..65535 for uint16), at least 0.01 (default 30).
     radius: 0..16; None (default) means ceil(2 * sigma_spatial), at most 16.
     border: 'replicate' (default), 'reflect101', 'constant' or 'constant=V'.
     window: 'square' (default), the whole (2r+1) x (2r+1) window, or 'disk', the taps with dx^2 + dy^2 <= r^2.
     distance: 'l2' (default), the Euclidean colour distance, or 'l1', |dR| + |dG| + |dB| (grey: both are |p - c|). window='disk', distance='l1' are the taps and weights of OpenCV's bilateralFilter.
-    `img` is a NumPy array (uint8, H x W or H x W x C, C in 1 to 4; C-contiguous ones are read in place, other layouts packed first) or a DeviceImage. An array gives a new array of its shape; a DeviceImage a DeviceImage on its context (or `out`, a DeviceImage of the same shape), enqueued without waiting. `ctx` is the Context to run on (default: clfilters.default_context()). `variant` picks a variant as --variant does.
+    `img` is a NumPy array (uint8 or uint16, H x W or H x W x C, C in 1 to 4; C-contiguous ones are read in place, other layouts packed first; parameters in sample units: a uint16 array's threshold, sigma_range and border constant are on its 0..65535 scale) or a DeviceImage (uint8 or uint16, likewise). An array gives a new array of its shape; a DeviceImage a DeviceImage of its shape and dtype on its context (or `out`, a DeviceImage of the same shape and dtype), enqueued without waiting. `ctx` is the Context to run on (default: clfilters.default_context()). `variant` picks a variant as --variant does.
     """
 
 def sobel(img: numpy.ndarray | DeviceImage, output: str = 'magnitude', border: str = 'replicate', variant: str = 'auto', ctx: Context | None = None) -> numpy.ndarray | DeviceImage | tuple[numpy.ndarray | DeviceImage, numpy.ndarray | DeviceImage]:
@@ -192,14 +192,14 @@ def sobel(img: numpy.ndarray | DeviceImage, output: str = 'magnitude', border: s
 
     output: 'magnitude' (default; round(sqrt(gx^2 + gy^2)) clamped to 255, uint8 H x W), 'l1' (min(255, |gx| + |gy|), uint8 H x W) or 'gradients' (a tuple (gx, gy) of int16 H x W).
     border: 'replicate' (default), 'reflect101', 'constant' or 'constant=V'.
-    `img`: a uint8 array (H x W or H x W x C, C in 1 to 4; any layout) or a uint8 DeviceImage (colour is made grey on the device). `ctx` is the Context to run on (default: clfilters.default_context()); `variant` picks a variant as --variant does.
+    `img`: a uint8 array (H x W or H x W x C, C in 1 to 4; any layout) or a uint8 DeviceImage (colour is made grey on the device); uint16 is refused. `ctx` is the Context to run on (default: clfilters.default_context()); `variant` picks a variant as --variant does.
     """
 
 def edges(img: numpy.ndarray | DeviceImage, ctx: Context | None = None) -> numpy.ndarray | DeviceImage:
     """
     The edge map u(x-1,y) + u(x+1,y) + u(x,y-1) + u(x,y+1) - 4 u(x,y) (zero outside), float32 H x W.
 
-    `img`: 1 channel of uint8, uint16, int16 or float32, or 8-bit colour (made grey), as an array or a DeviceImage (uint8 or float32). `ctx` as for the other filters.
+    `img`: 1 channel of uint8, uint16, int16 or float32, or 8-bit colour (made grey), as an array or a DeviceImage (uint8 or float32; not uint16). `ctx` as for the other filters.
     """
 
 def reconstruct(edges: numpy.ndarray | DeviceImage, iterations: int | None = None, tolerance: float | None = None, check_every: int = 48, initial: numpy.ndarray | DeviceImage | None = None, variant: str = 'auto', ctx: Context | None = None) -> numpy.ndarray | DeviceImage:

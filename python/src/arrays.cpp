@@ -43,6 +43,7 @@ std::string numpy_dtype_name(const nb::dlpack::dtype& t) {
 SampleType sample_type(DeviceDtype dtype) {
   switch (dtype) {
     case DeviceDtype::u8: return SampleType::u8;
+    case DeviceDtype::u16: return SampleType::u16;
     case DeviceDtype::i16: return SampleType::i16;
     case DeviceDtype::f32: return SampleType::f32;
   }
@@ -53,32 +54,61 @@ nb::object numpy_dtype(DeviceDtype dtype) {
   return nb::module_::import_("numpy").attr("dtype")(dtype_name(dtype));
 }
 
+// RGB of 16-bit samples as RGBA with alpha 65535 and back, a pixel a work-item (the library's conversions,
+// enqueue_rgba_from_rgb and enqueue_rgb_from_rgba, are for 8-bit samples).
+const char* const kRgb16Source = R"CLC(
+__kernel void rgba16_from_rgb16(__global const ushort* rgb, __global ushort* rgba) {
+  const size_t i = get_global_id(0);
+  vstore4((ushort4)(vload3(i, rgb), (ushort)65535), i, rgba);
+}
+__kernel void rgb16_from_rgba16(__global const ushort* rgba, __global ushort* rgb) {
+  const size_t i = get_global_id(0);
+  vstore3(vload4(i, rgba).xyz, i, rgb);
+}
+)CLC";
+
+// RGB to RGBA (`to_rgba`) or back over `pixels` packed pixels of `type` (u8 or u16), enqueued without waiting.
+cl::Event convert_rgb(Context& ctx, SampleType type, bool to_rgba, const cl::Buffer& in, const cl::Buffer& out,
+                      std::size_t pixels) {
+  if (type == SampleType::u8)
+    return to_rgba ? enqueue_rgba_from_rgb(ctx, in, out, pixels) : enqueue_rgb_from_rgba(ctx, in, out, pixels);
+  cl::Kernel k(ctx.program_from_source("python_rgb16.cl", kRgb16Source, ""),
+               to_rgba ? "rgba16_from_rgb16" : "rgb16_from_rgba16");
+  check_cl(k.setArg(0, in), "clSetKernelArg");
+  check_cl(k.setArg(1, out), "clSetKernelArg");
+  cl::Event e;
+  check_cl(ctx.queue().enqueueNDRangeKernel(k, cl::NullRange, cl::NDRange(pixels), cl::NullRange, nullptr, &e),
+           "clEnqueueNDRangeKernel");
+  return e;
+}
+
 PyDeviceImage upload(nb::object owner, nb::handle array_obj) {
   if (!nb::isinstance<Context>(owner)) throw nb::type_error("ctx must be a clfilters.Context");
   Context& ctx = nb::cast<Context&>(owner);
   const HostArray in = host_array(array_obj, "DeviceImage.upload");
   DeviceDtype dtype;
-  if (in.type == SampleType::u8) {
+  if (in.type == SampleType::u8 || in.type == SampleType::u16) {
     if (in.channels != 1 && in.channels != 3 && in.channels != 4)
       throw nb::value_error(
-          fmt::format("device images hold 1, 3 or 4 channels of uint8, got {} channel(s)", in.channels).c_str());
-    dtype = DeviceDtype::u8;
+          fmt::format("device images hold 1, 3 or 4 channels of {}, got {} channel(s)", in.dtype_name, in.channels)
+              .c_str());
+    dtype = in.type == SampleType::u8 ? DeviceDtype::u8 : DeviceDtype::u16;
   } else if (in.type == SampleType::f32 && in.channels == 1 && !in.channel_axis) {
     dtype = DeviceDtype::f32;
   } else {
-    throw nb::type_error(fmt::format("device images hold uint8 (H x W or H x W x C, C in 1, 3, 4) or float32 "
-                                     "(H x W), got {} of {} channel(s)",
+    throw nb::type_error(fmt::format("device images hold uint8 or uint16 (H x W or H x W x C, C in 1, 3, 4) or "
+                                     "float32 (H x W), got {} of {} channel(s)",
                                      in.dtype_name, in.channels)
                              .c_str());
   }
   PyDeviceImage img = allocate_like(owner, ctx, in.width, in.height, in.channels, in.channel_axis, dtype);
   {
     nb::gil_scoped_release release;
-    if (in.channels == 3) {
-      // RGB travels as RGBA with alpha 255, as the host calls send it, converted on the device. The wait keeps the
-      // array's memory, which the buffer may use in place, until the conversion has read it.
+    if (in.channels == 3 && in.byte_size() > 0) {
+      // RGB travels as RGBA with alpha 255 (65535), as the host calls send it, converted on the device. The wait
+      // keeps the array's memory, which the buffer may use in place, until the conversion has read it.
       const cl::Buffer rgb = buffer_over_host(ctx, const_cast<void*>(in.data), in.byte_size(), true);
-      check_cl(enqueue_rgba_from_rgb(ctx, rgb, img.buffer, std::size_t(in.width) * in.height).wait(),
+      check_cl(convert_rgb(ctx, *in.type, true, rgb, img.buffer, std::size_t(in.width) * in.height).wait(),
                "clWaitForEvents");
     } else {
       check_cl(ctx.queue().enqueueWriteBuffer(img.buffer, CL_TRUE, 0, in.byte_size(), in.data), "clEnqueueWriteBuffer");
@@ -111,7 +141,7 @@ PyDeviceImage view(nb::object owner, nb::handle buffer, nb::object shape, nb::ob
     shape = buffer.attr("shape");
     type_name = dtype_text(buffer.attr("dtype"));
     const auto strides = nb::cast<nb::tuple>(buffer.attr("strides"));
-    const std::size_t item = type_name == "float32" ? 4 : 1;
+    const std::size_t item = type_name == "float32" ? 4 : type_name == "uint16" ? 2 : 1;
     const std::size_t ndim = strides.size();
     const std::size_t channels = ndim == 3 ? nb::cast<std::size_t>(nb::cast<nb::tuple>(shape)[2]) : 1;
     if (ndim < 2 || (ndim == 3 && nb::cast<std::size_t>(strides[2]) != item) ||
@@ -133,20 +163,25 @@ PyDeviceImage view(nb::object owner, nb::handle buffer, nb::object shape, nb::ob
   img.height = height;
   img.channels = channels;
   img.channel_axis = dims.size() == 3;
-  if (type_name == "uint8") {
+  if (type_name == "uint8" || type_name == "uint16") {
     if (channels != 1 && channels != 4)
-      throw nb::value_error("DeviceImage.view: a view holds 1 or 4 channels of uint8 (upload RGB as an array)");
-    const DeviceImage v = DeviceImage::view(ctx, mem, width, height, channels, offset, row_pitch);
+      throw nb::value_error(
+          fmt::format("DeviceImage.view: a view holds 1 or 4 channels of {} (upload RGB as an array)", type_name)
+              .c_str());
+    const bool u16 = type_name == "uint16";
+    const DeviceImage v =
+        DeviceImage::view(ctx, mem, width, height, channels, offset, row_pitch, u16 ? SampleType::u16 : SampleType::u8);
     img.buffer = v.buffer;
-    img.dtype = DeviceDtype::u8;
+    img.dtype = u16 ? DeviceDtype::u16 : DeviceDtype::u8;
   } else if (type_name == "float32" && channels == 1 && dims.size() == 2) {
     const DeviceFloatImage v = DeviceFloatImage::view(ctx, mem, width, height, offset, row_pitch);
     img.buffer = v.buffer;
     img.dtype = DeviceDtype::f32;
   } else {
     throw nb::type_error(
-        fmt::format("DeviceImage.view: views hold uint8 (H x W or H x W x C, C in 1, 4) or float32 (H x W), got {}",
-                    type_name)
+        fmt::format("DeviceImage.view: views hold uint8 or uint16 (H x W or H x W x C, C in 1, 4) or float32 (H x "
+                    "W), got {} of {} channel(s)",
+                    type_name, channels)
             .c_str());
   }
   img.offset = offset;
@@ -278,9 +313,8 @@ const char* dtype_name(DeviceDtype dtype) {
 }
 
 std::size_t PyDeviceImage::packed_bytes() const {
-  const std::size_t per_pixel =
-      dtype == DeviceDtype::u8 ? std::size_t(device_channels()) : sample_size(sample_type(dtype));
-  return std::size_t(width) * height * per_pixel;
+  return std::size_t(width) * height * (has_samples() ? std::size_t(device_channels()) : 1) *
+         sample_size(sample_type(dtype));
 }
 
 PyDeviceImage allocate_like(nb::object owner, Context& ctx, int width, int height, int channels, bool channel_axis,
@@ -299,19 +333,21 @@ PyDeviceImage allocate_like(nb::object owner, Context& ctx, int width, int heigh
 
 nb::object download(const PyDeviceImage& image) {
   Context& ctx = *image.ctx;
-  if (image.dtype == DeviceDtype::u8 && image.channels == 3) {
+  const SampleType type = sample_type(image.dtype);
+  if (image.has_samples() && image.channels == 3) {
     // RGBA on the device (always packed: views hold 1 or 4 channels), RGB converted there.
-    NewArray rgb = new_array(image.height, image.width, 3, true, SampleType::u8);
+    NewArray rgb = new_array(image.height, image.width, 3, true, type);
     nb::gil_scoped_release release;
-    const std::size_t pixels = std::size_t(image.width) * image.height;
-    const cl::Buffer out = buffer_over_host(ctx, rgb.data, pixels * 3, false);
-    enqueue_rgb_from_rgba(ctx, image.buffer, out, pixels);
-    read_to_host(ctx, out, rgb.data, pixels * 3);
+    const std::size_t pixels = std::size_t(image.width) * image.height, bytes = pixels * 3 * sample_size(type);
+    if (pixels == 0) return std::move(rgb.array);
+    const cl::Buffer out = buffer_over_host(ctx, rgb.data, bytes, false);
+    convert_rgb(ctx, type, false, image.buffer, out, pixels);
+    read_to_host(ctx, out, rgb.data, bytes);
     return std::move(rgb.array);
   }
-  NewArray out = new_array(image.height, image.width, image.channels, image.channel_axis, sample_type(image.dtype));
+  NewArray out = new_array(image.height, image.width, image.channels, image.channel_axis, type);
   nb::gil_scoped_release release;  // until the return below, which moves the array without touching its count
-  const std::size_t sample = sample_size(sample_type(image.dtype));
+  const std::size_t sample = sample_size(type);
   const std::size_t row = std::size_t(image.width) * image.channels * sample;
   const std::size_t pitch = image.row_pitch ? image.row_pitch : row;
   if (image.offset == 0 && pitch == row) {
@@ -329,14 +365,14 @@ nb::object download(const PyDeviceImage& image) {
 void bind_arrays(nb::module_& m) {
   nb::class_<PyDeviceImage>(
       m, "DeviceImage",
-      "An image in device memory: uint8 with 1, 3 or 4 channels (RGB is held as RGBA with alpha 255), or one "
-      "channel of int16 (a Sobel gradient) or float32 (an edge map, a reconstruction). Every filter takes one and "
-      "returns one on the same context, so a chain of filters makes no host round trip. np.asarray(image) "
-      "downloads it.")
+      "An image in device memory: uint8 or uint16 with 1, 3 or 4 channels (RGB is held as RGBA with alpha 255 or "
+      "65535), or one channel of int16 (a Sobel gradient) or float32 (an edge map, a reconstruction). Every filter "
+      "takes one and returns one on the same context, so a chain of filters makes no host round trip (box_blur, "
+      "epsilon and bilateral take uint16 ones too, the others uint8). np.asarray(image) downloads it.")
       .def_static("upload", &upload, "ctx"_a, "array"_a,
                   nb::sig("def upload(ctx: Context, array: numpy.ndarray) -> DeviceImage"),
-                  "Copies a host array (any layout) to the device of `ctx`: "
-                  "uint8 of shape H x W or H x W x C (C in 1, 3, 4), or float32 of shape H x W.")
+                  "Copies a host array (any layout) to the device of `ctx`: uint8 or uint16 of shape H x W or H x W "
+                  "x C (C in 1, 3, 4), or float32 of shape H x W.")
       .def_static(
           "view", &view, "ctx"_a, "buffer"_a, "shape"_a = nb::none(), "dtype"_a = nb::none(), "offset"_a = 0,
           "row_pitch"_a = 0,
@@ -344,9 +380,9 @@ void bind_arrays(nb::module_& m) {
                   "None, offset: int = 0, row_pitch: int = 0) -> DeviceImage"),
           "A view of device memory that `ctx` shares (Context.from_pyopencl), with no copy: a "
           "pyopencl.array.Array (its shape, dtype, offset and row stride are used), or a pyopencl.Buffer "
-          "or cl_mem handle with `shape` ((H, W) or (H, W, C)), `dtype` ('uint8', the default, or "
-          "'float32'), `offset` and `row_pitch` in bytes (0: packed rows). uint8 views hold 1 or 4 "
-          "channels. Filters read and write views in place (a pitched or offset one through a packed "
+          "or cl_mem handle with `shape` ((H, W) or (H, W, C)), `dtype` ('uint8', the default, 'uint16' or "
+          "'float32'), `offset` and `row_pitch` in bytes (0: packed rows). uint8 and uint16 views hold 1 or "
+          "4 channels. Filters read and write views in place (a pitched or offset one through a packed "
           "copy on the device).")
       .def("download", &download, nb::sig("def download(self) -> numpy.ndarray"),
            "Copies the image to a new host array.")

@@ -65,11 +65,11 @@ Context& call_context(nb::handle ctx, nb::object& owner);
 
 // ---- device images -----------------------------------------------------------------------------
 
-enum class DeviceDtype { u8, i16, f32 };
+enum class DeviceDtype { u8, u16, i16, f32 };
 
-// An image on the device as Python sees it: u8 with 1, 3 or 4 channels (3 held as RGBA with alpha 255, as the
-// host calls hold RGB, so filters run on it unchanged), or 1 channel of int16 (a Sobel gradient) or float32
-// (an edge map, a reconstruction). Keeps its Context alive.
+// An image on the device as Python sees it: u8 or u16 with 1, 3 or 4 channels (3 held as RGBA with alpha 255 or
+// 65535, as the host calls hold RGB, so filters run on it unchanged), or 1 channel of int16 (a Sobel gradient) or
+// float32 (an edge map, a reconstruction). Keeps its Context alive.
 struct PyDeviceImage {
   nb::object owner;  // the Python Context
   Context* ctx = nullptr;
@@ -83,7 +83,17 @@ struct PyDeviceImage {
   std::size_t row_pitch = 0;  // 0: packed
 
   int device_channels() const { return channels == 1 ? 1 : 4; }
-  DeviceImage u8() const { return {buffer, width, height, device_channels(), offset, row_pitch}; }
+  // Whether the samples are the filters' (u8 or u16, 1 or 4 channels on the device), which samples() gives.
+  bool has_samples() const { return dtype == DeviceDtype::u8 || dtype == DeviceDtype::u16; }
+  DeviceImage samples() const {
+    return {.buffer = buffer,
+            .width = width,
+            .height = height,
+            .channels = device_channels(),
+            .offset = offset,
+            .row_pitch = row_pitch,
+            .type = dtype == DeviceDtype::u16 ? SampleType::u16 : SampleType::u8};
+  }
   DeviceFloatImage f32() const { return {buffer, width, height, offset, row_pitch}; }
   std::size_t packed_bytes() const;
 };

@@ -52,13 +52,16 @@ void check_u8_input(const HostArray& a, const char* what, bool size_in_message, 
                               .c_str());
 }
 
-PyDeviceImage& device_input(nb::handle img, nb::handle ctx, const char* what, DeviceDtype dtype) {
+// A DeviceImage input of `dtype` (or `or_dtype`) on `ctx` (None: any).
+PyDeviceImage& device_input(nb::handle img, nb::handle ctx, const char* what, DeviceDtype dtype,
+                            std::optional<DeviceDtype> or_dtype = std::nullopt) {
   PyDeviceImage& in = nb::cast<PyDeviceImage&>(img);
   if (!ctx.is_none() && !ctx.is(in.owner))
     throw nb::value_error(fmt::format("{}: the DeviceImage lives on another Context than ctx", what).c_str());
-  if (in.dtype != dtype)
-    throw nb::type_error(
-        fmt::format("{} needs a DeviceImage of {}, got {}", what, dtype_name(dtype), dtype_name(in.dtype)).c_str());
+  if (in.dtype != dtype && in.dtype != or_dtype)
+    throw nb::type_error(fmt::format("{} needs a DeviceImage of {}{}, got {}", what, dtype_name(dtype),
+                                     or_dtype ? fmt::format(" or {}", dtype_name(*or_dtype)) : "", dtype_name(in.dtype))
+                             .c_str());
   return in;
 }
 
@@ -105,8 +108,8 @@ nb::object filter_in_place(Context& ctx, const void* data, int width, int height
   return std::move(out.array);
 }
 
-// What box blur, epsilon and bilateral share: images of their input's shape and sample type (arrays of uint8 or
-// uint16; DeviceImages of uint8).
+// What box blur, epsilon and bilateral share: images of their input's shape and sample type (arrays and DeviceImages
+// of uint8 or uint16).
 struct SampleFilter {
   const char* what;  // as the library's messages name it
   bool size_in_message;
@@ -116,13 +119,13 @@ struct SampleFilter {
 
 nb::object run_sample_filter(nb::handle img, nb::handle ctx_obj, nb::handle out, const SampleFilter& f) {
   if (nb::isinstance<PyDeviceImage>(img)) {
-    const PyDeviceImage& in = device_input(img, ctx_obj, f.what, DeviceDtype::u8);
-    nb::object result = device_output(out, in, in.channels, in.channel_axis, DeviceDtype::u8, f.what);
+    const PyDeviceImage& in = device_input(img, ctx_obj, f.what, DeviceDtype::u8, DeviceDtype::u16);
+    nb::object result = device_output(out, in, in.channels, in.channel_axis, in.dtype, f.what);
     const PyDeviceImage& r = nb::cast<const PyDeviceImage&>(result);
     {
       nb::gil_scoped_release release;
-      DeviceImage target = r.u8();
-      f.device(*in.ctx, in.u8(), target);
+      DeviceImage target = r.samples();
+      f.device(*in.ctx, in.samples(), target);
     }
     return result;
   }
@@ -235,9 +238,9 @@ void convert(Context& ctx, const char* kernel, const cl::Buffer& in, const cl::B
 
 // The grey plane of a u8 device image: itself when it has 1 channel, else a new packed one.
 DeviceImage grey_on_device(Context& ctx, const PyDeviceImage& in) {
-  if (in.channels == 1) return in.u8();
+  if (in.channels == 1) return in.samples();
   std::vector<cl::Event> events;
-  const DeviceImage packed = packed_input(ctx, in.u8(), events, "python grey input");
+  const DeviceImage packed = packed_input(ctx, in.samples(), events, "python grey input");
   DeviceImage grey = DeviceImage::allocate(ctx, in.width, in.height, 1);
   convert(ctx, "grey_from_rgba", packed.buffer, grey.buffer, std::size_t(in.width) * in.height);
   return grey;
@@ -327,7 +330,9 @@ nb::object sobel_py(nb::handle img, const std::string& output, const std::string
 nb::object edges_py(nb::handle img, nb::handle ctx_obj) {
   if (nb::isinstance<PyDeviceImage>(img)) {
     const PyDeviceImage& in = nb::cast<const PyDeviceImage&>(img);
-    if (in.dtype == DeviceDtype::i16) throw nb::type_error("edges needs a DeviceImage of uint8 or float32, got int16");
+    if (in.dtype == DeviceDtype::i16 || in.dtype == DeviceDtype::u16)
+      throw nb::type_error(
+          fmt::format("edges needs a DeviceImage of uint8 or float32, got {}", dtype_name(in.dtype)).c_str());
     device_input(img, ctx_obj, "edges", in.dtype);
     Context& ctx = *in.ctx;
     nb::object result = nb::cast(allocate_like(in.owner, ctx, in.width, in.height, 1, false, DeviceDtype::f32));
@@ -443,9 +448,9 @@ std::vector<double> time_cpp_box_blur(nb::handle img, int diameter, int runs, nb
     const PyDeviceImage out =
         allocate_like(in.owner, *in.ctx, in.width, in.height, in.channels, in.channel_axis, DeviceDtype::u8);
     nb::gil_scoped_release release;
-    DeviceImage target = out.u8();
+    DeviceImage target = out.samples();
     timed([&] {
-      box_blur(*in.ctx, in.u8(), target, params);
+      box_blur(*in.ctx, in.samples(), target, params);
       check_cl(in.ctx->queue().finish(), "clFinish");
     });
     return seconds;
@@ -477,10 +482,9 @@ void bind_filters(nb::module_& m) {
   const std::string img_doc =
       "`img` is a NumPy array (uint8 or uint16, H x W or H x W x C, C in 1 to 4; C-contiguous ones are read in "
       "place, other layouts packed first; parameters in sample units: a uint16 array's threshold, sigma_range and "
-      "border constant are on its 0..65535 scale) or a DeviceImage (uint8). An array gives a new array of its shape; a "
-      "DeviceImage a "
-      "DeviceImage on its "
-      "context (or `out`, a DeviceImage of the same shape), enqueued without waiting. `ctx` is the Context to "
+      "border constant are on its 0..65535 scale) or a DeviceImage (uint8 or uint16, likewise). An array gives a new "
+      "array of its shape; a DeviceImage a DeviceImage of its shape and dtype on its context (or `out`, a "
+      "DeviceImage of the same shape and dtype), enqueued without waiting. `ctx` is the Context to "
       "run on (default: clfilters.default_context()). `variant` picks a variant as --variant does.";
   m.def("box_blur", &box_blur_py, "img"_a, "diameter"_a = 9, "border"_a = "replicate", "variant"_a = "auto",
         "ctx"_a = nb::none(), "out"_a = nb::none(),
@@ -501,11 +505,12 @@ void bind_filters(nb::module_& m) {
                             "-> {0}",
                             kImageTypes)
                     .c_str()),
-        (fmt::format("Epsilon filter (mosquito-noise removal): the rounded mean of the window pixels within "
-                     "`threshold` of the centre. Grey is filtered; RGB and RGBA have R, G and B filtered and alpha "
-                     "copied.\n\nradius: {}..{} (default 4), a (2r+1) x (2r+1) window.\nthreshold: 0..255 (default "
-                     "20).\nborder: 'replicate' (default), 'reflect101', 'constant' or 'constant=V'.\n",
-                     kMinEpsilonRadius, kMaxEpsilonRadius) +
+        (fmt::format(
+             "Epsilon filter (mosquito-noise removal): the rounded mean of the window pixels within "
+             "`threshold` of the centre. Grey is filtered; RGB and RGBA have R, G and B filtered and alpha "
+             "copied.\n\nradius: {}..{} (default 4), a (2r+1) x (2r+1) window.\nthreshold: 0..255, or 0..65535 "
+             "for uint16 (default 20).\nborder: 'replicate' (default), 'reflect101', 'constant' or 'constant=V'.\n",
+             kMinEpsilonRadius, kMaxEpsilonRadius) +
          img_doc)
             .c_str());
   m.def("bilateral", &bilateral_py, "img"_a, "sigma_spatial"_a = 3.0, "sigma_range"_a = 30.0, "radius"_a = nb::none(),
@@ -519,7 +524,8 @@ void bind_filters(nb::module_& m) {
                     .c_str()),
         (fmt::format("Bilateral filter: smooths while keeping edges; grey, or colour with the distance over R, G "
                      "and B and alpha copied.\n\nsigma_spatial: in pixels, at least {} (default 3).\nsigma_range: "
-                     "in 8-bit units, at least {} (default 30).\nradius: 0..{}; None (default) means "
+                     "in sample units (0..255, or 0..65535 for uint16), at least {} (default 30).\nradius: 0..{}; None "
+                     "(default) means "
                      "ceil(2 * sigma_spatial), at most {}.\nborder: 'replicate' (default), 'reflect101', "
                      "'constant' or 'constant=V'.\nwindow: 'square' (default), the whole (2r+1) x (2r+1) window, "
                      "or 'disk', the taps with dx^2 + dy^2 <= r^2.\ndistance: 'l2' (default), the Euclidean colour "
@@ -539,13 +545,14 @@ void bind_filters(nb::module_& m) {
         "(min(255, |gx| + |gy|), uint8 H x W) or 'gradients' (a tuple (gx, gy) of int16 H x W).\n"
         "border: 'replicate' (default), 'reflect101', 'constant' or 'constant=V'.\n"
         "`img`: a uint8 array (H x W or H x W x C, C in 1 to 4; any layout) or a uint8 DeviceImage (colour is "
-        "made grey on the device). `ctx` is the Context to run on (default: clfilters.default_context()); "
+        "made grey on the device); uint16 is refused. `ctx` is the Context to run on (default: "
+        "clfilters.default_context()); "
         "`variant` picks a variant as --variant does.");
   m.def("edges", &edges_py, "img"_a, "ctx"_a = nb::none(),
         nb::sig(fmt::format("def edges(img: {0}, ctx: Context | None = None) -> {0}", kImageTypes).c_str()),
         "The edge map u(x-1,y) + u(x+1,y) + u(x,y-1) + u(x,y+1) - 4 u(x,y) (zero outside), float32 H x W.\n\n"
         "`img`: 1 channel of uint8, uint16, int16 or float32, or 8-bit colour (made grey), as an array or a "
-        "DeviceImage (uint8 or float32). `ctx` as for the other filters.");
+        "DeviceImage (uint8 or float32; not uint16). `ctx` as for the other filters.");
   m.def("reconstruct", &reconstruct_py, "edges"_a, "iterations"_a = nb::none(), "tolerance"_a = nb::none(),
         "check_every"_a = 48, "initial"_a = nb::none(), "variant"_a = "auto", "ctx"_a = nb::none(),
         nb::sig(fmt::format("def reconstruct(edges: {0}, iterations: int | None = None, tolerance: float | None = "

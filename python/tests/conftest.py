@@ -15,6 +15,19 @@ def ctx():
     return clf.Context(os.environ.get("CLFILTERS_DEVICE", ""))
 
 
+@pytest.fixture(scope="session")
+def cl_setup():
+    """pyopencl's context and queue with a Context adopted from them (skipped without pyopencl or a device)."""
+    cl = pytest.importorskip("pyopencl")
+    cl_array = pytest.importorskip("pyopencl.array")
+    try:
+        cl_ctx = cl.create_some_context(interactive=False)
+    except cl.Error as e:
+        pytest.skip(f"pyopencl finds no device: {e}")
+    queue = cl.CommandQueue(cl_ctx)
+    return cl, cl_array, cl_ctx, queue, clf.Context.from_pyopencl(cl_ctx, queue)
+
+
 @pytest.fixture
 def rng():
     seed = secrets.randbits(64)

@@ -62,7 +62,7 @@ def test_device_image_errors(ctx, rng):
     img = random_image(rng, 8, 8, 4)
     d = clf.DeviceImage.upload(ctx, img)
     gx, _ = clf.sobel(d, output="gradients")
-    with pytest.raises(TypeError, match="box blur needs a DeviceImage of uint8, got int16"):
+    with pytest.raises(TypeError, match="box blur needs a DeviceImage of uint8 or uint16, got int16"):
         clf.box_blur(gx)
     with pytest.raises(TypeError, match="the edge map must be|needs a DeviceImage of float32"):
         clf.reconstruct(d)
@@ -75,18 +75,6 @@ def test_device_image_errors(ctx, rng):
         clf.DeviceImage.upload(ctx, img.astype(np.float64))
     with pytest.raises(TypeError, match="out= is for DeviceImage inputs"):
         clf.box_blur(img, out=d, ctx=ctx)
-
-
-@pytest.fixture(scope="module")
-def cl_setup():
-    cl = pytest.importorskip("pyopencl")
-    cl_array = pytest.importorskip("pyopencl.array")
-    try:
-        cl_ctx = cl.create_some_context(interactive=False)
-    except cl.Error as e:
-        pytest.skip(f"pyopencl finds no device: {e}")
-    queue = cl.CommandQueue(cl_ctx)
-    return cl, cl_array, cl_ctx, queue, clf.Context.from_pyopencl(cl_ctx, queue)
 
 
 def test_arrays_are_read_and_written_in_place(cl_setup, rng):
