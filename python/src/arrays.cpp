@@ -54,34 +54,6 @@ nb::object numpy_dtype(DeviceDtype dtype) {
   return nb::module_::import_("numpy").attr("dtype")(dtype_name(dtype));
 }
 
-// RGB of 16-bit samples as RGBA with alpha 65535 and back, a pixel a work-item (the library's conversions,
-// enqueue_rgba_from_rgb and enqueue_rgb_from_rgba, are for 8-bit samples).
-const char* const kRgb16Source = R"CLC(
-__kernel void rgba16_from_rgb16(__global const ushort* rgb, __global ushort* rgba) {
-  const size_t i = get_global_id(0);
-  vstore4((ushort4)(vload3(i, rgb), (ushort)65535), i, rgba);
-}
-__kernel void rgb16_from_rgba16(__global const ushort* rgba, __global ushort* rgb) {
-  const size_t i = get_global_id(0);
-  vstore3(vload4(i, rgba).xyz, i, rgb);
-}
-)CLC";
-
-// RGB to RGBA (`to_rgba`) or back over `pixels` packed pixels of `type` (u8 or u16), enqueued without waiting.
-cl::Event convert_rgb(Context& ctx, SampleType type, bool to_rgba, const cl::Buffer& in, const cl::Buffer& out,
-                      std::size_t pixels) {
-  if (type == SampleType::u8)
-    return to_rgba ? enqueue_rgba_from_rgb(ctx, in, out, pixels) : enqueue_rgb_from_rgba(ctx, in, out, pixels);
-  cl::Kernel k(ctx.program_from_source("python_rgb16.cl", kRgb16Source, ""),
-               to_rgba ? "rgba16_from_rgb16" : "rgb16_from_rgba16");
-  check_cl(k.setArg(0, in), "clSetKernelArg");
-  check_cl(k.setArg(1, out), "clSetKernelArg");
-  cl::Event e;
-  check_cl(ctx.queue().enqueueNDRangeKernel(k, cl::NullRange, cl::NDRange(pixels), cl::NullRange, nullptr, &e),
-           "clEnqueueNDRangeKernel");
-  return e;
-}
-
 PyDeviceImage upload(nb::object owner, nb::handle array_obj) {
   if (!nb::isinstance<Context>(owner)) throw nb::type_error("ctx must be a clfilters.Context");
   Context& ctx = nb::cast<Context&>(owner);
@@ -108,7 +80,7 @@ PyDeviceImage upload(nb::object owner, nb::handle array_obj) {
       // RGB travels as RGBA with alpha 255 (65535), as the host calls send it, converted on the device. The wait
       // keeps the array's memory, which the buffer may use in place, until the conversion has read it.
       const cl::Buffer rgb = buffer_over_host(ctx, const_cast<void*>(in.data), in.byte_size(), true);
-      check_cl(convert_rgb(ctx, *in.type, true, rgb, img.buffer, std::size_t(in.width) * in.height).wait(),
+      check_cl(enqueue_rgba_from_rgb(ctx, rgb, img.buffer, std::size_t(in.width) * in.height, *in.type).wait(),
                "clWaitForEvents");
     } else {
       check_cl(ctx.queue().enqueueWriteBuffer(img.buffer, CL_TRUE, 0, in.byte_size(), in.data), "clEnqueueWriteBuffer");
@@ -341,7 +313,7 @@ nb::object download(const PyDeviceImage& image) {
     const std::size_t pixels = std::size_t(image.width) * image.height, bytes = pixels * 3 * sample_size(type);
     if (pixels == 0) return std::move(rgb.array);
     const cl::Buffer out = buffer_over_host(ctx, rgb.data, bytes, false);
-    convert_rgb(ctx, type, false, image.buffer, out, pixels);
+    enqueue_rgb_from_rgba(ctx, image.buffer, out, pixels, type);
     read_to_host(ctx, out, rgb.data, bytes);
     return std::move(rgb.array);
   }

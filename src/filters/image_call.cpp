@@ -229,57 +229,13 @@ Image filter_host_image(Context& ctx, const Image& input,
 
 namespace {
 
-// Whole words rather than 3-byte pixels: a work-item converts a group of pixels with 16-byte loads and stores (on
-// PoCL at 1080p twice as fast as a pixel a work-item with vload3), the last, partial group pixel by pixel. Words are
-// little-endian (__ENDIAN_LITTLE__; a big-endian device takes the pixel path throughout). Buffers are 16-byte aligned
-// (buffer_over_host), so every whole group is too.
-const char* const kRgbSource = R"CLC(
-#ifdef __ENDIAN_LITTLE__
-#define WORDS 1
-#else
-#define WORDS 0
-#endif
-// Pixels 4k .. 4k+3 of RGB words a, b, c as RGBA words.
-inline uint4 rgba_words(uint a, uint b, uint c) {
-  const uint alpha = 0xFF000000u;
-  return (uint4)(a | alpha, (a >> 24) | (b << 8) | alpha, (b >> 16) | (c << 16) | alpha, (c >> 8) | alpha);
-}
-// 16 pixels a work-item: 3 loads, 4 stores of uint4.
-__kernel void rgba_from_rgb(__global const uchar* rgb, __global uchar* rgba, uint pixels) {
-  const size_t i = get_global_id(0) * 16;
-  if (WORDS && i + 16 <= pixels) {
-    __global const uint4* in = (__global const uint4*)(rgb + 3 * i);
-    __global uint4* out = (__global uint4*)(rgba + 4 * i);
-    const uint4 a = in[0], b = in[1], c = in[2];
-    out[0] = rgba_words(a.x, a.y, a.z);
-    out[1] = rgba_words(a.w, b.x, b.y);
-    out[2] = rgba_words(b.z, b.w, c.x);
-    out[3] = rgba_words(c.y, c.z, c.w);
-    return;
-  }
-  for (size_t k = i; k < min(i + 16, (size_t)pixels); ++k) vstore4((uchar4)(vload3(k, rgb), (uchar)255), k, rgba);
-}
-// 4 pixels a work-item: one uint4 load, three uint stores.
-__kernel void rgb_from_rgba(__global const uchar* rgba, __global uchar* rgb, uint pixels) {
-  const size_t i = get_global_id(0) * 4;
-  if (WORDS && i + 4 <= pixels) {
-    const uint4 p = *(__global const uint4*)(rgba + 4 * i);
-    vstore3((uint3)((p.x & 0xFFFFFFu) | (p.y << 24), ((p.y >> 8) & 0xFFFFu) | (p.z << 16),
-                    ((p.z >> 16) & 0xFFu) | (p.w << 8)),
-            0, (__global uint*)(rgb + 3 * i));
-    return;
-  }
-  for (size_t k = i; k < min(i + 4, (size_t)pixels); ++k) vstore3(vload4(k, rgba).xyz, k, rgb);
-}
-)CLC";
-
-// Enqueues `kernel` of kRgbSource over `pixels`, `group` pixels a work-item.
+// Enqueues `kernel` of rgb_layout.cl over `pixels`, `group` pixels a work-item.
 cl::Event convert_rgb(Context& ctx, const char* kernel, std::size_t group, const cl::Buffer& in, const cl::Buffer& out,
                       std::size_t pixels) {
   // The kernels count pixels in 32 bits (the filters' own limit, check_image_size, is far below).
   if (pixels > std::numeric_limits<cl_uint>::max())
     throw std::invalid_argument(fmt::format("an RGB image of {} pixels is too large (below 2^32)", pixels));
-  cl::Kernel k(ctx.program_from_source("rgb_layout.cl", kRgbSource, ""), kernel);
+  cl::Kernel& k = ctx.kernel("rgb_layout.cl", "", kernel);
   check_cl(k.setArg(0, in), "clSetKernelArg");
   check_cl(k.setArg(1, out), "clSetKernelArg");
   check_cl(k.setArg(2, cl_uint(pixels)), "clSetKernelArg");
@@ -292,35 +248,47 @@ cl::Event convert_rgb(Context& ctx, const char* kernel, std::size_t group, const
 
 }  // namespace
 
-cl::Event enqueue_rgba_from_rgb(Context& ctx, const cl::Buffer& rgb, const cl::Buffer& rgba, std::size_t pixels) {
-  return convert_rgb(ctx, "rgba_from_rgb", 16, rgb, rgba, pixels);
+cl::Event enqueue_rgba_from_rgb(Context& ctx, const cl::Buffer& rgb, const cl::Buffer& rgba, std::size_t pixels,
+                                SampleType type) {
+  return type == SampleType::u16 ? convert_rgb(ctx, "rgba16_from_rgb16", 4, rgb, rgba, pixels)
+                                 : convert_rgb(ctx, "rgba_from_rgb", 16, rgb, rgba, pixels);
 }
 
-cl::Event enqueue_rgb_from_rgba(Context& ctx, const cl::Buffer& rgba, const cl::Buffer& rgb, std::size_t pixels) {
-  return convert_rgb(ctx, "rgb_from_rgba", 4, rgba, rgb, pixels);
+cl::Event enqueue_rgb_from_rgba(Context& ctx, const cl::Buffer& rgba, const cl::Buffer& rgb, std::size_t pixels,
+                                SampleType type) {
+  return convert_rgb(ctx, type == SampleType::u16 ? "rgb16_from_rgba16" : "rgb_from_rgba", 4, rgba, rgb, pixels);
 }
 
 void filter_host_rgb(Context& ctx, const std::uint8_t* rgb_in, std::uint8_t* rgb_out, int width, int height,
                      const std::function<std::vector<cl::Event>(const DeviceImage&, DeviceImage&)>& call,
-                     std::vector<cl::Event>& events) {
-  const std::size_t pixels = std::size_t(width) * height;
+                     std::vector<cl::Event>& events, SampleType type) {
+  const std::size_t pixels = std::size_t(width) * height, bytes = sample_size(type);
   // The filter only reads its input: the buffer never writes through the const_cast.
-  const cl::Buffer in = buffer_over_host(ctx, const_cast<std::uint8_t*>(rgb_in), pixels * 3, true, "host_call.in");
-  const cl::Buffer out = buffer_over_host(ctx, rgb_out, pixels * 3, false, "host_call.out");
-  const DeviceImage rgba_in{ctx.scratch_buffer("rgb input as rgba", pixels * 4), width, height, 4};
-  DeviceImage rgba_out{ctx.scratch_buffer("rgb output as rgba", pixels * 4), width, height, 4};
-  events.push_back(enqueue_rgba_from_rgb(ctx, in, rgba_in.buffer, pixels));
+  const cl::Buffer in =
+      buffer_over_host(ctx, const_cast<std::uint8_t*>(rgb_in), pixels * 3 * bytes, true, "host_call.in");
+  const cl::Buffer out = buffer_over_host(ctx, rgb_out, pixels * 3 * bytes, false, "host_call.out");
+  const DeviceImage rgba_in{.buffer = ctx.scratch_buffer("rgb input as rgba", pixels * 4 * bytes),
+                            .width = width,
+                            .height = height,
+                            .channels = 4,
+                            .type = type};
+  DeviceImage rgba_out{.buffer = ctx.scratch_buffer("rgb output as rgba", pixels * 4 * bytes),
+                       .width = width,
+                       .height = height,
+                       .channels = 4,
+                       .type = type};
+  events.push_back(enqueue_rgba_from_rgb(ctx, in, rgba_in.buffer, pixels, type));
   for (cl::Event& e : call(rgba_in, rgba_out)) events.push_back(std::move(e));
-  events.push_back(enqueue_rgb_from_rgba(ctx, rgba_out.buffer, out, pixels));
-  read_to_host(ctx, out, rgb_out, pixels * 3);
+  events.push_back(enqueue_rgb_from_rgba(ctx, rgba_out.buffer, out, pixels, type));
+  read_to_host(ctx, out, rgb_out, pixels * 3 * bytes);
 }
 
 Image filter_host_image(Context& ctx, const Image& input, Alpha alpha,
                         const std::function<std::vector<cl::Event>(const DeviceImage&, DeviceImage&)>& call,
                         std::vector<cl::Event>& events, int reach) {
-  if (input.channels == 3 && input.type == SampleType::u8) {
-    Image result = Image::uninitialized(input.width, input.height, 3);
-    filter_host_rgb(ctx, input.data.data(), result.data.data(), input.width, input.height, call, events);
+  if (input.channels == 3 && (input.type == SampleType::u8 || input.type == SampleType::u16)) {
+    Image result = Image::uninitialized(input.width, input.height, 3, input.type);
+    filter_host_rgb(ctx, input.data.data(), result.data.data(), input.width, input.height, call, events, input.type);
     return result;
   }
   if (input.channels != 2 || alpha == Alpha::filtered) {

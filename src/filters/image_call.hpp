@@ -167,18 +167,20 @@ Image filter_host_image(Context& ctx, const Image& input, Alpha alpha,
                         const std::function<std::vector<cl::Event>(const DeviceImage&, DeviceImage&)>& call,
                         std::vector<cl::Event>& events, int reach = -1);
 
-// RGB (3 bytes a pixel, packed rows) as the filters take it: RGBA with alpha 255, converted on the device by one
-// kernel each way, so the host makes no pass over the pixels and a GPU moves 3 bytes a pixel rather than 4.
-// `rgb_in` and `rgb_out` are host memory of width * height * 3 bytes (used in place on a CPU device where aligned, see
-// buffer_over_host); `call` runs on RGBA scratch images of the context. Its events, with the conversions', are
-// appended to `events`.
+// RGB (3 samples a pixel, u8 or u16, packed rows) as the filters take it: RGBA with alpha 255 (65535), converted on
+// the device by one kernel each way (rgb_layout.cl), so the host makes no pass over the pixels and a GPU moves 3
+// samples a pixel rather than 4. `rgb_in` and `rgb_out` are host memory of width * height * 3 samples (used in place on
+// a CPU device where aligned, see buffer_over_host); `call` runs on RGBA scratch images of the context. Its events,
+// with the conversions', are appended to `events`.
 void filter_host_rgb(Context& ctx, const std::uint8_t* rgb_in, std::uint8_t* rgb_out, int width, int height,
                      const std::function<std::vector<cl::Event>(const DeviceImage&, DeviceImage&)>& call,
-                     std::vector<cl::Event>& events);
-// The two conversions on their own, over `pixels` packed pixels: RGB to RGBA with alpha 255, and RGBA to RGB
-// (alpha dropped). Enqueued without waiting.
-cl::Event enqueue_rgba_from_rgb(Context& ctx, const cl::Buffer& rgb, const cl::Buffer& rgba, std::size_t pixels);
-cl::Event enqueue_rgb_from_rgba(Context& ctx, const cl::Buffer& rgba, const cl::Buffer& rgb, std::size_t pixels);
+                     std::vector<cl::Event>& events, SampleType type = SampleType::u8);
+// The two conversions on their own, over `pixels` packed pixels of u8 or u16 samples: RGB to RGBA with alpha the
+// largest sample, and RGBA to RGB (alpha dropped). Enqueued without waiting.
+cl::Event enqueue_rgba_from_rgb(Context& ctx, const cl::Buffer& rgb, const cl::Buffer& rgba, std::size_t pixels,
+                                SampleType type = SampleType::u8);
+cl::Event enqueue_rgb_from_rgba(Context& ctx, const cl::Buffer& rgba, const cl::Buffer& rgb, std::size_t pixels,
+                                SampleType type = SampleType::u8);
 
 // Times a host-to-host call from its construction to finish() (Timing; SPEC "Total time"): layout conversions,
 // upload, kernels and download, not the program builds before it.

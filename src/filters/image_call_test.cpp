@@ -45,24 +45,25 @@ struct ShiftedCopy {
 
 TEST(FilterHostRgb, ConvertsToRgbaAndBackOnTheDevice) {
   Context& ctx = testing::test_context();
-  for (auto [w, h] : {std::pair{1, 1}, {15, 1}, {16, 1}, {17, 1}, {5, 3}, {33, 7}, {640, 361}})
-    for (std::size_t shift : {0, 1, 4}) {
-      const auto seed = testing::fresh_seed();
-      SCOPED_TRACE(fmt::format("{}x{} shift={} seed={}", w, h, shift, seed));
-      const Image rgb = testing::random_image(w, h, 3, SampleType::u8, seed);
-      const Image result = testing::random_image(w, h, 4, SampleType::u8, seed + 1);
-      const ShiftedCopy in(rgb, shift);
-      // The output poisoned, so that pixels the conversion leaves unwritten show.
-      ShiftedCopy out(testing::random_image(w, h, 3, SampleType::u8, seed + 2), shift);
-      RecordingCall call{ctx, result, {}};
-      std::vector<cl::Event> events;
-      filter_host_rgb(ctx, in.data, out.data, w, h, std::ref(call), events);
-      ASSERT_TRUE(testing::images_equal(to_filter_layout(rgb), call.seen));
-      Image got = Image::uninitialized(w, h, 3);
-      std::memcpy(got.data.data(), out.data, got.byte_size());
-      ASSERT_TRUE(testing::images_equal(from_filter_layout(result, 3), got));
-      ASSERT_EQ(std::memcmp(in.data, rgb.data.data(), rgb.byte_size()), 0) << "the input changed";
-    }
+  for (const SampleType type : {SampleType::u8, SampleType::u16})
+    for (auto [w, h] : {std::pair{1, 1}, {15, 1}, {16, 1}, {17, 1}, {5, 3}, {33, 7}, {640, 361}})
+      for (std::size_t shift : {0, 1, 4}) {
+        const auto seed = testing::fresh_seed();
+        SCOPED_TRACE(fmt::format("{} {}x{} shift={} seed={}", sample_type_name(type), w, h, shift, seed));
+        const Image rgb = testing::random_image(w, h, 3, type, seed);
+        const Image result = testing::random_image(w, h, 4, type, seed + 1);
+        const ShiftedCopy in(rgb, shift);
+        // The output poisoned, so that pixels the conversion leaves unwritten show.
+        ShiftedCopy out(testing::random_image(w, h, 3, type, seed + 2), shift);
+        RecordingCall call{ctx, result, {}};
+        std::vector<cl::Event> events;
+        filter_host_rgb(ctx, in.data, out.data, w, h, std::ref(call), events, type);
+        ASSERT_TRUE(testing::images_equal(to_filter_layout(rgb), call.seen));
+        Image got = Image::uninitialized(w, h, 3, type);
+        std::memcpy(got.data.data(), out.data, got.byte_size());
+        ASSERT_TRUE(testing::images_equal(from_filter_layout(result, 3), got));
+        ASSERT_EQ(std::memcmp(in.data, rgb.data.data(), rgb.byte_size()), 0) << "the input changed";
+      }
 }
 
 // Host calls cut into bands (CLFILTERS_BAND_ROWS forces them on any device; on a GPU large images are cut so): bands of
