@@ -37,9 +37,10 @@
 #define VSTOREL CPU_CAT(vstore, LANES)
 
 // 2^x, x <= 100, by bilateral_unrolled.cl's soft_exp2 (degree-3 polynomial, exponent bits added), LANES lanes
-// at once; clamped at -125, below which its bit arithmetic fails (a weight of ~2^-125 next to the centre's ~1).
-inline floatL cpu_exp2(floatL x) {
-  x = fmax(x, -125.0f);
+// at once. With `clamp` (a constant at every call) x is clamped at -125, below which its bit arithmetic fails (a
+// weight of ~2^-125 next to the centre's ~1); the host leaves it out where no exponent gets there.
+inline floatL cpu_exp2(floatL x, const int clamp) {
+  if (clamp) x = fmax(x, -125.0f);
   const floatL t = x + 12582912.0f;
   const floatL f = x - (t - 12582912.0f);
 #if SAMPLE_BITS == 16
@@ -147,8 +148,73 @@ inline uintL cpu_round(floatL sum, floatL wsum, float scale) {
 }
 #endif
 
+// The window sums of one step at column x: sum(w p') per colour plane into sums[], and sum(w) returned. `top` is
+// the ring slot of the window's top row, `c` the centre's planes. `l1` and `clamp` are constants at every call,
+// so each call is a tap loop of its own with no test in it.
+inline floatL cpu_window(__global const float* ring, long slot_floats, int stride, int top, int d, int x,
+                         __constant const float* spatial_log2, const floatL* c, float scale, const int l1,
+                         const int clamp, floatL* sums) {
+  (void)scale;
+  (void)l1;
+  // Window row j's taps are [spans[2j], spans[2j + 1]) (the disk's chord; the whole row for the square).
+  __constant const float* spans = spatial_log2 + d * d;
+  floatL wsum = 0.0f;
+#if CHANNELS == 4
+  floatL sr = 0.0f, sg = 0.0f, sb = 0.0f;
+#else
+  floatL sum = 0.0f;
+#endif
+  int slot = top;
+  for (int j = 0; j < d; ++j) {
+    __global const float* row = ring + slot * slot_floats + x;
+    __constant const float* sj = spatial_log2 + j * d;
+    const int i1 = (int)spans[2 * j + 1];
+    for (int i = (int)spans[2 * j]; i < i1; ++i) {
+      const float s = sj[i];
+#if CHANNELS == 4
+      const floatL pr = VLOADL(0, row + i), pg = VLOADL(0, row + stride + i), pb = VLOADL(0, row + 2 * stride + i);
+#if SAMPLE_BITS == 16
+      const floatL dr = (pr - c[0]) * scale, dg = (pg - c[1]) * scale, db = (pb - c[2]) * scale;
+#else
+      const floatL dr = pr - c[0], dg = pg - c[1], db = pb - c[2];
+#endif
+      floatL e;
+      if (l1) {
+        const floatL n = fabs(dr) + fabs(dg) + fabs(db);
+        e = fma(n, -n, (floatL)s);
+      } else {
+        e = fma(dr, -dr, fma(dg, -dg, fma(db, -db, (floatL)s)));
+      }
+      const floatL wt = cpu_exp2(e, clamp);
+      sr = fma(wt, pr, sr);
+      sg = fma(wt, pg, sg);
+      sb = fma(wt, pb, sb);
+#else
+      const floatL p = VLOADL(0, row + i);
+#if SAMPLE_BITS == 16
+      const floatL dd = (p - c[0]) * scale;
+#else
+      const floatL dd = p - c[0];
+#endif
+      const floatL wt = cpu_exp2(fma(dd, -dd, (floatL)s), clamp);
+      sum = fma(wt, p, sum);
+#endif
+      wsum += wt;
+    }
+    slot = slot + 1 == d ? 0 : slot + 1;
+  }
+#if CHANNELS == 4
+  sums[0] = sr;
+  sums[1] = sg;
+  sums[2] = sb;
+#else
+  sums[0] = sum;
+#endif
+  return wsum;
+}
+
 __kernel void bilateral_cpu_rows(__global const pix_t* src, __global pix_t* dst, int w, int h, int r, int mode,
-                                 uint cval_bits, int l1, __constant const float* spatial_log2, float scale,
+                                 uint cval_bits, int l1, __constant const float* spatial_log2, float scale, int clamp,
                                  int band_rows, int stride, __global float* scratch, int in_stride, int in_off,
                                  int out_stride, int out_off) {
   const int d = 2 * r + 1;
@@ -156,8 +222,6 @@ __kernel void bilateral_cpu_rows(__global const pix_t* src, __global pix_t* dst,
   const pix_t cval = (pix_t)cval_bits;
   const long slot_floats = (long)CPU_PLANES * stride;
   __global float* ring = scratch + (long)get_global_id(0) * d * slot_floats;
-  // Window row j's taps are [spans[2j], spans[2j + 1]) (the disk's chord; the whole row for the square).
-  __constant const float* spans = spatial_log2 + d * d;
 #define CPU_SLOT(y) (ring + (long)(((y)-y0 + d) % d) * slot_floats)
   // The window rows of the band's first output row but the last, which the loop adds.
   for (int y = y0 - r; y < y0 + r; ++y)
@@ -169,54 +233,21 @@ __kernel void bilateral_cpu_rows(__global const pix_t* src, __global pix_t* dst,
     const int top = (y - r - y0 + d) % d;
     __global pix_t* out = dst + (long)out_off + (long)y * out_stride;
     for (int x = 0; x < w; x += LANES) {
-      floatL wsum = 0.0f;
+      floatL c[CPU_PLANES], sums[CPU_PLANES];
+      for (int k = 0; k < CPU_PLANES; ++k) c[k] = VLOADL(0, centre + k * stride + x);
+      floatL wsum;
+#define CPU_WINDOW(L1, CLAMP) cpu_window(ring, slot_floats, stride, top, d, x, spatial_log2, c, scale, L1, CLAMP, sums)
 #if CHANNELS == 4
-      const floatL cr = VLOADL(0, centre + x), cg = VLOADL(0, centre + stride + x),
-                   cb = VLOADL(0, centre + 2 * stride + x);
-      floatL sr = 0.0f, sg = 0.0f, sb = 0.0f;
+      if (l1)
+        wsum = clamp ? CPU_WINDOW(1, 1) : CPU_WINDOW(1, 0);
+      else
+        wsum = clamp ? CPU_WINDOW(0, 1) : CPU_WINDOW(0, 0);
+      const floatL sr = sums[0], sg = sums[1], sb = sums[2];
 #else
-      const floatL c = VLOADL(0, centre + x);
-      floatL sum = 0.0f;
+      wsum = clamp ? CPU_WINDOW(0, 1) : CPU_WINDOW(0, 0);
+      const floatL sum = sums[0];
 #endif
-      int slot = top;
-      for (int j = 0; j < d; ++j) {
-        __global const float* row = ring + slot * slot_floats + x;
-        __constant const float* sj = spatial_log2 + j * d;
-        const int i1 = (int)spans[2 * j + 1];
-        for (int i = (int)spans[2 * j]; i < i1; ++i) {
-          const float s = sj[i];
-#if CHANNELS == 4
-          const floatL pr = VLOADL(0, row + i), pg = VLOADL(0, row + stride + i), pb = VLOADL(0, row + 2 * stride + i);
-#if SAMPLE_BITS == 16
-          const floatL dr = (pr - cr) * scale, dg = (pg - cg) * scale, db = (pb - cb) * scale;
-#else
-          const floatL dr = pr - cr, dg = pg - cg, db = pb - cb;
-#endif
-          floatL e;
-          if (l1) {
-            const floatL n = fabs(dr) + fabs(dg) + fabs(db);
-            e = fma(n, -n, (floatL)s);
-          } else {
-            e = fma(dr, -dr, fma(dg, -dg, fma(db, -db, (floatL)s)));
-          }
-          const floatL wt = cpu_exp2(e);
-          sr = fma(wt, pr, sr);
-          sg = fma(wt, pg, sg);
-          sb = fma(wt, pb, sb);
-#else
-          const floatL p = VLOADL(0, row + i);
-#if SAMPLE_BITS == 16
-          const floatL dd = (p - c) * scale;
-#else
-          const floatL dd = p - c;
-#endif
-          const floatL wt = cpu_exp2(fma(dd, -dd, (floatL)s));
-          sum = fma(wt, p, sum);
-#endif
-          wsum += wt;
-        }
-        slot = slot + 1 == d ? 0 : slot + 1;
-      }
+#undef CPU_WINDOW
 #if SAMPLE_BITS == 16
       // Alpha is the centre's, from the input; the lanes through private arrays, a scalar store a pixel.
 #if CHANNELS == 4

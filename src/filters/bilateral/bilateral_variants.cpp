@@ -397,6 +397,18 @@ std::vector<float> spatial_log2_table(const BilateralParams& params) {
   return table;
 }
 
+// Whether an exponent of cpu_rows can fall below -125, where its exp2 needs the clamp (bilateral_cpu_rows.cl):
+// the largest colour term (l1 on RGBA: (3 * top)^2) plus the farthest tap's spatial term, as
+// unrolled_needs_clamp's margin takes them.
+int cpu_rows_needs_clamp(const BilateralCall& call) {
+  const BilateralParams& p = call.params;
+  const double top = max_sample_value(call.type), r = bilateral_radius(p);
+  const double colours = call.channels == 1 ? 1 : p.distance == BilateralDistance::l1 ? 9 : 3;
+  const double lowest = colours * top * top * kLog2e * gaussian_coefficient(p.sigma_range) +
+                        2.0 * r * r * kLog2e * gaussian_coefficient(p.sigma_spatial);
+  return lowest > 120.0 ? 1 : 0;
+}
+
 const Tunable kLanesTunable = {
     "lanes",
     {0, 8, 16},
@@ -423,9 +435,9 @@ Entry cpu_rows() {
         cl::Buffer& scratch = ctx.scratch_buffer("bilateral.cpu_rows", layout.bytes());
         const bool views = call.on_views();
         return launch_with_common_args(ctx, plan, call, t, spatial, range_scale(call.params.sigma_range, call.type),
-                                       layout.band_rows, layout.stride, scratch, views ? call.in_stride : call.width,
-                                       views ? call.in_offset : 0, views ? call.out_stride : call.width,
-                                       views ? call.out_offset : 0);
+                                       cpu_rows_needs_clamp(call), layout.band_rows, layout.stride, scratch,
+                                       views ? call.in_stride : call.width, views ? call.in_offset : 0,
+                                       views ? call.out_stride : call.width, views ? call.out_offset : 0);
       });
   e.info.tunables.push_back(kLanesTunable);
   e.unsupported = [ring = e.unsupported, info = e.info](const DeviceInfo& device, const BilateralCall& call,

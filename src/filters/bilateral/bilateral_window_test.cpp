@@ -140,7 +140,8 @@ TEST(BilateralCpuRows, EveryBandCountWithinOneOfTheReference) {
 
 // cpu_rows at both vector widths (lanes=8: float8, lanes=16: float16; the default is the device's), 8-bit grey
 // and RGBA and 16-bit samples, with widths below and off a step: within 1 of the reference, every output written.
-// Both windows and distances in turn; one build per width and channel count, the default's shared.
+// Both windows and distances in turn, and sigma_range 20 (the exp2's clamp) and 60 (none for grey and for RGBA l2);
+// one build per width and channel count, the default's shared.
 TEST(BilateralCpuRows, EveryLanesWidthWithinOneOfTheReference) {
   Context& ctx = test_context();
   int turn = 0;
@@ -151,8 +152,9 @@ TEST(BilateralCpuRows, EveryLanesWidthWithinOneOfTheReference) {
           const auto seed = testing::fresh_seed();
           const Image in = testing::random_image(w, h, c, type, seed);
           DeviceImage d_in = DeviceImage::upload(ctx, in);
-          const BilateralParams p = shaped({2, type == SampleType::u16 ? 5000.0 : 20.0}, 4, kBorders[turn % 4],
-                                           kWindows[turn % 2], kDistances[turn / 2 % 2]);
+          const double sigma_range = (type == SampleType::u16 ? 256.0 : 1.0) * (turn % 3 ? 20.0 : 60.0);
+          const BilateralParams p =
+              shaped({2, sigma_range}, 4, kBorders[turn % 4], kWindows[turn % 2], kDistances[turn / 2 % 2]);
           ++turn;
           SCOPED_TRACE(fmt::format("{}x{}x{} {} lanes={} {} seed={}", w, h, c, type == SampleType::u16 ? "u16" : "u8",
                                    lanes, describe_shape(p), seed));
