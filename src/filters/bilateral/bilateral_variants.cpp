@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <stdexcept>
 
 #include "filters/bilateral/bilateral_internal.hpp"
 #include "runtime/launch.hpp"
@@ -391,6 +392,8 @@ std::vector<float> spatial_log2_table(const BilateralParams& params) {
     const auto taken = [](float s) { return s > -1e29f; };
     const auto first = std::find_if(row, row + d, taken);
     const auto last = std::find_if(std::make_reverse_iterator(row + d), std::make_reverse_iterator(first), taken);
+    // A skipped tap inside a span would be weighed: its -1e30 wrecks the unclamped exp2.
+    if (!std::all_of(first, last.base(), taken)) throw std::logic_error("cpu_rows: a window row's taps have a gap");
     table.push_back(static_cast<float>(first - row));
     table.push_back(static_cast<float>(last.base() - row));
   }
