@@ -19,9 +19,9 @@
 // Ring row layout, in floats: plane k (R', G', B' or the grey p') of ring slot s of band b at
 // scratch + ((b * (2r+1) + s) * planes + k) * stride; element i is column i - r, the border's value outside the
 // image, zeros past column w + r (read by the last step's unused lanes: stride >= w + 2r + 16).
-// Per-call values (size, radius, border, distance, band height, layout) are arguments: one build per channel count and
-// LANES. Rows are in_stride and out_stride pixels apart from pixel in_off and out_off on (a packed image: stride w,
-// offset 0), so pitched views are read and written in place.
+// Per-call values (size, radius, border, distance, the exp2's clamp, band height, layout) are arguments: one build per
+// channel count and LANES. Rows are in_stride and out_stride pixels apart from pixel in_off and out_off on (a packed
+// image: stride w, offset 0), so pitched views are read and written in place.
 
 #define CPU_PLANES (CHANNELS == 4 ? 3 : 1)
 
