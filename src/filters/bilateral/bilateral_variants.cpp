@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <stdexcept>
 
 #include "filters/bilateral/bilateral_internal.hpp"
 #include "runtime/launch.hpp"
@@ -379,29 +380,81 @@ Entry unrolled() {
 }
 
 // The spatial weights as exponents of 2 (cpu_rows takes each weight as one exp2 with the range term): log2 of
-// spatial_table's weights, -1e30 (skipped) for the taps the window leaves out.
+// spatial_table's weights, -1e30 for the taps the window leaves out; then, for each window row j, the first and
+// one past the last tap it takes (the window is convex: its taps in a row are one span), so the tap loop skips
+// the disk's corners without a test a tap.
 std::vector<float> spatial_log2_table(const BilateralParams& params) {
+  const int d = 2 * bilateral_radius(params) + 1;
   std::vector<float> table = spatial_table(params.sigma_spatial, bilateral_radius(params), params.window);
   for (float& w : table) w = w > 0 ? static_cast<float>(std::log2(double(w))) : -1e30f;
+  for (int j = 0; j < d; ++j) {
+    const auto row = table.begin() + std::ptrdiff_t(j) * d;
+    const auto taken = [](float s) { return s > -1e29f; };
+    const auto first = std::find_if(row, row + d, taken);
+    const auto last = std::find_if(std::make_reverse_iterator(row + d), std::make_reverse_iterator(first), taken);
+    // A skipped tap inside a span would be weighed: its -1e30 wrecks the unclamped exp2.
+    if (!std::all_of(first, last.base(), taken)) throw std::logic_error("cpu_rows: a window row's taps have a gap");
+    table.push_back(static_cast<float>(first - row));
+    table.push_back(static_cast<float>(last.base() - row));
+  }
   return table;
 }
 
+// Whether an exponent of cpu_rows can fall below -125, where its exp2 needs the clamp (bilateral_cpu_rows.cl):
+// the largest colour term (l1 on RGBA: (3 * top)^2) plus the farthest tap's spatial term, as
+// unrolled_needs_clamp's margin takes them.
+int cpu_rows_needs_clamp(const BilateralCall& call) {
+  const BilateralParams& p = call.params;
+  const double top = max_sample_value(call.type), r = bilateral_radius(p);
+  const double colours = call.channels == 1 ? 1 : p.distance == BilateralDistance::l1 ? 9 : 3;
+  const double lowest = colours * top * top * kLog2e * gaussian_coefficient(p.sigma_range) +
+                        2.0 * r * r * kLog2e * gaussian_coefficient(p.sigma_spatial);
+  return lowest > 120.0 ? 1 : 0;
+}
+
+const Tunable kLanesTunable = {
+    "lanes",
+    {0, 8, 16},
+    "outputs a vector step: 8 (float8) or 16 (float16); 0: 16 where the device's native float "
+    "vectors are 16 wide (AVX-512), else 8"};
+
+// cpu_rows' outputs a vector step for this device and config.
+int cpu_rows_lanes(Context& ctx, const VariantInfo& info, const TuningConfig& config) {
+  const int lanes = tunable_value(config, info, "lanes");
+  if (lanes != 0) return lanes;
+  return ctx.device().getInfo<CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT>() >= 16 ? 16 : 8;
+}
+
 Entry cpu_rows() {
-  // The ring's rows are scaled float planes (bilateral_cpu_rows.cl): 8 floats of overrun, 16-float aligned.
+  // The ring's rows are scaled float planes (bilateral_cpu_rows.cl): 16 floats of overrun (a float16 step's
+  // unused lanes), 16-float aligned.
   Entry e = ring_rows_entry<BilateralParams>(
       "for CPUs: one work-item per band of rows; the window's rows scaled and border-padded in a ring of float rows, 8 "
-      "outputs a vector step, one polynomial exp2 per tap",
-      "bilateral_cpu_rows", {8, 16, sizeof(float)}, bilateral_radius,
+      "or 16 outputs a vector step, one polynomial exp2 per tap of the window's row spans",
+      "bilateral_cpu_rows", {16, 16, sizeof(float)}, bilateral_radius,
       [](Context& ctx, const KernelPlan& plan, const BilateralCall& call, ImageTarget& t,
          const RingRowsLayout& layout) {
         cl::Buffer& spatial = upload_table(ctx, "bilateral.spatial_log2", spatial_log2_table(call.params));
         cl::Buffer& scratch = ctx.scratch_buffer("bilateral.cpu_rows", layout.bytes());
         const bool views = call.on_views();
         return launch_with_common_args(ctx, plan, call, t, spatial, range_scale(call.params.sigma_range, call.type),
-                                       layout.band_rows, layout.stride, scratch, views ? call.in_stride : call.width,
-                                       views ? call.in_offset : 0, views ? call.out_stride : call.width,
-                                       views ? call.out_offset : 0);
+                                       cpu_rows_needs_clamp(call), layout.band_rows, layout.stride, scratch,
+                                       views ? call.in_stride : call.width, views ? call.in_offset : 0,
+                                       views ? call.out_stride : call.width, views ? call.out_offset : 0);
       });
+  e.info.tunables.push_back(kLanesTunable);
+  e.unsupported = [ring = e.unsupported, info = e.info](const DeviceInfo& device, const BilateralCall& call,
+                                                        const TuningConfig& config) -> std::optional<std::string> {
+    const int lanes = tunable_value(config, info, "lanes");
+    if (lanes != 0 && lanes != 8 && lanes != 16)
+      return fmt::format("cpu_rows: lanes is 0 (from the device), 8 or 16, not {}", lanes);
+    return ring(device, call, config);
+  };
+  e.plan = [ring = e.plan, info = e.info](Context& ctx, const BilateralCall& call, const TuningConfig& config) {
+    KernelPlan plan = ring(ctx, call, config);
+    plan.options += fmt::format(" -D LANES={}", cpu_rows_lanes(ctx, info, config));
+    return plan;
+  };
   e.takes_u16 = true;  // 16-bit samples unscaled in the ring, exact differences scaled (bilateral_cpu_rows.cl)
   return e;
 }

@@ -138,6 +138,43 @@ TEST(BilateralCpuRows, EveryBandCountWithinOneOfTheReference) {
   }
 }
 
+// cpu_rows at both vector widths (lanes=8: float8, lanes=16: float16; the default is the device's), 8-bit grey
+// and RGBA and 16-bit samples, with widths below and off a step: within 1 of the reference, every output written.
+// Both windows and distances in turn, and sigma_range 20 (the exp2's clamp) and 60 (none for grey and for RGBA l2);
+// one build per width and channel count, the default's shared.
+TEST(BilateralCpuRows, EveryLanesWidthWithinOneOfTheReference) {
+  Context& ctx = test_context();
+  int turn = 0;
+  for (SampleType type : {SampleType::u8, SampleType::u16})
+    for (int c : {1, 4})
+      for (int lanes : {8, 16})
+        for (auto [w, h] : {std::pair{45, 23}, {7, 5}}) {
+          const auto seed = testing::fresh_seed();
+          const Image in = testing::random_image(w, h, c, type, seed);
+          DeviceImage d_in = DeviceImage::upload(ctx, in);
+          const double sigma_range = (type == SampleType::u16 ? 256.0 : 1.0) * (turn % 3 ? 20.0 : 60.0);
+          const BilateralParams p =
+              shaped({2, sigma_range}, 4, kBorders[turn % 4], kWindows[turn % 2], kDistances[turn / 2 % 2]);
+          ++turn;
+          SCOPED_TRACE(fmt::format("{}x{}x{} {} lanes={} {} seed={}", w, h, c, type == SampleType::u16 ? "u16" : "u8",
+                                   lanes, describe_shape(p), seed));
+          ASSERT_TRUE(testing::images_equal(bilateral_reference(in, p),
+                                            run_device("cpu_rows", d_in, p, {{"lanes", lanes}}), 1.0));
+        }
+}
+
+TEST(BilateralCpuRows, RefusesALanesWidthItIsNotBuiltFor) {
+  const DeviceInfo& device = test_context().info();
+  const BilateralParams p = shaped({3, 30}, 4, {}, BilateralWindow::disk, BilateralDistance::l1);
+  for (int lanes : {0, 8, 16})
+    EXPECT_FALSE(bilateral_unsupported(device, "cpu_rows", p, 64, 32, 1, {{"lanes", lanes}}));
+  for (int lanes : {4, 32, -1}) {
+    const auto why = bilateral_unsupported(device, "cpu_rows", p, 64, 32, 1, {{"lanes", lanes}});
+    ASSERT_TRUE(why.has_value()) << lanes;
+    EXPECT_NE(why->find("lanes is 0 (from the device), 8 or 16"), std::string::npos) << *why;
+  }
+}
+
 // unrolled says why it does not run the options it does not compute; auto picks a variant that does, on a GPU
 // too, where it would otherwise pick unrolled.
 TEST(BilateralWindowVariants, UnrolledRefusesAndAutoPicksAVariantThatComputesThem) {
