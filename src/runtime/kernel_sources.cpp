@@ -26,7 +26,7 @@ bool is_cpu_only_file(std::string_view name) {
 // `text` with each line `#include "name.cl"` that names an embedded file replaced by that file (expanded the same
 // way), between #line directives so that the compiler's messages name the right file and line; without the CPU-only
 // files when `cpu_files` is false (the code that keys GPU tuning entries, never compiled).
-std::string expand_includes(std::string_view file, std::string_view text, int depth, bool cpu_files = true) {
+std::string expand_includes(std::string_view file, std::string_view text, int depth, bool cpu_files) {
   if (depth > 8) throw std::invalid_argument(fmt::format("{}: kernel files include each other too deeply", file));
   std::string out;
   int line_number = 0;
@@ -50,10 +50,6 @@ std::string expand_includes(std::string_view file, std::string_view text, int de
   }
   return out;
 }
-
-}  // namespace
-
-namespace {
 
 std::string kernel_source(std::string_view kernel_file, bool cpu_files) {
   constexpr std::string_view kSharedHeader = "border.cl";
