@@ -57,6 +57,7 @@ struct DeviceInfo {
   std::string opencl_c_version;
   cl_device_type type = 0;
   unsigned compute_units = 0;
+  // The two memory limits, each at most $CLFILTERS_DEVICE_MEMORY (bytes, or with a K, M or G suffix) where that is set.
   std::uint64_t global_mem_bytes = 0;
   std::uint64_t local_mem_bytes = 0;
   std::uint64_t max_alloc_bytes = 0;

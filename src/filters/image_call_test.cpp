@@ -103,6 +103,19 @@ TEST(HostBands, EveryBandHeightGivesTheOnePieceResult) {
   }
 }
 
+// A device capped by CLFILTERS_DEVICE_MEMORY cuts a call that would fit it whole into bands, with the same result.
+TEST(HostBands, AMemoryCapCutsTheCallIntoBands) {
+  const Image in = testing::random_image(200, 150, 4, SampleType::u8, testing::fresh_seed());
+  const BoxBlurParams params{7, testing::kBorders[2]};
+  const ScopedEnv cap("CLFILTERS_DEVICE_MEMORY", "64K");
+  Context ctx;  // the cap is read where the device is described
+  EXPECT_EQ(ctx.info().max_alloc_bytes, 64u << 10);
+  const auto rows = host_call_band_rows(ctx.info(), in.height, 4, in.byte_size(), 3);
+  ASSERT_TRUE(rows) << "not cut into bands";
+  EXPECT_LT(*rows, 20);
+  ASSERT_TRUE(testing::images_equal(box_blur_reference(in, params), box_blur(ctx, in, params)));
+}
+
 // A failure in any band (an allocation of the bands' buffers or staging, on the calling thread or the downloading
 // one, or a band's kernel launch) ends the call with that error: no hang, no result.
 TEST(HostBands, AFailureInAnyBandEndsTheCallWithItsError) {

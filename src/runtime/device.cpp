@@ -5,6 +5,8 @@
 #include <cctype>
 #include <charconv>
 #include <cstdlib>
+#include <limits>
+#include <optional>
 #include <sstream>
 
 #include "clfilters/runtime.hpp"
@@ -30,6 +32,27 @@ std::string trimmed(std::string s) {
   return s;
 }
 
+// CLFILTERS_DEVICE_MEMORY: a cap on the memory clfilters takes a device to have, in bytes (a K, M or G suffix: binary
+// units), so that users and tests can make a large device behave like a small one: large images then go through
+// in bands. Unset or empty: no cap.
+std::optional<std::uint64_t> device_memory_cap() {
+  const char* text = std::getenv("CLFILTERS_DEVICE_MEMORY");
+  if (!text || !*text) return std::nullopt;
+  const std::string_view s(text);
+  std::uint64_t value = 0;
+  const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
+  std::string_view suffix(ptr, std::size_t(s.data() + s.size() - ptr));
+  int shift = -1;
+  if (suffix.empty())
+    shift = 0;
+  else if (suffix.size() == 1)
+    shift = suffix[0] == 'K' || suffix[0] == 'k' ? 10 : suffix[0] == 'M' ? 20 : suffix[0] == 'G' ? 30 : -1;
+  if (ec != std::errc() || shift < 0 || value == 0 || value > (std::numeric_limits<std::uint64_t>::max() >> shift))
+    throw std::invalid_argument(
+        fmt::format("CLFILTERS_DEVICE_MEMORY: expected a positive byte count such as 1073741824 or 1G, got '{}'", s));
+  return value << shift;
+}
+
 DeviceInfo describe(const cl::Platform& p, const cl::Device& d, int pi, int di) {
   DeviceInfo info;
   info.platform_index = pi;
@@ -49,6 +72,10 @@ DeviceInfo describe(const cl::Platform& p, const cl::Device& d, int pi, int di) 
   info.global_mem_bytes = device_query<CL_DEVICE_GLOBAL_MEM_SIZE, cl_ulong>(d);
   info.local_mem_bytes = device_query<CL_DEVICE_LOCAL_MEM_SIZE, cl_ulong>(d);
   info.max_alloc_bytes = device_query<CL_DEVICE_MAX_MEM_ALLOC_SIZE, cl_ulong>(d);
+  if (const auto cap = device_memory_cap()) {
+    info.global_mem_bytes = std::min<std::uint64_t>(info.global_mem_bytes, *cap);
+    info.max_alloc_bytes = std::min<std::uint64_t>(info.max_alloc_bytes, *cap);
+  }
   info.max_work_group_size = device_query<CL_DEVICE_MAX_WORK_GROUP_SIZE, size_t>(d);
   info.image_support = device_query<CL_DEVICE_IMAGE_SUPPORT, cl_bool>(d) == CL_TRUE;
   info.image2d_max_width = device_query<CL_DEVICE_IMAGE2D_MAX_WIDTH, size_t>(d);

@@ -74,6 +74,30 @@ TEST(Devices, SelectsByIndexNameAndEnvironment) {
   EXPECT_EQ(bool(select_device().info.type & CL_DEVICE_TYPE_GPU), any_gpu);
 }
 
+// CLFILTERS_DEVICE_MEMORY caps both memory limits, in bytes or binary units; a bad value names the variable.
+TEST(Devices, MemoryCapFromTheEnvironment) {
+  const DeviceInfo whole = list_devices().front().info;
+  for (const auto& [text, bytes] : {std::pair{"1048576", std::uint64_t(1) << 20},
+                                    {"3M", std::uint64_t(3) << 20},
+                                    {"64k", std::uint64_t(64) << 10},
+                                    {"2G", std::uint64_t(2) << 30}}) {
+    SCOPED_TRACE(text);
+    const ScopedEnv cap("CLFILTERS_DEVICE_MEMORY", text);
+    const DeviceInfo capped = list_devices().front().info;
+    EXPECT_EQ(capped.global_mem_bytes, std::min(whole.global_mem_bytes, bytes));
+    EXPECT_EQ(capped.max_alloc_bytes, std::min(whole.max_alloc_bytes, bytes));
+  }
+  for (const char* bad : {"lots", "0", "12T", "1.5G", "-4", "99999999999999999999"}) {
+    const ScopedEnv cap("CLFILTERS_DEVICE_MEMORY", bad);
+    try {
+      list_devices();
+      ADD_FAILURE() << "accepted " << bad;
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("CLFILTERS_DEVICE_MEMORY"), std::string::npos) << e.what();
+    }
+  }
+}
+
 // fast_exp2/fast_sqrt get their .ftz PTX forms only from NVIDIA's compiler (border.cl).
 TEST(Devices, FastMathOptionsOnlyForNvidia) {
   DeviceInfo nvidia;
