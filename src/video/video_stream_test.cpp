@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The video layer on its own: Y4M header parsing, frame layouts, reading and writing frame by frame,
 // atomic output, and the streaming pipeline's ordering with any number of frames in flight.
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -190,6 +191,34 @@ TEST_F(VideoIo, WritesAndReadsBackEveryFrameAndParameter) {
   }
   EXPECT_FALSE(reader.read_frame(frame, parameters));
   EXPECT_EQ(reader.frames_read(), 3);
+}
+
+// A pipe read as a stream gets a larger buffer than the default 64 KiB (as much as pipe-max-size lets a process ask
+// for), and its frames come through unchanged.
+TEST_F(VideoIo, APipesBufferIsEnlarged) {
+#ifdef F_GETPIPE_SZ
+  std::mt19937_64 rng(seed_);
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  const StreamInfo info = parse_y4m_header("YUV4MPEG2 W8 H4 F25:1 C420jpeg", "in");
+  const std::string frame = random_bytes(info.frame_bytes, rng);
+  const std::string stream = info.header + "\nFRAME\n" + frame;
+  ASSERT_EQ(::write(fds[1], stream.data(), stream.size()), ssize_t(stream.size()));
+  ::close(fds[1]);
+  const int before = ::fcntl(fds[0], F_GETPIPE_SZ);
+  {
+    VideoReader reader = VideoReader::open_y4m(fmt::format("/dev/fd/{}", fds[0]));
+    EXPECT_GT(::fcntl(fds[0], F_GETPIPE_SZ), std::max(before, 64 << 10));
+    std::vector<std::uint8_t> got(info.frame_bytes);
+    std::string parameters;
+    ASSERT_TRUE(reader.read_frame(got, parameters));
+    EXPECT_EQ(std::string(got.begin(), got.end()), frame);
+    EXPECT_FALSE(reader.read_frame(got, parameters));
+  }
+  ::close(fds[0]);
+#else
+  GTEST_SKIP() << "no F_SETPIPE_SZ here";
+#endif
 }
 
 TEST_F(VideoIo, UncommittedOutputLeavesNothing) {
