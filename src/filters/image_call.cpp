@@ -183,16 +183,20 @@ void filter_host_bands(Context& ctx, const Image& input, Image& result, int reac
 
 }  // namespace
 
-std::optional<int> host_call_band_rows(const DeviceInfo& device, int height, int channels, std::size_t bytes,
+std::optional<int> host_call_band_rows(const DeviceInfo& device, int width, int height, int channels, std::size_t bytes,
                                        int reach) {
-  if (reach < 0 || (channels != 1 && channels != 4) || height < 1) return std::nullopt;
-  int rows = 0;
+  if (reach < 0 || (channels != 1 && channels != 4) || height < 1 || width < 1) return std::nullopt;
+  // The kernels index pixels in 32 bits (check_image_size): a band with its halo stays below 2^29 pixels, so an image
+  // of more goes through in bands wherever it is.
+  constexpr std::int64_t kMostPixels = (std::int64_t(1) << 29) - 1;
+  const std::int64_t index_rows = kMostPixels / width - 2 * std::int64_t(reach);
+  const bool indexable = std::int64_t(width) * height <= kMostPixels;
+  std::int64_t rows = height;
   if (const char* forced = std::getenv("CLFILTERS_BAND_ROWS"); forced && *forced) {
     rows = std::max(1, std::atoi(forced));
-  } else {
-    // One piece needs its input and its output on the device, each one allocation.
-    if (bytes <= device.max_alloc_bytes && 2 * bytes <= device.global_mem_bytes) return std::nullopt;
-    // The bands' slots together take at most half the device's memory, each within the allocation limit.
+  } else if (bytes > device.max_alloc_bytes || 2 * bytes > device.global_mem_bytes) {
+    // One piece needs its input and its output on the device, each one allocation. The bands' slots together take
+    // at most half the device's memory, each within the allocation limit.
     const std::uint64_t slot_bytes = std::min<std::uint64_t>(
         device.max_alloc_bytes, device.global_mem_bytes / (2 * std::uint64_t(kInputSlots + kOutputSlots)));
     const std::uint64_t slot_rows = slot_bytes / (bytes / std::size_t(height));
@@ -201,17 +205,26 @@ std::optional<int> host_call_band_rows(const DeviceInfo& device, int height, int
           "an image of {} bytes does not fit the device ({} MiB, {} MiB an allocation), nor does a band of one row "
           "and the {} rows each side its window reads",
           bytes, device.global_mem_bytes >> 20, device.max_alloc_bytes >> 20, reach));
-    rows = int(std::min<std::uint64_t>(slot_rows - std::uint64_t(2 * reach), std::uint64_t(height)));
+    rows = std::int64_t(std::min<std::uint64_t>(slot_rows - std::uint64_t(2 * reach), std::uint64_t(height)));
+  } else if (indexable) {
+    return std::nullopt;
   }
+  if (!indexable && index_rows < 1)
+    throw std::invalid_argument(fmt::format(
+        "an image of {}x{} pixels is cut into bands of at most 2^29 pixels, but rows of {} pixels with the {} rows "
+        "each side the window reads do not fit one",
+        width, height, width, reach));
+  if (!indexable) rows = std::min(rows, index_rows);
   if (rows >= height) return std::nullopt;
-  return rows;
+  return int(rows);
 }
 
 Image filter_host_image(Context& ctx, const Image& input,
                         const std::function<std::vector<cl::Event>(const DeviceImage&, DeviceImage&)>& call,
                         std::vector<cl::Event>& events, int reach) {
   Image result = Image::uninitialized(input.width, input.height, input.channels, input.type);
-  if (const auto rows = host_call_band_rows(ctx.info(), input.height, input.channels, input.byte_size(), reach)) {
+  if (const auto rows =
+          host_call_band_rows(ctx.info(), input.width, input.height, input.channels, input.byte_size(), reach)) {
     filter_host_bands(ctx, input, result, reach, *rows, call, events);
     return result;
   }
@@ -286,7 +299,10 @@ void filter_host_rgb(Context& ctx, const std::uint8_t* rgb_in, std::uint8_t* rgb
 Image filter_host_image(Context& ctx, const Image& input, Alpha alpha,
                         const std::function<std::vector<cl::Event>(const DeviceImage&, DeviceImage&)>& call,
                         std::vector<cl::Event>& events, int reach) {
-  if (input.channels == 3 && (input.type == SampleType::u8 || input.type == SampleType::u16)) {
+  // RGB is converted on the device in one piece; where bands are needed, on the host (in_filter_layout) before them.
+  if (input.channels == 3 && (input.type == SampleType::u8 || input.type == SampleType::u16) &&
+      !host_call_band_rows(ctx.info(), input.width, input.height, 4,
+                           Image::byte_size_for(input.width, input.height, 4, input.type), reach)) {
     Image result = Image::uninitialized(input.width, input.height, 3, input.type);
     filter_host_rgb(ctx, input.data.data(), result.data.data(), input.width, input.height, call, events, input.type);
     return result;

@@ -137,12 +137,13 @@ cl_uint constant_bits(const Border& border, int channels);
 
 // The rows of each band when a host call of a filter whose output row y reads input rows y - reach .. y + reach
 // (reach < 0: unknown) is cut into bands, or nothing where it runs in one piece: where the image does not fit the
-// device's memory or its allocation limit, it goes up, through the kernels and down band by band. Throws
+// device's memory or its allocation limit, or has 2^29 pixels or more (the kernels' 32-bit indexing), it goes up,
+// through the kernels and down band by band, each band below 2^29 pixels with its halo. Throws
 // std::invalid_argument where not even a band of one row fits. CLFILTERS_BAND_ROWS=N cuts every image of more than
 // N rows into bands of N, on any device (for tests). On the NVIDIA H100 machine bands that fit were slower than one
 // piece (8192x8192 RGBA box blur, host to host: 19.4-19.8 ms in 8 bands, 13.0-16.1 ms in one), since both
 // directions' staging copies share the host's memory bandwidth, so they are not used where one piece fits.
-std::optional<int> host_call_band_rows(const DeviceInfo& device, int height, int channels, std::size_t bytes,
+std::optional<int> host_call_band_rows(const DeviceInfo& device, int width, int height, int channels, std::size_t bytes,
                                        int reach);
 
 // The host-to-host call of a filter from one image (1 or 4 channels, u8 or u16) to another of its shape: `call` runs
@@ -388,10 +389,15 @@ Image host_image_call(Context& ctx, const ImageFilterApi<P>& api, const Image& i
   const int reach = api.reach ? api.reach(params) : -1;
   // Bands run with the whole image's choice: the same code for every pixel, so the one-piece result bit for bit.
   VariantChoice choice{std::string(variant), {}, {}};
-  if (host_call_band_rows(ctx.info(), input.height, channels,
-                          Image::byte_size_for(input.width, input.height, channels, input.type), reach))
+  const auto band_rows =
+      host_call_band_rows(ctx.info(), input.width, input.height, channels,
+                          Image::byte_size_for(input.width, input.height, channels, input.type), reach);
+  int call_rows = input.height;  // the device images' rows: a band's with its halo, where it is cut
+  if (band_rows) {
     choice = choose_image_variant(ctx, api, params, variant, input.width, input.height, channels, {}, input.type);
-  prepare_image_call(ctx, api, {params, input.width, input.height, channels, input.type}, variant, {});
+    call_rows = std::min(input.height, *band_rows + 2 * reach);
+  }
+  prepare_image_call(ctx, api, {params, input.width, call_rows, channels, input.type}, choice.variant, choice.config);
   const HostCallClock clock;
   std::vector<cl::Event> events;
   Image result = filter_host_image(

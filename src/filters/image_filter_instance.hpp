@@ -64,7 +64,7 @@ class ImageFilterInstance final : public FilterInstance {
     // Bands run with the whole image's choice, as the library's host calls do (host_image_call).
     VariantChoice choice{variant, config, {}};
     if (variant == "auto" &&
-        host_call_band_rows(ctx_.info(), input_.height, input_.channels, input_.byte_size(), reach))
+        host_call_band_rows(ctx_.info(), input_.width, input_.height, input_.channels, input_.byte_size(), reach))
       choice = Traits::choose_auto(ctx_, params_, input_);
     const auto start = std::chrono::steady_clock::now();
     const auto call = [&](const DeviceImage& in, typename Traits::Output& out) {

@@ -14,9 +14,14 @@
 namespace clf {
 namespace {
 
-void check_size(int width, int height) {
+// A host call's check: larger images than check_image_size allows go through in bands.
+void check_not_empty(int width, int height) {
   if (width < 1 || height < 1)
     throw std::invalid_argument(fmt::format("epsilon needs an image of at least 1x1, got {}x{}", width, height));
+}
+
+void check_size(int width, int height) {
+  check_not_empty(width, height);
   check_image_size(width, height);
 }
 
@@ -44,7 +49,7 @@ const ImageFilterApi<EpsilonParams> kEpsilonApi{.name = "epsilon",
                                                 .check_size = check_size,
                                                 .output_may_be_input = false,
                                                 .reach = [](const EpsilonParams& p) { return p.radius; },
-                                                .check_host_size = check_size};
+                                                .check_host_size = check_not_empty};
 
 // Every radius fits every variant's sums at 16 bits too: a window's sum of 16-bit samples stays within 32 bits and its
 // count within 16 (epsilon.cl), so the sample type only widens the threshold's and the constant's ranges.
