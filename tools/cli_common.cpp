@@ -65,7 +65,8 @@ void add_image_options(CLI::App* cmd, ImageCommandOptions& o, const std::vector<
   cmd->add_option("--variant", o.variant, help)->capture_default_str();
   cmd->add_option("--device", o.device,
                   "OpenCL device: index (0, 1:0) or part of its platform/device name (nvidia, pocl, cpu); "
-                  "default $CLFILTERS_DEVICE, else the first GPU, else the first CPU");
+                  "default $CLFILTERS_DEVICE, else the first GPU, else the first CPU. For images, several: a "
+                  "comma-separated list (0,1), all, all-gpus or all-cpus; SEL/N splits a device into N sub-devices");
   cmd->add_flag("--time", o.time, "print kernel time (profiling events) and total time (upload to download)");
   add_output_options(cmd, o);
 }
