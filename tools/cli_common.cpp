@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <future>
 #include <new>
@@ -64,7 +65,8 @@ void add_image_options(CLI::App* cmd, ImageCommandOptions& o, const std::vector<
   cmd->add_option("--variant", o.variant, help)->capture_default_str();
   cmd->add_option("--device", o.device,
                   "OpenCL device: index (0, 1:0) or part of its platform/device name (nvidia, pocl, cpu); "
-                  "default $CLFILTERS_DEVICE, else the first GPU, else the first CPU");
+                  "default $CLFILTERS_DEVICE, else the first GPU, else the first CPU. For images, several: a "
+                  "comma-separated list (0,1), all, all-gpus or all-cpus; SEL/N splits a device into N sub-devices");
   cmd->add_flag("--time", o.time, "print kernel time (profiling events) and total time (upload to download)");
   add_output_options(cmd, o);
 }
@@ -218,6 +220,93 @@ void print_result(const std::string& description, const Context& ctx, const Imag
   if (options.time) fmt::print("kernel {:.3f} ms, total {:.3f} ms\n", timing.kernel_ms, timing.total_ms);
 }
 
+bool is_device_list(const std::string& device) {
+  return device.find(',') != std::string::npos || device.find('/') != std::string::npos || device == "all" ||
+         device == "all-gpus" || device == "all-cpus";
+}
+
+std::vector<std::unique_ptr<Context>> open_devices(const std::string& device) {
+  std::vector<DeviceHandle> handles;
+  try {
+    handles = select_devices(device);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(fmt::format("--device: {}", e.what()));
+  }
+  std::vector<std::unique_ptr<Context>> contexts;
+  for (DeviceHandle& d : handles) contexts.push_back(std::make_unique<Context>(std::move(d)));
+  return contexts;
+}
+
+std::vector<Context*> pointers(const std::vector<std::unique_ptr<Context>>& contexts) {
+  std::vector<Context*> out;
+  for (const auto& c : contexts) out.push_back(c.get());
+  return out;
+}
+
+std::string describe_devices(const std::vector<Context*>& devices) {
+  std::string names;
+  for (const Context* ctx : devices)
+    names += fmt::format("{}{} [{}]", names.empty() ? "" : ", ", ctx->info().name, ctx->info().index_name());
+  return fmt::format("{} device{}: {} ({})", devices.size(), devices.size() == 1 ? "" : "s", names,
+                     devices.front()->info().platform_name);
+}
+
+std::string variants_that_ran(const std::vector<Context*>& devices, const std::vector<VariantChoice>& choices) {
+  std::vector<std::string> ran;
+  for (std::size_t d = 0; d < devices.size(); ++d) {
+    std::string v = variant_that_ran(*devices[d], choices[d]);
+    if (std::find(ran.begin(), ran.end(), v) == ran.end()) ran.push_back(std::move(v));
+  }
+  std::string out;
+  for (const std::string& v : ran) out += (out.empty() ? "" : "; ") + v;
+  return out;
+}
+
+namespace {
+
+// One image over several devices (--device with a list): each device's variant checked, then the bands.
+int run_on_devices(const ImageCommandOptions& options, const ImageFilterSteps& steps) {
+  if (!steps.run_on_devices)
+    throw UsageError(fmt::format("--device {}: {} runs on one device", options.device, steps.command));
+  std::future<Image> reading = std::async(std::launch::async, read_input, options.input);
+  std::vector<std::unique_ptr<Context>> contexts;
+  try {
+    contexts = open_devices(options.device);
+  } catch (...) {
+    reading.get();
+    throw;
+  }
+  const std::vector<Context*> devices = pointers(contexts);
+  const Image input = reading.get();
+  check_filter_input(input, options.input, steps.command, steps.takes_u16);
+  check_output_depth(input, options.input, options.output);
+  if (steps.set_sample_type) {
+    try {
+      steps.set_sample_type(input.type);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(fmt::format("{}: {}", options.input, e.what()));
+    }
+  }
+  std::vector<VariantChoice> choices;
+  for (Context* ctx : devices) {
+    auto [choice, why] = steps.choose(*ctx, input);
+    if (why) throw UsageError(*why);
+    choices.push_back(std::move(choice));
+  }
+  Timing timing;
+  const Image out = run_on_device(*devices.front(), input, options.input,
+                                  [&] { return steps.run_on_devices(devices, input, &timing); });
+  write_output(out, options.output, options);
+  if (!steps.quiet) {
+    fmt::print("{} variant={} on {}: {}x{}x{} -> {}\n", steps.describe(), variants_that_ran(devices, choices),
+               describe_devices(devices), input.width, input.height, input.channels, options.output);
+    if (options.time) fmt::print("kernel {:.3f} ms, total {:.3f} ms\n", timing.kernel_ms, timing.total_ms);
+  }
+  return 0;
+}
+
+}  // namespace
+
 int run_image_filter(const ImageCommandOptions& options, const ImageFilterSteps& steps) {
   try {
     steps.check_params();
@@ -227,6 +316,7 @@ int run_image_filter(const ImageCommandOptions& options, const ImageFilterSteps&
   check_variant_name(options.variant, *steps.variants);
   if (!options.output_dir.empty()) return run_image_batch(options, steps);
   check_output_extension(options.output);
+  if (is_device_list(options.device)) return run_on_devices(options, steps);
   // The file decodes on a second thread while the device is set up: each takes 0.1-0.3 s for a 4K photo on the
   // NVIDIA machine. (The Context stays on this thread: PoCL's state made on a thread that then ends broke the ASan
   // build's thread exit.) A bad file is still reported before a device error.

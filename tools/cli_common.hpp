@@ -146,6 +146,8 @@ struct ImageFilterSteps {
   // The variant a call on `input` runs, and why it cannot run, if it cannot.
   std::function<std::pair<VariantChoice, std::optional<std::string>>(Context&, const Image& input)> choose;
   std::function<Image(Context&, const Image& input, Timing*)> run;
+  // The call over several devices (--device with a list); null: the filter runs on one device.
+  std::function<Image(const std::vector<Context*>&, const Image& input, Timing*)> run_on_devices = nullptr;
   std::function<std::string()> describe;  // the parameters, "box-blur d=9 border=replicate"
   bool quiet = false;                     // no result line
 };
@@ -179,7 +181,21 @@ std::pair<Image, std::string> filter_on_device(Context& ctx, const Image& input,
 // The same over a batch (-o DIR), run by run_image_filter: one device and its programs for every input; the next
 // input is decoded and the last output encoded while the device filters. A file that fails is reported in one
 // line and the others go on; the exit is then 1. On a terminal, a progress line on stderr.
+// With several devices, the files are handed out to a thread per device (a faster device takes more), each reading,
+// filtering and writing its files.
 int run_image_batch(const ImageCommandOptions& options, const ImageFilterSteps& steps);
+
+// Whether --device names several devices (select_devices): a comma, an item SEL/N, or all, all-gpus, all-cpus. A
+// single selector keeps select_device's handling and messages.
+bool is_device_list(const std::string& device);
+// A Context on each device of the list, made on this thread (PoCL's state made on a thread that then ends broke the
+// ASan build's thread exit); a bad list is a usage error naming the item.
+std::vector<std::unique_ptr<Context>> open_devices(const std::string& device);
+std::vector<Context*> pointers(const std::vector<std::unique_ptr<Context>>& contexts);
+// "2 devices: NAME [0:0.0], NAME [0:0.1] (PLATFORM)", for the result lines.
+std::string describe_devices(const std::vector<Context*>& devices);
+// The variants the devices run, each device's once ("a; b").
+std::string variants_that_ran(const std::vector<Context*>& devices, const std::vector<VariantChoice>& choices);
 
 // The clfilters command line without running anything: every subcommand declared on one CLI::App, and the
 // options every subcommand takes. main() parses it and runs the chosen command; the command-line fuzzer

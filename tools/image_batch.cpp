@@ -8,11 +8,14 @@
 #include <filesystem>
 #include <future>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <set>
+#include <shared_mutex>
 
 #include "clfilters/image_io.hpp"
 #include "cli_common.hpp"
+#include "filters/multi_device.hpp"
 
 namespace clf::cli {
 namespace fs = std::filesystem;
@@ -76,6 +79,81 @@ std::optional<std::string> failure_of(F&& f) {
   }
 }
 
+// The batch over several devices: the files are handed out to a thread per device, each reading, filtering and
+// writing its own, so one thread's decoding and encoding overlap the other devices' work.
+int run_batch_on_devices(const ImageCommandOptions& options, const ImageFilterSteps& steps,
+                         const std::vector<ImageJob>& jobs) {
+  if (!steps.run_on_devices)
+    throw UsageError(fmt::format("--device {}: {} runs on one device", options.device, steps.command));
+  const std::vector<std::unique_ptr<Context>> contexts = open_devices(options.device);
+  const std::vector<Context*> devices = pointers(contexts);
+  const ProgressLine progress(steps.command, jobs.size(), !steps.quiet);
+  std::mutex mutex;  // guards what follows
+  std::size_t failed = 0, done = 0;
+  std::set<std::string> variants;
+  Timing sum;
+  // set_sample_type sets the command's parameters for an input's depth: it runs alone (the lock held exclusively),
+  // and a file runs while they are its depth's (the lock shared).
+  std::shared_mutex params_mutex;
+  std::optional<SampleType> params_type;
+  ImageFilterSteps plain = steps;
+  plain.set_sample_type = nullptr;
+  share_out(devices, jobs.size(), 1, [&](Context& ctx, std::size_t, std::size_t i) {
+    const ImageJob& job = jobs[i];
+    std::string ran;
+    Timing timing;
+    const auto why = failure_of([&] {
+      const Image input = read_input(job.input);
+      check_filter_input(input, job.input, steps.command, steps.takes_u16);
+      check_output_depth(input, job.input, job.output);
+      std::optional<Image> output;
+      while (!output) {
+        {
+          const std::shared_lock shared(params_mutex);
+          if (!steps.set_sample_type || params_type == input.type) {
+            auto [filtered, variant] = filter_on_device(ctx, input, job.input, plain, timing);
+            output = std::move(filtered);
+            ran = std::move(variant);
+            break;
+          }
+        }
+        const std::unique_lock alone(params_mutex);
+        if (params_type == input.type) continue;
+        params_type.reset();
+        try {
+          steps.set_sample_type(input.type);
+        } catch (const std::invalid_argument& e) {
+          throw UsageError(fmt::format("{}: {}", job.input, e.what()));
+        }
+        params_type = input.type;
+      }
+      write_output(*output, job.output, options);
+    });
+    const std::lock_guard lock(mutex);
+    if (why) {
+      progress.clear();
+      fmt::print(stderr, "clfilters: {}\n",
+                 why->starts_with(job.input) ? *why : fmt::format("{}: {}", job.input, *why));
+      ++failed;
+    } else {
+      variants.insert(std::move(ran));
+      sum.kernel_ms += timing.kernel_ms;
+      sum.total_ms += timing.total_ms;
+    }
+    progress.show(++done);
+  });
+  progress.clear();
+  if (!steps.quiet) {
+    std::string ran;
+    for (const std::string& v : variants) ran += (ran.empty() ? "" : "; ") + v;
+    fmt::print("{} variant={} on {}: {} of {} images -> {}\n", steps.describe(), ran.empty() ? "none" : ran,
+               describe_devices(devices), jobs.size() - failed, jobs.size(), options.output_dir);
+    if (options.time)
+      fmt::print("kernel {:.3f} ms, total {:.3f} ms, summed over the images\n", sum.kernel_ms, sum.total_ms);
+  }
+  return failed ? kRuntimeError : 0;
+}
+
 }  // namespace
 
 int run_image_batch(const ImageCommandOptions& options, const ImageFilterSteps& steps) {
@@ -93,6 +171,7 @@ int run_image_batch(const ImageCommandOptions& options, const ImageFilterSteps& 
     throw std::runtime_error(fmt::format("{}: cannot make the output directory{}", options.output_dir,
                                          made ? ": " + made.message() : std::string()));
   for (const ImageJob& job : jobs) check_output_path(job.output);
+  if (is_device_list(options.device)) return run_batch_on_devices(options, steps, jobs);
 
   // The first input decodes while the device is set up.
   const auto read = [](const std::string& path) { return std::async(std::launch::async, read_input, path); };

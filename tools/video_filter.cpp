@@ -234,6 +234,8 @@ void refuse_video_options(const VideoCommandOptions& video) {
 
 int run_video_filter(const ImageCommandOptions& image, const VideoCommandOptions& video,
                      const VideoFilterSteps& steps) {
+  if (is_device_list(image.device))
+    throw UsageError(fmt::format("--device {}: video runs on one device (a list is for images)", image.device));
   try {
     steps.check_params(SampleType::u16);
   } catch (const std::invalid_argument& e) {

@@ -127,21 +127,24 @@ int run_channel_filter(const ImageCommandOptions& options, const VideoCommandOpt
   if (check_image_options) check_image_options();
   // These filters take 16-bit images too: the parameters are checked first for the widest samples, then for each
   // input's own, in its depth's units (set_depth).
-  return run_image_filter(options,
-                          {.command = filter.name,
-                           .variants = &filter.variants(),
-                           .check_params = [&] { check_params(SampleType::u16); },
-                           .takes_u16 = true,
-                           .set_sample_type =
-                               [&](SampleType type) {
-                                 if (set_depth) set_depth(type == SampleType::u16 ? 16 : 8);
-                                 check_params(type);
-                               },
-                           .choose = choose_step(params, variant, calls.alpha, filter.choose, filter.unsupported),
-                           .run = [&](Context& ctx, const Image& input,
-                                      Timing* timing) { return filter.on_host(ctx, input, params, variant, timing); },
-                           .describe = describe,
-                           .quiet = video.quiet});
+  return run_image_filter(
+      options,
+      {.command = filter.name,
+       .variants = &filter.variants(),
+       .check_params = [&] { check_params(SampleType::u16); },
+       .takes_u16 = true,
+       .set_sample_type =
+           [&](SampleType type) {
+             if (set_depth) set_depth(type == SampleType::u16 ? 16 : 8);
+             check_params(type);
+           },
+       .choose = choose_step(params, variant, calls.alpha, filter.choose, filter.unsupported),
+       .run = [&](Context& ctx, const Image& input,
+                  Timing* timing) { return filter.on_host(ctx, input, params, variant, timing); },
+       .run_on_devices = [&](const std::vector<Context*>& devices, const Image& input,
+                             Timing* timing) { return filter.on_devices(devices, input, params, variant, timing); },
+       .describe = describe,
+       .quiet = video.quiet});
 }
 
 // A filter command for images and video: its subcommand takes the image options, the filter's own

@@ -78,6 +78,25 @@ VariantChoice bilateral_choose(Context& ctx, const BilateralParams& params, std:
 Image bilateral(Context& ctx, const Image& input, const BilateralParams& params, std::string_view variant = "auto",
                 Timing* timing = nullptr);
 
+// Several devices (one Context each, e.g. over select_devices): the image's rows are cut into bands with the window's
+// halo, handed out to the devices as each finishes one, so a faster device takes more bands and none idles while
+// bands remain. Each device runs its own choice for the whole image ("auto" on its own Context). The result is the
+// one-device call's bit for bit; one Context: the call above. A device's error (a kernel's or a transfer's) ends the
+// call with it once every device has stopped, and no output is returned. `timing`: kernel time summed over the
+// devices.
+// The bilateral's variants may differ from one another by 1 in a sample (docs/SPEC.md), and each device runs its
+// own choice: the result is the one-device call's bit for bit where every device runs the same variant (a named one,
+// or "auto" choosing alike), else within 1 of it.
+Image bilateral(const std::vector<Context*>& devices, const Image& input, const BilateralParams& params,
+                std::string_view variant = "auto", Timing* timing = nullptr);
+// A batch: each image as bilateral(ctx, image, params, variant) on whichever device is free next, two at a time a
+// device, so one image's transfers overlap another's kernels. Results in input order. The first error ends the call
+// with it once every device has stopped. `timing`: kernel time summed over the images, total the batch's wall time
+// (program builds included).
+std::vector<Image> bilateral(const std::vector<Context*>& devices, const std::vector<Image>& inputs,
+                             const BilateralParams& params, std::string_view variant = "auto",
+                             Timing* timing = nullptr);
+
 // Device-resident images with 1 or 4 channels, same size; `output` must not alias `input`.
 // Enqueues the work on ctx.queue() and returns the events of every kernel and copy it enqueued,
 // without waiting. `config` sets the variant's tunables; empty means the defaults.
@@ -98,6 +117,7 @@ Image bilateral_reference(const Image& input, const BilateralParams& params, int
 
 // The functions above, whole, for code that runs any such filter (the command line).
 inline constexpr ImageFilterCalls<BilateralParams> kBilateralCalls{
-    "bilateral", bilateral_variants, bilateral_choose, bilateral_unsupported, bilateral_prepare, bilateral, bilateral};
+    "bilateral",       bilateral_variants, bilateral_choose, bilateral_unsupported,
+    bilateral_prepare, bilateral,          bilateral,        bilateral};
 
 }  // namespace clf

@@ -59,6 +59,21 @@ VariantChoice box_blur_choose(Context& ctx, const BoxBlurParams& params, std::st
 Image box_blur(Context& ctx, const Image& input, const BoxBlurParams& params, std::string_view variant = "auto",
                Timing* timing = nullptr);
 
+// Several devices (one Context each, e.g. over select_devices): the image's rows are cut into bands with the window's
+// halo, handed out to the devices as each finishes one, so a faster device takes more bands and none idles while
+// bands remain. Each device runs its own choice for the whole image ("auto" on its own Context). The result is the
+// one-device call's bit for bit; one Context: the call above. A device's error (a kernel's or a transfer's) ends the
+// call with it once every device has stopped, and no output is returned. `timing`: kernel time summed over the
+// devices.
+Image box_blur(const std::vector<Context*>& devices, const Image& input, const BoxBlurParams& params,
+               std::string_view variant = "auto", Timing* timing = nullptr);
+// A batch: each image as box_blur(ctx, image, params, variant) on whichever device is free next, two at a time a
+// device, so one image's transfers overlap another's kernels. Results in input order. The first error ends the call
+// with it once every device has stopped. `timing`: kernel time summed over the images, total the batch's wall time
+// (program builds included).
+std::vector<Image> box_blur(const std::vector<Context*>& devices, const std::vector<Image>& inputs,
+                            const BoxBlurParams& params, std::string_view variant = "auto", Timing* timing = nullptr);
+
 // Device-resident images with 1 or 4 channels, same size and sample type (u8, or u16 for the variants that take
 // them); `output` must not alias `input`.
 // Enqueues the kernels on ctx.queue() and returns their events without waiting. `config` sets the
@@ -80,6 +95,7 @@ Image box_blur_reference(const Image& input, const BoxBlurParams& params, int th
 
 // The functions above, whole, for code that runs any such filter (the command line).
 inline constexpr ImageFilterCalls<BoxBlurParams> kBoxBlurCalls{
-    "box-blur", box_blur_variants, box_blur_choose, box_blur_unsupported, box_blur_prepare, box_blur, box_blur};
+    "box-blur",       box_blur_variants, box_blur_choose, box_blur_unsupported,
+    box_blur_prepare, box_blur,          box_blur,        box_blur};
 
 }  // namespace clf

@@ -111,6 +111,9 @@ struct ImageFilterCalls {
                                       std::string_view variant, const TuningConfig&,
                                       const std::vector<cl::Event>& wait);
   Image (*on_host)(Context&, const Image& input, const Params&, std::string_view variant, Timing*);
+  // The host call over several devices (box_blur(devices, ...)).
+  Image (*on_devices)(const std::vector<Context*>&, const Image& input, const Params&, std::string_view variant,
+                      Timing*) = nullptr;
 };
 
 // Sum of END - START over the events, in milliseconds. Waits for them. NaN for commands enqueued with

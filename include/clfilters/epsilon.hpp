@@ -57,6 +57,21 @@ std::string epsilon_param_class(const EpsilonParams& params, int channels);
 Image epsilon(Context& ctx, const Image& input, const EpsilonParams& params, std::string_view variant = "auto",
               Timing* timing = nullptr);
 
+// Several devices (one Context each, e.g. over select_devices): the image's rows are cut into bands with the window's
+// halo, handed out to the devices as each finishes one, so a faster device takes more bands and none idles while
+// bands remain. Each device runs its own choice for the whole image ("auto" on its own Context). The result is the
+// one-device call's bit for bit; one Context: the call above. A device's error (a kernel's or a transfer's) ends the
+// call with it once every device has stopped, and no output is returned. `timing`: kernel time summed over the
+// devices.
+Image epsilon(const std::vector<Context*>& devices, const Image& input, const EpsilonParams& params,
+              std::string_view variant = "auto", Timing* timing = nullptr);
+// A batch: each image as epsilon(ctx, image, params, variant) on whichever device is free next, two at a time a device,
+// so one image's transfers overlap another's kernels. Results in input order. The first error ends the call with it
+// once every device has stopped. `timing`: kernel time summed over the images, total the batch's wall time (program
+// builds included).
+std::vector<Image> epsilon(const std::vector<Context*>& devices, const std::vector<Image>& inputs,
+                           const EpsilonParams& params, std::string_view variant = "auto", Timing* timing = nullptr);
+
 // Device-resident, 1 or 4 channels, same size, `output` distinct from `input`. Enqueues on ctx.queue()
 // and returns the kernels' events without waiting.
 // Views of the caller's buffers (DeviceImage::view) are taken too; the call first waits for `wait`, the
@@ -74,6 +89,6 @@ Image epsilon_reference(const Image& input, const EpsilonParams& params, int thr
 
 // The functions above, whole, for code that runs any such filter (the command line).
 inline constexpr ImageFilterCalls<EpsilonParams> kEpsilonCalls{
-    "epsilon", epsilon_variants, epsilon_choose, epsilon_unsupported, epsilon_prepare, epsilon, epsilon};
+    "epsilon", epsilon_variants, epsilon_choose, epsilon_unsupported, epsilon_prepare, epsilon, epsilon, epsilon};
 
 }  // namespace clf

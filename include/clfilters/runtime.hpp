@@ -66,6 +66,9 @@ struct DeviceInfo {
   std::size_t image2d_max_width = 0;
   std::size_t image2d_max_height = 0;
   std::string extensions;
+  // Which part of its parent this device is (split_device), or -1 for a whole device. A sub-device reports its
+  // parent's name, indices and tuning; its compute units are its own.
+  int sub_device_index = -1;
 
   bool has_extension(std::string_view ext) const;
   bool has_fp16() const { return has_extension("cl_khr_fp16"); }
@@ -77,7 +80,7 @@ struct DeviceInfo {
   std::string fast_math_options() const { return takes_nvidia_ptx() ? " -D NV_PTX_FTZ=1" : ""; }
   std::vector<std::string> subgroup_extensions() const;
   std::string type_name() const;   // "GPU", "CPU", "accelerator", ...
-  std::string index_name() const;  // "1:0"
+  std::string index_name() const;  // "1:0"; a sub-device "1:0.2"
 };
 
 struct DeviceHandle {
@@ -93,6 +96,17 @@ std::vector<DeviceHandle> list_devices();
 // or a case-insensitive substring of the platform or device name ("nvidia", "pocl", "cpu").
 // Empty: $CLFILTERS_DEVICE if set, else the first GPU, else the first CPU, else the first device.
 DeviceHandle select_device(std::string_view selector = {});
+// Several devices, for the calls that spread one image's bands or a batch's images over them: a comma-separated list
+// of what select_device takes ("0,1", "1:0,pocl"), or of all, all-gpus, all-cpus (every device, GPU or CPU, in
+// list_devices' order). An item "SEL/N" stands for the device SEL split into N sub-devices (split_device), so one CPU
+// can act as several devices. Empty: {select_device()}. Throws std::invalid_argument naming the item for an empty
+// item, one that names no device, a class with no device, or a device named twice (whole, or split and also named).
+std::vector<DeviceHandle> select_devices(std::string_view list);
+// `device` cut into `parts` sub-devices with equal compute units (clCreateSubDevices with
+// CL_DEVICE_PARTITION_EQUALLY, compute_units / parts each), numbered by DeviceInfo::sub_device_index. Throws
+// std::invalid_argument where the device cannot be split so: its driver offers no equal partition (most GPU
+// drivers), or it has fewer than `parts` compute units; ClError where the driver refuses.
+std::vector<DeviceHandle> split_device(const DeviceHandle& device, int parts);
 // The handle of a device the caller has; its indices are those of list_devices(), or -1 where it is not listed.
 DeviceHandle device_handle(cl_device_id device);
 

@@ -88,6 +88,19 @@ Image sobel_grey(const Image& input);
 Image sobel(Context& ctx, const Image& input, const SobelParams& params, std::string_view variant = "auto",
             Timing* timing = nullptr);
 
+// Several devices (one Context each, e.g. over select_devices): the grey image's rows are cut into bands with one
+// row of halo, handed out to the devices as each finishes one, so a faster device takes more bands and none idles
+// while bands remain. Each device runs its own choice for the whole image ("auto" on its own Context); the result is
+// the one-device call's bit for bit; one Context: the call above. A device's error ends the call with it once every
+// device has stopped, and no output is returned. `timing`: kernel time summed over the devices.
+Image sobel(const std::vector<Context*>& devices, const Image& input, const SobelParams& params,
+            std::string_view variant = "auto", Timing* timing = nullptr);
+// A batch: each image as sobel(ctx, image, params, variant) on whichever device is free next, two at a time a
+// device. Results in input order; the first error ends the call once every device has stopped. `timing`: kernel time
+// summed over the images, total the batch's wall time (program builds included).
+std::vector<Image> sobel(const std::vector<Context*>& devices, const std::vector<Image>& inputs,
+                         const SobelParams& params, std::string_view variant = "auto", Timing* timing = nullptr);
+
 // Device-resident: a 1-channel input and a 1-channel output of the same size (params.output must be
 // magnitude or l1). Enqueues on ctx.queue() and returns the events without waiting. `config` sets
 // the variant's tunables; empty means the defaults.

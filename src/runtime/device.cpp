@@ -169,6 +169,7 @@ std::string DeviceInfo::type_name() const {
 }
 
 std::string DeviceInfo::index_name() const {
+  if (sub_device_index >= 0) return fmt::format("{}:{}.{}", platform_index, device_index, sub_device_index);
   return fmt::format("{}:{}", platform_index, device_index);
 }
 

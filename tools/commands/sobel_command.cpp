@@ -42,20 +42,23 @@ class SobelCommand : public FilterCommand {
            .describe = [&] { return describe(); }});
     refuse_video_options(video_);
     return run_image_filter(
-        options_, {.command = "sobel",
-                   .variants = &sobel_variants(),
-                   .check_params = [&] { check_params(); },
-                   .choose =
-                       [&](Context& ctx, const Image& input) {
-                         VariantChoice choice = sobel_choose(ctx, params_, options_.variant, input.width, input.height);
-                         auto why = sobel_unsupported(ctx.info(), choice.variant, params_, input.width, input.height,
-                                                      choice.config);
-                         return std::pair{std::move(choice), std::move(why)};
-                       },
-                   .run = [&](Context& ctx, const Image& input,
-                              Timing* timing) { return sobel(ctx, input, params_, options_.variant, timing); },
-                   .describe = [&] { return describe(); },
-                   .quiet = video_.quiet});
+        options_,
+        {.command = "sobel",
+         .variants = &sobel_variants(),
+         .check_params = [&] { check_params(); },
+         .choose =
+             [&](Context& ctx, const Image& input) {
+               VariantChoice choice = sobel_choose(ctx, params_, options_.variant, input.width, input.height);
+               auto why =
+                   sobel_unsupported(ctx.info(), choice.variant, params_, input.width, input.height, choice.config);
+               return std::pair{std::move(choice), std::move(why)};
+             },
+         .run = [&](Context& ctx, const Image& input,
+                    Timing* timing) { return sobel(ctx, input, params_, options_.variant, timing); },
+         .run_on_devices = [&](const std::vector<Context*>& devices, const Image& input,
+                               Timing* timing) { return sobel(devices, input, params_, options_.variant, timing); },
+         .describe = [&] { return describe(); },
+         .quiet = video_.quiet});
   }
 
  private:

@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "filters/bilateral/bilateral_internal.hpp"
+#include "filters/multi_device.hpp"
 
 namespace clf {
 
@@ -180,6 +181,18 @@ std::vector<cl::Event> bilateral(Context& ctx, const DeviceImage& in, DeviceImag
 Image bilateral(Context& ctx, const Image& input, const BilateralParams& params, std::string_view variant,
                 Timing* timing) {
   return host_image_call(ctx, kBilateralApi, input, params, variant, Alpha::kept_apart, timing);
+}
+
+Image bilateral(const std::vector<Context*>& devices, const Image& input, const BilateralParams& params,
+                std::string_view variant, Timing* timing) {
+  return host_image_call(devices, kBilateralApi, input, params, variant, Alpha::kept_apart, timing);
+}
+
+std::vector<Image> bilateral(const std::vector<Context*>& devices, const std::vector<Image>& inputs,
+                             const BilateralParams& params, std::string_view variant, Timing* timing) {
+  return filter_batch(
+      devices, inputs.size(),
+      [&](Context& ctx, std::size_t i, Timing* t) { return bilateral(ctx, inputs[i], params, variant, t); }, timing);
 }
 
 }  // namespace clf

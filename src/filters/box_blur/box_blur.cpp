@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "filters/box_blur/box_blur_internal.hpp"
+#include "filters/multi_device.hpp"
 #include "runtime/launch.hpp"
 
 namespace clf {
@@ -62,6 +63,18 @@ std::vector<cl::Event> box_blur(Context& ctx, const DeviceImage& in, DeviceImage
 Image box_blur(Context& ctx, const Image& input, const BoxBlurParams& params, std::string_view variant,
                Timing* timing) {
   return host_image_call(ctx, kBoxBlurApi, input, params, variant, Alpha::filtered, timing);
+}
+
+Image box_blur(const std::vector<Context*>& devices, const Image& input, const BoxBlurParams& params,
+               std::string_view variant, Timing* timing) {
+  return host_image_call(devices, kBoxBlurApi, input, params, variant, Alpha::filtered, timing);
+}
+
+std::vector<Image> box_blur(const std::vector<Context*>& devices, const std::vector<Image>& inputs,
+                            const BoxBlurParams& params, std::string_view variant, Timing* timing) {
+  return filter_batch(
+      devices, inputs.size(),
+      [&](Context& ctx, std::size_t i, Timing* t) { return box_blur(ctx, inputs[i], params, variant, t); }, timing);
 }
 
 }  // namespace clf

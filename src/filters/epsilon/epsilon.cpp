@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "filters/epsilon/epsilon_internal.hpp"
+#include "filters/multi_device.hpp"
 #include "runtime/launch.hpp"
 
 namespace clf {
@@ -90,6 +91,18 @@ std::vector<cl::Event> epsilon(Context& ctx, const DeviceImage& in, DeviceImage&
 
 Image epsilon(Context& ctx, const Image& input, const EpsilonParams& params, std::string_view variant, Timing* timing) {
   return host_image_call(ctx, kEpsilonApi, input, params, variant, Alpha::kept_apart, timing);
+}
+
+Image epsilon(const std::vector<Context*>& devices, const Image& input, const EpsilonParams& params,
+              std::string_view variant, Timing* timing) {
+  return host_image_call(devices, kEpsilonApi, input, params, variant, Alpha::kept_apart, timing);
+}
+
+std::vector<Image> epsilon(const std::vector<Context*>& devices, const std::vector<Image>& inputs,
+                           const EpsilonParams& params, std::string_view variant, Timing* timing) {
+  return filter_batch(
+      devices, inputs.size(),
+      [&](Context& ctx, std::size_t i, Timing* t) { return epsilon(ctx, inputs[i], params, variant, t); }, timing);
 }
 
 }  // namespace clf

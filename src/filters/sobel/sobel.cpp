@@ -14,6 +14,7 @@
 
 #include "common/parallel.hpp"
 #include "filters/image_call.hpp"
+#include "filters/multi_device.hpp"
 #include "filters/sobel/sobel_internal.hpp"
 
 namespace clf {
@@ -316,6 +317,52 @@ Image sobel(Context& ctx, const Image& input, const SobelParams& params, std::st
   Image result = sobel_host_call(ctx, input, params, variant, {}, events);
   clock.finish(timing, events);
   return result;
+}
+
+Image sobel(const std::vector<Context*>& devices, const Image& input, const SobelParams& params,
+            std::string_view variant, Timing* timing) {
+  check_device_list("Sobel", devices);
+  if (devices.size() == 1) return sobel(*devices.front(), input, params, variant, timing);
+  if (input.type != SampleType::u8 || input.channels < 1 || input.channels > 4)
+    throw std::invalid_argument(fmt::format("Sobel takes 8-bit images with 1 to 4 channels, got {} channel(s) of {}",
+                                            input.channels, sample_type_name(input.type)));
+  const bool gradients = params.output == SobelOutput::gradients;
+  std::vector<VariantChoice> choices(devices.size());
+  on_each_device(devices, [&](Context& ctx, std::size_t d) {
+    sobel_check_params(params);
+    check_size(input.width, input.height);
+    choices[d] = sobel_choose(ctx, params, variant, input.width, input.height);
+    sobel_prepare_host_call(ctx, params, choices[d].variant, input.width, input.height, choices[d].config);
+  });
+  const HostCallClock clock;
+  Image converted;
+  const Image& grey = input.channels == 1 ? input : (converted = sobel_grey(input));
+  Image result = gradients ? Image::uninitialized(grey.width, grey.height, 2, SampleType::i16)
+                           : Image::uninitialized(grey.width, grey.height, 1);
+  std::vector<cl::Event> events;
+  filter_bands_on_devices(
+      devices,
+      {grey.data.data(), result.data.data(), grey.width, grey.height, 1, SampleType::u8, grey.row_bytes(),
+       result.row_bytes(), 1},
+      [&](Context& ctx, std::size_t d, const DeviceImage& in, const cl::Buffer& out,
+          const std::vector<cl::Event>& wait) {
+        if (gradients) {
+          DeviceGradientPairs pairs{out, in.width, in.height};
+          return sobel(ctx, in, pairs, params, choices[d].variant, choices[d].config, wait);
+        }
+        DeviceImage o{.buffer = out, .width = in.width, .height = in.height, .channels = 1, .type = SampleType::u8};
+        return sobel(ctx, in, o, params, choices[d].variant, choices[d].config, wait);
+      },
+      events);
+  clock.finish(timing, events);
+  return result;
+}
+
+std::vector<Image> sobel(const std::vector<Context*>& devices, const std::vector<Image>& inputs,
+                         const SobelParams& params, std::string_view variant, Timing* timing) {
+  return filter_batch(
+      devices, inputs.size(),
+      [&](Context& ctx, std::size_t i, Timing* t) { return sobel(ctx, inputs[i], params, variant, t); }, timing);
 }
 
 }  // namespace clf

@@ -1,0 +1,190 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "filters/multi_device.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <mutex>
+#include <thread>
+
+#include "runtime/host_transfer.hpp"
+
+namespace clf {
+namespace {
+
+// The first exception of several threads, kept until they have all ended.
+class FirstError {
+ public:
+  void keep(std::exception_ptr e) {
+    const std::lock_guard lock(mutex_);
+    if (!error_) error_ = std::move(e);
+    failed_ = true;
+  }
+  bool failed() const { return failed_; }
+  void rethrow() const {
+    if (error_) std::rethrow_exception(error_);
+  }
+
+ private:
+  std::mutex mutex_;
+  std::exception_ptr error_;
+  std::atomic<bool> failed_ = false;
+};
+
+// Waits for every command a failed band may have left on the device: its kernels may still read the caller's input,
+// and the call's memory must outlive them. Errors here are the device's and already on their way.
+void finish_quietly(Context& ctx) noexcept {
+  try {
+    ctx.queue().finish();
+    if (!ctx.works_in_host_memory()) {
+      ctx.side_queue(0).finish();
+      ctx.side_queue(1).finish();
+    }
+  } catch (...) {
+  }
+}
+
+}  // namespace
+
+void check_device_list(std::string_view words, const std::vector<Context*>& devices) {
+  if (devices.empty()) throw std::invalid_argument(fmt::format("{} needs at least one device", words));
+  for (const Context* ctx : devices)
+    if (!ctx) throw std::invalid_argument(fmt::format("{}: a device of the list is null", words));
+}
+
+void share_out(const std::vector<Context*>& devices, std::size_t count, int lanes,
+               const std::function<void(Context& ctx, std::size_t device, std::size_t item)>& work) {
+  std::atomic<std::size_t> next = 0;
+  FirstError error;
+  {
+    std::vector<std::jthread> threads;
+    for (std::size_t d = 0; d < devices.size(); ++d)
+      for (int lane = 0; lane < lanes; ++lane)
+        threads.emplace_back([&, d] {
+          try {
+            for (std::size_t i = next++; i < count && !error.failed(); i = next++) work(*devices[d], d, i);
+          } catch (...) {
+            error.keep(std::current_exception());
+          }
+        });
+  }
+  error.rethrow();
+}
+
+void on_each_device(const std::vector<Context*>& devices,
+                    const std::function<void(Context& ctx, std::size_t device)>& work) {
+  FirstError error;
+  {
+    std::vector<std::jthread> threads;
+    for (std::size_t d = 0; d < devices.size(); ++d)
+      threads.emplace_back([&, d] {
+        try {
+          work(*devices[d], d);
+        } catch (...) {
+          error.keep(std::current_exception());
+        }
+      });
+  }
+  error.rethrow();
+}
+
+int multi_device_band_rows(const std::vector<Context*>& devices, int height, int channels, std::size_t bytes,
+                           int reach) {
+  if (const char* forced = std::getenv("CLFILTERS_BAND_ROWS"); forced && *forced)
+    return std::clamp(std::atoi(forced), 1, std::max(1, height));
+  const int wanted = (height + 8 * int(devices.size()) - 1) / (8 * int(devices.size()));
+  int rows = std::max({wanted, 3 * reach, 16});
+  for (const Context* ctx : devices)
+    if (const auto fits = host_call_band_rows(ctx->info(), height, channels, bytes, reach))
+      rows = std::min(rows, *fits);
+  return std::clamp(rows, 1, std::max(1, height));
+}
+
+void filter_bands_on_devices(const std::vector<Context*>& devices, const BandedImage& image, const BandCall& call,
+                             std::vector<cl::Event>& events) {
+  const int band_rows = multi_device_band_rows(devices, image.height, image.channels,
+                                               image.in_row_bytes * std::size_t(image.height), image.reach);
+  const int count = (image.height + band_rows - 1) / band_rows;
+  bool any_gpu = false;
+  for (const Context* ctx : devices) any_gpu = any_gpu || !ctx->works_in_host_memory();
+  std::mutex events_mutex;
+  share_out(devices, std::size_t(count), any_gpu ? 2 : 1, [&](Context& ctx, std::size_t d, std::size_t b) {
+    const int y0 = int(b) * band_rows, y1 = std::min(image.height, y0 + band_rows);
+    const int in0 = std::max(0, y0 - image.reach), in1 = std::min(image.height, y1 + image.reach);
+    const std::size_t in_bytes = std::size_t(in1 - in0) * image.in_row_bytes;
+    const std::uint8_t* src = image.in + std::size_t(in0) * image.in_row_bytes;
+    std::uint8_t* dst = image.out + std::size_t(y0) * image.out_row_bytes;
+    const std::size_t out_offset = std::size_t(y0 - in0) * image.out_row_bytes;
+    const std::size_t out_bytes = std::size_t(y1 - y0) * image.out_row_bytes;
+    // The band's output rows beside its own are computed against a cut image: they stay on the device.
+    const cl::Buffer out = ctx.scratch_buffer("multi_device.out", std::size_t(in1 - in0) * image.out_row_bytes);
+    DeviceImage in{
+        .buffer = {}, .width = image.width, .height = in1 - in0, .channels = image.channels, .type = image.type};
+    std::vector<cl::Event> band_events;
+    try {
+      if (ctx.works_in_host_memory()) {
+        // The filter only reads its input: the buffer never writes through the const_cast.
+        in.buffer = buffer_over_host(ctx, const_cast<std::uint8_t*>(src), in_bytes, true, "multi_device.in");
+        band_events = call(ctx, d, in, out, {});
+        check_cl(ctx.queue().enqueueReadBuffer(out, CL_TRUE, out_offset, out_bytes, dst), "clEnqueueReadBuffer");
+      } else {
+        in.buffer = ctx.scratch_buffer("multi_device.in", in_bytes);
+        const cl::Event uploaded = write_staged(ctx, in.buffer, src, in_bytes, {.queue = &ctx.side_queue(0)});
+        band_events = call(ctx, d, in, out, {uploaded});
+        std::vector<cl::Event> computed;
+        if (!band_events.empty()) computed.push_back(band_events.back());
+        read_staged(ctx, out, dst, out_bytes,
+                    {.device_offset = out_offset, .queue = &ctx.side_queue(1), .wait = std::move(computed)});
+      }
+    } catch (...) {
+      finish_quietly(ctx);
+      throw;
+    }
+    const std::lock_guard lock(events_mutex);
+    for (cl::Event& e : band_events) events.push_back(std::move(e));
+  });
+}
+
+Image in_device_layout(const Image& input, Alpha alpha, const std::function<Image(const Image&)>& run) {
+  if (input.channels != 2 || alpha == Alpha::filtered) {
+    Image converted;
+    Image result = run(in_filter_layout(input, converted));
+    return result.channels == input.channels ? result : from_filter_layout(result, input.channels);
+  }
+  // Grey and alpha samples of `bytes` each, interleaved: the grey plane is filtered, alpha is copied.
+  const std::size_t bytes = sample_size(input.type);
+  Image grey = Image::uninitialized(input.width, input.height, 1, input.type);
+  for (std::size_t i = 0; i < input.pixel_count(); ++i)
+    std::memcpy(grey.data.data() + i * bytes, input.data.data() + 2 * i * bytes, bytes);
+  const Image filtered = run(grey);
+  Image result = input;
+  for (std::size_t i = 0; i < input.pixel_count(); ++i)
+    std::memcpy(result.data.data() + 2 * i * bytes, filtered.data.data() + i * bytes, bytes);
+  return result;
+}
+
+std::vector<Image> filter_batch(const std::vector<Context*>& devices, std::size_t count,
+                                const std::function<Image(Context& ctx, std::size_t item, Timing* timing)>& run,
+                                Timing* timing) {
+  check_device_list("a batch", devices);
+  const auto start = std::chrono::steady_clock::now();
+  std::vector<Image> results(count);
+  std::vector<Timing> timings(count);
+  share_out(devices, count, 2, [&](Context& ctx, std::size_t, std::size_t i) {
+    results[i] = run(ctx, i, timing ? &timings[i] : nullptr);
+  });
+  if (timing) {
+    timing->kernel_ms = 0;
+    for (const Timing& t : timings) timing->kernel_ms += t.kernel_ms;
+    timing->total_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  }
+  return results;
+}
+
+}  // namespace clf
