@@ -94,21 +94,21 @@ void on_each_device(const std::vector<Context*>& devices,
   error.rethrow();
 }
 
-int multi_device_band_rows(const std::vector<Context*>& devices, int height, int channels, std::size_t bytes,
+int multi_device_band_rows(const std::vector<Context*>& devices, int width, int height, int channels, std::size_t bytes,
                            int reach) {
   if (const char* forced = std::getenv("CLFILTERS_BAND_ROWS"); forced && *forced)
     return std::clamp(std::atoi(forced), 1, std::max(1, height));
   const int wanted = (height + 8 * int(devices.size()) - 1) / (8 * int(devices.size()));
   int rows = std::max({wanted, 3 * reach, 16});
   for (const Context* ctx : devices)
-    if (const auto fits = host_call_band_rows(ctx->info(), height, channels, bytes, reach))
+    if (const auto fits = host_call_band_rows(ctx->info(), width, height, channels, bytes, reach))
       rows = std::min(rows, *fits);
   return std::clamp(rows, 1, std::max(1, height));
 }
 
 void filter_bands_on_devices(const std::vector<Context*>& devices, const BandedImage& image, const BandCall& call,
                              std::vector<cl::Event>& events) {
-  const int band_rows = multi_device_band_rows(devices, image.height, image.channels,
+  const int band_rows = multi_device_band_rows(devices, image.width, image.height, image.channels,
                                                image.in_row_bytes * std::size_t(image.height), image.reach);
   const int count = (image.height + band_rows - 1) / band_rows;
   bool any_gpu = false;

@@ -47,7 +47,7 @@ using BandCall = std::function<std::vector<cl::Event>(Context& ctx, std::size_t 
 // The rows of a band when `height` rows (`bytes` of input) are spread over `devices`: about 8 bands a device, at least
 // 3 * reach and 16 rows (the halo read twice stays a small share), at most what host_call_band_rows lets each
 // device hold; CLFILTERS_BAND_ROWS=N sets N, for tests.
-int multi_device_band_rows(const std::vector<Context*>& devices, int height, int channels, std::size_t bytes,
+int multi_device_band_rows(const std::vector<Context*>& devices, int width, int height, int channels, std::size_t bytes,
                            int reach);
 // Runs `call` band by band over the devices (share_out), writing each band's own rows of `image.out`; each event is
 // appended to `events`. A CPU device reads the input in place where aligned (buffer_over_host) and has its rows read
