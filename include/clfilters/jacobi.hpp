@@ -106,6 +106,10 @@ struct JacobiDeviceRun : JacobiOutcome {
 
 // Host images: `edges` f32 with 1 channel; `initial` empty (zeros) or f32 with 1 channel of the same
 // size. Throws std::invalid_argument for bad parameters, sizes or an unsupported variant.
+// An image the device cannot hold in one piece (or any, with CLFILTERS_BAND_ROWS=N) runs in bands of rows, up to
+// kMaxJacobiStepsPerLaunch iterations a pass, with the one-piece result, count and change bit for bit; the bands
+// read the maxima back with every pass, whatever check_every says. std::invalid_argument where not even a band of
+// one row fits.
 JacobiResult jacobi_reconstruct(Context& ctx, const Image& edges, const JacobiParams& params,
                                 std::string_view variant = "auto", const Image& initial = Image(),
                                 Timing* timing = nullptr);

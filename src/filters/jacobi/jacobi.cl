@@ -12,6 +12,8 @@
 // converged, so it does nothing and leaves its own slots 0, which the next launch reads as converged
 // too. The iterate of the converged iteration therefore stays in its buffer, the host finds the first
 // slot <= tolerance and knows the exact count. `slot` < 0 means "do not measure".
+// Only rows [rows_from, rows_to) count towards the maxima: the host call cut into bands (jacobi_bands.cpp)
+// measures each band's own rows, whose values are exact, and not its halo rows; a whole image passes 0, h.
 
 inline float jacobi_update(float left, float right, float up, float down, float e) {
   return ((left + right) + (up + down) - e) * 0.25f;  // * 0.25f is exactly / 4
@@ -38,6 +40,10 @@ inline uint change_bits(float next, float prev) {
   return as_uint(fabs(next - prev));
 }
 
+inline bool counted_row(int y, int rows_from, int rows_to) {
+  return y >= rows_from && y < rows_to;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Edge map: one pixel per work-item.
 __kernel void jacobi_edges(__global const float* u, __global float* edges, int w, int h) {
@@ -54,7 +60,8 @@ __kernel void jacobi_edges(__global const float* u, __global float* edges, int w
 // columns. Neighbouring work-items touch addresses a whole row apart: uncoalesced on purpose.
 // host_roundtrip runs this kernel too, with the host copy between iterations.
 __kernel void jacobi_col1d(__global const float* edges, __global const float* src, __global float* dst, int w, int h,
-                           __global uint* changes, int prev_from, int prev_to, int slot, uint tol_bits) {
+                           __global uint* changes, int prev_from, int prev_to, int slot, uint tol_bits, int rows_from,
+                           int rows_to) {
   if (converged_before(changes, prev_from, prev_to, tol_bits)) return;
   const int y = get_global_id(0);
   if (y >= h) return;
@@ -64,20 +71,21 @@ __kernel void jacobi_col1d(__global const float* edges, __global const float* sr
     m = max(m, change_bits(v, src[y * w + x]));
     dst[y * w + x] = v;
   }
-  if (slot >= 0 && m > 0) atomic_max(changes + slot, m);
+  if (slot >= 0 && m > 0 && counted_row(y, rows_from, rows_to)) atomic_max(changes + slot, m);
 }
 
 // seed 002, "Memory access": one work-item per column, looping over the rows, so neighbouring
 // work-items read neighbouring addresses on every step (coalesced).
 __kernel void jacobi_row1d(__global const float* edges, __global const float* src, __global float* dst, int w, int h,
-                           __global uint* changes, int prev_from, int prev_to, int slot, uint tol_bits) {
+                           __global uint* changes, int prev_from, int prev_to, int slot, uint tol_bits, int rows_from,
+                           int rows_to) {
   if (converged_before(changes, prev_from, prev_to, tol_bits)) return;
   const int x = get_global_id(0);
   if (x >= w) return;
   uint m = 0;
   for (int y = 0; y < h; ++y) {
     const float v = update_at(edges, src, x, y, w, h);
-    m = max(m, change_bits(v, src[y * w + x]));
+    if (counted_row(y, rows_from, rows_to)) m = max(m, change_bits(v, src[y * w + x]));
     dst[y * w + x] = v;
   }
   if (slot >= 0 && m > 0) atomic_max(changes + slot, m);
@@ -112,7 +120,8 @@ inline void group_max_to_global(uint bits, __local uint* scratch, __global uint*
 #endif
 __kernel void jacobi_tiled2d(__global const float* restrict edges, __global const float* restrict src,
                              __global float* restrict dst, int w, int h, __global uint* changes, int prev_from,
-                             int prev_to, int slot, uint tol_bits, __local uint* scratch) {
+                             int prev_to, int slot, uint tol_bits, int rows_from, int rows_to,
+                             __local uint* scratch) {
   if (converged_before(changes, prev_from, prev_to, tol_bits)) return;
   const int ly = get_local_size(1);
   const int x = get_global_id(0);
@@ -135,7 +144,7 @@ __kernel void jacobi_tiled2d(__global const float* restrict edges, __global cons
       const int y = y0 + r * ly;
       if (y >= h) break;
       const float v = jacobi_update(lft[r], rgt[r], up[r], down[r], e[r]);
-      bits = max(bits, change_bits(v, mid[r]));
+      if (counted_row(y, rows_from, rows_to)) bits = max(bits, change_bits(v, mid[r]));
       dst[y * w + x] = v;
     }
   }
@@ -158,7 +167,8 @@ __kernel void jacobi_tiled2d(__global const float* restrict edges, __global cons
 // The host sizes ua, ub and le to (lw + 2*steps) x (lh + 2*steps) floats, scratch to lw*lh uints.
 __kernel void jacobi_temporal(__global const float* edges, __global const float* src, __global float* dst, int w, int h,
                               int steps, __global uint* changes, int prev_from, int prev_to, int slot, uint tol_bits,
-                              __local float* ua, __local float* ub, __local float* le, __local uint* scratch) {
+                              int rows_from, int rows_to, __local float* ua, __local float* ub, __local float* le,
+                              __local uint* scratch) {
   if (converged_before(changes, prev_from, prev_to, tol_bits)) return;
   const int lw = get_local_size(0), lh = get_local_size(1);
   const int n = lw * lh;
@@ -187,7 +197,8 @@ __kernel void jacobi_temporal(__global const float* edges, __global const float*
       float v = 0.0f;
       if (gx >= 0 && gx < w && gy >= 0 && gy < h) {
         v = jacobi_update(cur[p - 1], cur[p + 1], cur[p - ew], cur[p + ew], le[p]);
-        const bool owned = ex >= steps && ex < steps + lw && ey >= steps && ey < steps + lh;
+        const bool owned = ex >= steps && ex < steps + lw && ey >= steps && ey < steps + lh &&
+                           counted_row(gy, rows_from, rows_to);
         if (measure && owned) m = max(m, change_bits(v, cur[p]));
       }
       nxt[p] = v;
@@ -283,7 +294,8 @@ FORCE_INLINE void strip_store(__global float* restrict p, int x, int y, int w, c
 
 __kernel void jacobi_strip(__global const float* restrict edges, __global const float* restrict src,
                            __global float* restrict dst, int w, int h, __global uint* changes, int prev_from,
-                           int prev_to, int slot, uint tol_bits, __local uint* scratch) {
+                           int prev_to, int slot, uint tol_bits, int rows_from, int rows_to,
+                           __local uint* scratch) {
   if (converged_before(changes, prev_from, prev_to, tol_bits)) return;
   const int x = get_global_id(0) * VEC, y0 = get_global_id(1) * ROWS;
   const bool measure = slot >= 0;
@@ -308,7 +320,8 @@ __kernel void jacobi_strip(__global const float* restrict edges, __global const 
         const float rt = i == VEC - 1 ? right[r] : u[r + 1][i + 1];
         v[i] = jacobi_update(l, rt, u[r][i], u[r + 2][i], e[r][i]);
         // Columns past the image's right edge are not pixels: their change must not count.
-        if (measure && x + i < w) bits = max(bits, change_bits(v[i], u[r + 1][i]));
+        if (measure && x + i < w && counted_row(y0 + r, rows_from, rows_to))
+          bits = max(bits, change_bits(v[i], u[r + 1][i]));
       }
       strip_store(dst, x, y0 + r, w, v);
     }
@@ -353,6 +366,7 @@ typedef struct {
   __local uint* first;  // floats as bits: the same words hold uints for the reduction at the end
   __local uint* last;
   int w, h, steps, y0, y_end, i, pitch;
+  int rows_from, rows_to;  // the rows whose change counts
   bool measure;
   int xc[COLS];
   bool in_x[COLS], own[COLS];
@@ -401,7 +415,7 @@ FORCE_INLINE void wf_step(const WfSweep* sw, int s, bool checks, bool ramp, floa
       v[c] = !checks ? next : t > sw->steps ? mid : (y >= 0 && y < sw->h && sw->in_x[c] ? next : 0.0f);
     }
     const bool owned_row = y >= sw->y0 && y < sw->y_end;
-    if (sw->measure && owned_row && t <= sw->steps) {
+    if (sw->measure && owned_row && t <= sw->steps && counted_row(y, sw->rows_from, sw->rows_to)) {
 #pragma unroll
       for (int c = 0; c < COLS; ++c)
         if (sw->own[c]) m[t - 1] = max(m[t - 1], change_bits(v[c], r[t - 1][c]));
@@ -443,7 +457,7 @@ FORCE_INLINE void wf_step(const WfSweep* sw, int s, bool checks, bool ramp, floa
 __kernel __attribute__((reqd_work_group_size(LOCAL_X, 1, 1))) void jacobi_wavefront(
     __global const float* restrict edges, __global const float* restrict src, __global float* restrict dst, int w,
     int h, int steps, int rows, __global uint* changes, int prev_from, int prev_to, int slot, uint tol_bits,
-    __local uint* first, __local uint* last_cols) {
+    int rows_from, int rows_to, __local uint* first, __local uint* last_cols) {
   if (converged_before(changes, prev_from, prev_to, tol_bits)) return;
   const int tw = LOCAL_X, i = get_local_id(0);
   const int ow = COLS * tw - 2 * STEPS;  // owned columns
@@ -458,6 +472,7 @@ __kernel __attribute__((reqd_work_group_size(LOCAL_X, 1, 1))) void jacobi_wavefr
 #endif
   sw.w = w, sw.h = h, sw.steps = steps, sw.y0 = y0, sw.y_end = min(y0 + rows, h), sw.i = i;
   sw.pitch = tw + 2;                  // one pad on each side of a row of work-items
+  sw.rows_from = rows_from, sw.rows_to = rows_to;
   sw.measure = MEASURE && slot >= 0;  // MEASURE 0: the host never passes slot >= 0
 #pragma unroll
   for (int c = 0; c < COLS; ++c) {

@@ -79,7 +79,7 @@ Entry make_entry(VariantInfo info, Problem problem, Plan plan, SetArgs set_args,
 // host_roundtrip, col1d and row1d: one work-item per row or column.
 void set_line_args(Context&, cl::Kernel& k, const JacobiCall& call, const TuningConfig&, const JacobiLaunch& l) {
   set_kernel_args(k, l.edges, l.src, l.dst, call.width, call.height, l.changes, l.prev_from, l.prev_to, l.slot,
-                  l.tol_bits);
+                  l.tol_bits, call.measured_from, call.measured_to);
 }
 
 // tiled2d and strip: set_line_args' arguments, then local memory for one uint per work-item of the local_x x
@@ -89,7 +89,7 @@ SetArgs set_group_args(const VariantInfo& info) {
     const auto lx = std::size_t(tunable_value(config, info, "local_x"));
     const auto ly = std::size_t(tunable_value(config, info, "local_y"));
     set_kernel_args(k, l.edges, l.src, l.dst, call.width, call.height, l.changes, l.prev_from, l.prev_to, l.slot,
-                    l.tol_bits, cl::Local(sizeof(cl_uint) * lx * ly));
+                    l.tol_bits, call.measured_from, call.measured_to, cl::Local(sizeof(cl_uint) * lx * ly));
   };
 }
 
@@ -204,8 +204,8 @@ Entry temporal() {
     const std::size_t halo = 2 * std::size_t(l.count);
     const std::size_t region = sizeof(float) * (lx + halo) * (ly + halo);
     set_kernel_args(k, l.edges, l.src, l.dst, call.width, call.height, l.count, l.changes, l.prev_from, l.prev_to,
-                    l.slot, l.tol_bits, cl::Local(region), cl::Local(region), cl::Local(region),
-                    cl::Local(sizeof(cl_uint) * lx * ly));
+                    l.slot, l.tol_bits, call.measured_from, call.measured_to, cl::Local(region), cl::Local(region),
+                    cl::Local(region), cl::Local(sizeof(cl_uint) * lx * ly));
   };
   return make_entry(info, problem, plan, set_args);
 }
@@ -316,8 +316,8 @@ Entry wavefront() {
                          const JacobiLaunch& l) {
     const int rows = wavefront_rows(ctx.info(), info, config, call.width, call.height);
     set_kernel_args(k, l.edges, l.src, l.dst, call.width, call.height, l.count, rows, l.changes, l.prev_from, l.prev_to,
-                    l.slot, l.tol_bits, cl::Local(wavefront_levels_bytes(info, config)),
-                    cl::Local(wavefront_second_bytes(info, config)));
+                    l.slot, l.tol_bits, call.measured_from, call.measured_to,
+                    cl::Local(wavefront_levels_bytes(info, config)), cl::Local(wavefront_second_bytes(info, config)));
   };
   return make_entry(info, problem, plan, set_args);
 }
