@@ -185,12 +185,15 @@ void write_output(const Image& image, const std::string& path, const ImageComman
   write_image(image, path, {.jpeg_quality = options.jpeg_quality, .png_compression = options.png_compression});
 }
 
-void check_filter_input(const Image& input, const std::string& path, const std::string& command, bool u16) {
+void check_filter_input(const Image& input, const std::string& path, const ImageFilterSteps& steps) {
+  const std::string& command = steps.command;
+  const bool u16 = steps.takes_u16;
   if ((input.type != SampleType::u8 && !(u16 && input.type == SampleType::u16)) || input.channels > 4)
     throw std::runtime_error(
         fmt::format("{}: {} needs {} images with 1 to 4 channels, this file holds {} channel(s) "
                     "of {}",
                     path, command, u16 ? "8- or 16-bit" : "8-bit", input.channels, sample_type_name(input.type)));
+  if (steps.cut_into_bands) return;
   try {
     check_image_size(input.width, input.height);
   } catch (const std::invalid_argument&) {
@@ -278,7 +281,7 @@ int run_on_devices(const ImageCommandOptions& options, const ImageFilterSteps& s
   }
   const std::vector<Context*> devices = pointers(contexts);
   const Image input = reading.get();
-  check_filter_input(input, options.input, steps.command, steps.takes_u16);
+  check_filter_input(input, options.input, steps);
   check_output_depth(input, options.input, options.output);
   if (steps.set_sample_type) {
     try {
@@ -294,8 +297,9 @@ int run_on_devices(const ImageCommandOptions& options, const ImageFilterSteps& s
     choices.push_back(std::move(choice));
   }
   Timing timing;
-  const Image out = run_on_device(*devices.front(), input, options.input,
-                                  [&] { return steps.run_on_devices(devices, input, &timing); });
+  const Image out = run_on_device(
+      *devices.front(), input, options.input, [&] { return steps.run_on_devices(devices, input, &timing); },
+      !steps.cut_into_bands);
   write_output(out, options.output, options);
   if (!steps.quiet) {
     fmt::print("{} variant={} on {}: {}x{}x{} -> {}\n", steps.describe(), variants_that_ran(devices, choices),
@@ -329,7 +333,7 @@ int run_image_filter(const ImageCommandOptions& options, const ImageFilterSteps&
     throw;
   }
   const Image input = reading.get();
-  check_filter_input(input, options.input, steps.command, steps.takes_u16);
+  check_filter_input(input, options.input, steps);
   check_output_depth(input, options.input, options.output);
   Context& ctx = *context;
   Timing timing;
@@ -350,7 +354,8 @@ std::pair<Image, std::string> filter_on_device(Context& ctx, const Image& input,
   }
   const auto [choice, why] = steps.choose(ctx, input);
   if (why) throw UsageError(*why);
-  Image out = run_on_device(ctx, input, path, [&] { return steps.run(ctx, input, &timing); });
+  Image out = run_on_device(
+      ctx, input, path, [&] { return steps.run(ctx, input, &timing); }, !steps.cut_into_bands);
   return {std::move(out), variant_that_ran(ctx, choice)};
 }
 

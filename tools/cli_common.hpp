@@ -98,10 +98,11 @@ void check_device_memory(const Context& ctx, const Image& input, const std::stri
 // Called in a catch block: rethrows a device or host allocation failure as one line naming the file and the size,
 // anything else as it is.
 [[noreturn]] void report_allocation_failure(const Context& ctx, const Image& input, const std::string& path);
-// `run()` on the device for `input` (read from `path`), with both of the above.
+// `run()` on the device for `input` (read from `path`), with both of the above; `whole` false: a call that cuts an
+// image too large for the device into bands, so only its allocation failures are reported so.
 template <class F>
-auto run_on_device(const Context& ctx, const Image& input, const std::string& path, F&& run) {
-  check_device_memory(ctx, input, path);
+auto run_on_device(const Context& ctx, const Image& input, const std::string& path, F&& run, bool whole = true) {
+  if (whole) check_device_memory(ctx, input, path);
   try {
     return run();
   } catch (...) {
@@ -111,9 +112,10 @@ auto run_on_device(const Context& ctx, const Image& input, const std::string& pa
 
 // Writes `path` atomically with the JPEG quality and PNG compression options.
 void write_output(const Image& image, const std::string& path, const ImageCommandOptions& options);
-// Refuses (one line naming `path`) an input `command` cannot filter: not 8-bit (or, `u16`, 16-bit) with 1 to 4
-// channels, or too large.
-void check_filter_input(const Image& input, const std::string& path, const std::string& command, bool u16 = false);
+struct ImageFilterSteps;
+// Refuses (one line naming `path`) an input the filter of `steps` cannot take: not 8-bit (or, where it takes them,
+// 16-bit) with 1 to 4 channels, or, where its host call is not cut into bands, 2^29 pixels or more.
+void check_filter_input(const Image& input, const std::string& path, const ImageFilterSteps& steps);
 // Refuses, before the work, a 16-bit input whose (16-bit) result would go to a JPEG `output`, which holds 8 bits.
 void check_output_depth(const Image& input, const std::string& path, const std::string& output);
 // "box-blur d=9 ... on DEVICE (PLATFORM): WxHxC -> OUT" and, with --time, the timings.
@@ -149,7 +151,10 @@ struct ImageFilterSteps {
   // The call over several devices (--device with a list); null: the filter runs on one device.
   std::function<Image(const std::vector<Context*>&, const Image& input, Timing*)> run_on_devices = nullptr;
   std::function<std::string()> describe;  // the parameters, "box-blur d=9 border=replicate"
-  bool quiet = false;                     // no result line
+  // Whether the host call cuts an image larger than the device, or of 2^29 pixels or more, into bands: such an image
+  // is then not refused up front.
+  bool cut_into_bands = false;
+  bool quiet = false;  // no result line
 };
 
 // The `choose` step of a filter whose public calls take the channels the device runs an input as: `choose` and

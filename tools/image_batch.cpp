@@ -104,7 +104,7 @@ int run_batch_on_devices(const ImageCommandOptions& options, const ImageFilterSt
     Timing timing;
     const auto why = failure_of([&] {
       const Image input = read_input(job.input);
-      check_filter_input(input, job.input, steps.command, steps.takes_u16);
+      check_filter_input(input, job.input, steps);
       check_output_depth(input, job.input, job.output);
       std::optional<Image> output;
       while (!output) {
@@ -203,7 +203,7 @@ int run_image_batch(const ImageCommandOptions& options, const ImageFilterSteps& 
     }
     Image output;
     const auto why = failure_of([&] {
-      check_filter_input(*input, job.input, steps.command, steps.takes_u16);
+      check_filter_input(*input, job.input, steps);
       check_output_depth(*input, job.input, job.output);
       Timing timing;
       auto [filtered, ran] = filter_on_device(ctx, *input, job.input, steps, timing);

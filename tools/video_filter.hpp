@@ -144,6 +144,7 @@ int run_channel_filter(const ImageCommandOptions& options, const VideoCommandOpt
        .run_on_devices = [&](const std::vector<Context*>& devices, const Image& input,
                              Timing* timing) { return filter.on_devices(devices, input, params, variant, timing); },
        .describe = describe,
+       .cut_into_bands = true,
        .quiet = video.quiet});
 }
 

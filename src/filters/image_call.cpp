@@ -202,9 +202,9 @@ std::optional<int> host_call_band_rows(const DeviceInfo& device, int width, int 
     const std::uint64_t slot_rows = slot_bytes / (bytes / std::size_t(height));
     if (slot_rows < std::uint64_t(2 * reach + 1))
       throw std::invalid_argument(fmt::format(
-          "an image of {} bytes does not fit the device ({} MiB, {} MiB an allocation), nor does a band of one row "
+          "an image of {} bytes does not fit the device ({} bytes, {} an allocation), nor does a band of one row "
           "and the {} rows each side its window reads",
-          bytes, device.global_mem_bytes >> 20, device.max_alloc_bytes >> 20, reach));
+          bytes, device.global_mem_bytes, device.max_alloc_bytes, reach));
     rows = std::int64_t(std::min<std::uint64_t>(slot_rows - std::uint64_t(2 * reach), std::uint64_t(height)));
   } else if (indexable) {
     return std::nullopt;

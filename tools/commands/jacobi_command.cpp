@@ -140,9 +140,10 @@ class ReconstructCommand : public Command {
     if (auto why = jacobi_unsupported(ctx.info(), choice.variant, edges.width, edges.height, choice.config))
       throw UsageError(*why);
     Timing timing;
-    const JacobiResult result = run_on_device(ctx, edges, options_.input, [&] {
-      return jacobi_reconstruct(ctx, edges, params_, options_.variant, initial, &timing);
-    });
+    // Cut into bands where the device cannot hold it whole.
+    const JacobiResult result = run_on_device(
+        ctx, edges, options_.input,
+        [&] { return jacobi_reconstruct(ctx, edges, params_, options_.variant, initial, &timing); }, false);
     if (is_npy(options_.output))
       write_output(result.image, options_.output, options_);
     else

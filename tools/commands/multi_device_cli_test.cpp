@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // --device with a list: the test device split into two sub-devices (DEVICE/2) for one image and for a batch (-o DIR),
-// against the CPU reference; a bad list item is one line and exit 2.
+// against the CPU reference; a bad list item is one line and exit 2. A device smaller than the image
+// (CLFILTERS_DEVICE_MEMORY): the filters that cut it into bands run, the others refuse it naming the file.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -8,11 +9,13 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include "clfilters/bilateral.hpp"
 #include "clfilters/box_blur.hpp"
 #include "clfilters/epsilon.hpp"
 #include "clfilters/image_io.hpp"
 #include "clfilters/runtime.hpp"
 #include "testing/cli_fixture.hpp"
+#include "testing/test_files.hpp"
 #include "testing/test_images.hpp"
 
 namespace clf {
@@ -73,6 +76,30 @@ TEST_F(Cli, ABadDeviceListItemIsOneLineAndExitTwo) {
     EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << r.output;
     EXPECT_FALSE(fs::exists(path("out.png")));
   }
+}
+
+TEST_F(Cli, ADeviceSmallerThanTheImageFiltersItInBands) {
+  SCOPED_TRACE(fmt::format("seed={}", seed_));
+  const Image input = write_random_image(200, 150, 4);  // 120 KB a device image
+  const std::string in = path("in.png");
+  const ScopedEnv cap("CLFILTERS_DEVICE_MEMORY", "64K");
+  const CliResult box = run_cli(fmt::format("box-blur {} {} -d 7", in, path("box.png")));
+  ASSERT_EQ(box.code, 0) << box.output;
+  EXPECT_TRUE(testing::images_equal(box_blur_reference(input, {7, {}}), read_image(path("box.png"))));
+  const EpsilonParams eps{.radius = 2, .threshold = 25, .border = {}};
+  const CliResult epsilon = run_cli(fmt::format("epsilon {} {} -r 2 -t 25", in, path("eps.png")));
+  ASSERT_EQ(epsilon.code, 0) << epsilon.output;
+  EXPECT_TRUE(testing::images_equal(epsilon_reference(input, eps), read_image(path("eps.png"))));
+  // Within SPEC's 1 of the reference: the capped device's choice of variant may differ from an uncapped one's.
+  const CliResult bilateral = run_cli(fmt::format("bilateral {} {} --sigma-range 25 --radius 2", in, path("bil.png")));
+  ASSERT_EQ(bilateral.code, 0) << bilateral.output;
+  const BilateralParams bil{.sigma_spatial = 3, .sigma_range = 25, .radius = 2, .border = {}};
+  EXPECT_TRUE(testing::images_equal(bilateral_reference(input, bil), read_image(path("bil.png")), 1.0));
+  // Sobel's host call is one piece: refused before any allocation, in one line naming the file.
+  const CliResult sobel = run_cli(fmt::format("sobel {} {}", in, path("sobel.png")));
+  EXPECT_NE(sobel.code, 0);
+  EXPECT_NE(sobel.output.find(in + ": a 200x150x4 image takes"), std::string::npos) << sobel.output;
+  EXPECT_FALSE(fs::exists(path("sobel.png")));
 }
 
 }  // namespace

@@ -120,8 +120,7 @@ inline void group_max_to_global(uint bits, __local uint* scratch, __global uint*
 #endif
 __kernel void jacobi_tiled2d(__global const float* restrict edges, __global const float* restrict src,
                              __global float* restrict dst, int w, int h, __global uint* changes, int prev_from,
-                             int prev_to, int slot, uint tol_bits, int rows_from, int rows_to,
-                             __local uint* scratch) {
+                             int prev_to, int slot, uint tol_bits, int rows_from, int rows_to, __local uint* scratch) {
   if (converged_before(changes, prev_from, prev_to, tol_bits)) return;
   const int ly = get_local_size(1);
   const int x = get_global_id(0);
@@ -197,8 +196,8 @@ __kernel void jacobi_temporal(__global const float* edges, __global const float*
       float v = 0.0f;
       if (gx >= 0 && gx < w && gy >= 0 && gy < h) {
         v = jacobi_update(cur[p - 1], cur[p + 1], cur[p - ew], cur[p + ew], le[p]);
-        const bool owned = ex >= steps && ex < steps + lw && ey >= steps && ey < steps + lh &&
-                           counted_row(gy, rows_from, rows_to);
+        const bool owned =
+            ex >= steps && ex < steps + lw && ey >= steps && ey < steps + lh && counted_row(gy, rows_from, rows_to);
         if (measure && owned) m = max(m, change_bits(v, cur[p]));
       }
       nxt[p] = v;
@@ -294,8 +293,7 @@ FORCE_INLINE void strip_store(__global float* restrict p, int x, int y, int w, c
 
 __kernel void jacobi_strip(__global const float* restrict edges, __global const float* restrict src,
                            __global float* restrict dst, int w, int h, __global uint* changes, int prev_from,
-                           int prev_to, int slot, uint tol_bits, int rows_from, int rows_to,
-                           __local uint* scratch) {
+                           int prev_to, int slot, uint tol_bits, int rows_from, int rows_to, __local uint* scratch) {
   if (converged_before(changes, prev_from, prev_to, tol_bits)) return;
   const int x = get_global_id(0) * VEC, y0 = get_global_id(1) * ROWS;
   const bool measure = slot >= 0;
@@ -471,7 +469,7 @@ __kernel __attribute__((reqd_work_group_size(LOCAL_X, 1, 1))) void jacobi_wavefr
   sw.last = last_cols;
 #endif
   sw.w = w, sw.h = h, sw.steps = steps, sw.y0 = y0, sw.y_end = min(y0 + rows, h), sw.i = i;
-  sw.pitch = tw + 2;                  // one pad on each side of a row of work-items
+  sw.pitch = tw + 2;  // one pad on each side of a row of work-items
   sw.rows_from = rows_from, sw.rows_to = rows_to;
   sw.measure = MEASURE && slot >= 0;  // MEASURE 0: the host never passes slot >= 0
 #pragma unroll

@@ -198,9 +198,9 @@ std::optional<int> jacobi_band_rows(const DeviceInfo& device, int width, int hei
     const std::uint64_t slot_rows = slot_bytes / row_bytes;
     if (slot_rows < std::uint64_t(2 * halo + 1))
       throw std::invalid_argument(fmt::format(
-          "jacobi: a {}x{} float image ({} bytes) does not fit the device ({} MiB, {} MiB an allocation), nor does a "
+          "jacobi: a {}x{} float image ({} bytes) does not fit the device ({} bytes, {} an allocation), nor does a "
           "band of 1 row and {} halo rows each side ({} buffers of {} bytes, {} bytes a buffer at most)",
-          width, height, bytes, device.global_mem_bytes >> 20, device.max_alloc_bytes >> 20, halo, kBandBuffers,
+          width, height, bytes, device.global_mem_bytes, device.max_alloc_bytes, halo, kBandBuffers,
           std::uint64_t(2 * halo + 1) * row_bytes, slot_bytes));
     rows = int(std::min<std::uint64_t>(slot_rows - std::uint64_t(2 * halo), std::uint64_t(height)));
   }
