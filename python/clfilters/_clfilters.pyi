@@ -2,6 +2,8 @@
 Classic image filters on any OpenCL device: NumPy in and out, or images kept on the device.
 """
 
+from collections.abc import Sequence
+
 import numpy
 
 
@@ -154,16 +156,22 @@ class DeviceImage:
 
     def __repr__(self) -> str: ...
 
-def box_blur(img: numpy.ndarray | DeviceImage, diameter: int = 9, border: str = 'replicate', variant: str = 'auto', ctx: Context | None = None, out: DeviceImage | None = None) -> numpy.ndarray | DeviceImage:
+def contexts(devices: str) -> list[Context]:
+    """
+    A Context for each device `devices` names, for the filters' ctx=[...] (one image's bands, or a batch's images, shared out over them): a comma-separated list of what Context() takes ('0,1', '1:0,pocl'), or of 'all', 'all-gpus', 'all-cpus'. An item 'SEL/N' is device SEL split into N sub-devices, so one CPU acts as several. '' means [Context()]. ValueError names a bad item (no such device, a device named twice, one that cannot be split so).
+    """
+
+def box_blur(img: numpy.ndarray | DeviceImage | Sequence[numpy.ndarray], diameter: int = 9, border: str = 'replicate', variant: str = 'auto', ctx: Context | Sequence[Context] | None = None, out: DeviceImage | None = None) -> numpy.ndarray | DeviceImage | list[numpy.ndarray]:
     """
     Box blur: the rounded mean of the d x d window on every channel, exact in integers.
 
     diameter: 1..4095 (default 9), odd or even.
     border: 'replicate' (default), 'reflect101', 'constant' or 'constant=V'.
     `img` is a NumPy array (uint8 or uint16, H x W or H x W x C, C in 1 to 4; C-contiguous ones are read in place, other layouts packed first; parameters in sample units: a uint16 array's threshold, sigma_range and border constant are on its 0..65535 scale) or a DeviceImage (uint8 or uint16, likewise). An array gives a new array of its shape; a DeviceImage a DeviceImage of its shape and dtype on its context (or `out`, a DeviceImage of the same shape and dtype), enqueued without waiting. `ctx` is the Context to run on (default: clfilters.default_context()). `variant` picks a variant as --variant does.
+    `img` may also be a list or tuple of arrays, a batch: a list of results in input order. `ctx` may also be a list or tuple of Contexts (clfilters.contexts) that share the work: one array's bands, or a batch's images, handed out as each device finishes one. DeviceImages take neither.
     """
 
-def epsilon(img: numpy.ndarray | DeviceImage, radius: int = 4, threshold: int = 20, border: str = 'replicate', variant: str = 'auto', ctx: Context | None = None, out: DeviceImage | None = None) -> numpy.ndarray | DeviceImage:
+def epsilon(img: numpy.ndarray | DeviceImage | Sequence[numpy.ndarray], radius: int = 4, threshold: int = 20, border: str = 'replicate', variant: str = 'auto', ctx: Context | Sequence[Context] | None = None, out: DeviceImage | None = None) -> numpy.ndarray | DeviceImage | list[numpy.ndarray]:
     """
     Epsilon filter (mosquito-noise removal): the rounded mean of the window pixels within `threshold` of the centre. Grey is filtered; RGB and RGBA have R, G and B filtered and alpha copied.
 
@@ -171,9 +179,10 @@ def epsilon(img: numpy.ndarray | DeviceImage, radius: int = 4, threshold: int = 
     threshold: 0..255, or 0..65535 for uint16 (default 20).
     border: 'replicate' (default), 'reflect101', 'constant' or 'constant=V'.
     `img` is a NumPy array (uint8 or uint16, H x W or H x W x C, C in 1 to 4; C-contiguous ones are read in place, other layouts packed first; parameters in sample units: a uint16 array's threshold, sigma_range and border constant are on its 0..65535 scale) or a DeviceImage (uint8 or uint16, likewise). An array gives a new array of its shape; a DeviceImage a DeviceImage of its shape and dtype on its context (or `out`, a DeviceImage of the same shape and dtype), enqueued without waiting. `ctx` is the Context to run on (default: clfilters.default_context()). `variant` picks a variant as --variant does.
+    `img` may also be a list or tuple of arrays, a batch: a list of results in input order. `ctx` may also be a list or tuple of Contexts (clfilters.contexts) that share the work: one array's bands, or a batch's images, handed out as each device finishes one. DeviceImages take neither.
     """
 
-def bilateral(img: numpy.ndarray | DeviceImage, sigma_spatial: float = 3.0, sigma_range: float = 30.0, radius: int | None = None, border: str = 'replicate', window: str = 'square', distance: str = 'l2', variant: str = 'auto', ctx: Context | None = None, out: DeviceImage | None = None) -> numpy.ndarray | DeviceImage:
+def bilateral(img: numpy.ndarray | DeviceImage | Sequence[numpy.ndarray], sigma_spatial: float = 3.0, sigma_range: float = 30.0, radius: int | None = None, border: str = 'replicate', window: str = 'square', distance: str = 'l2', variant: str = 'auto', ctx: Context | Sequence[Context] | None = None, out: DeviceImage | None = None) -> numpy.ndarray | DeviceImage | list[numpy.ndarray]:
     """
     Bilateral filter: smooths while keeping edges; grey, or colour with the distance over R, G and B and alpha copied.
 
@@ -184,15 +193,17 @@ def bilateral(img: numpy.ndarray | DeviceImage, sigma_spatial: float = 3.0, sigm
     window: 'square' (default), the whole (2r+1) x (2r+1) window, or 'disk', the taps with dx^2 + dy^2 <= r^2.
     distance: 'l2' (default), the Euclidean colour distance, or 'l1', |dR| + |dG| + |dB| (grey: both are |p - c|). window='disk', distance='l1' are the taps and weights of OpenCV's bilateralFilter.
     `img` is a NumPy array (uint8 or uint16, H x W or H x W x C, C in 1 to 4; C-contiguous ones are read in place, other layouts packed first; parameters in sample units: a uint16 array's threshold, sigma_range and border constant are on its 0..65535 scale) or a DeviceImage (uint8 or uint16, likewise). An array gives a new array of its shape; a DeviceImage a DeviceImage of its shape and dtype on its context (or `out`, a DeviceImage of the same shape and dtype), enqueued without waiting. `ctx` is the Context to run on (default: clfilters.default_context()). `variant` picks a variant as --variant does.
+    `img` may also be a list or tuple of arrays, a batch: a list of results in input order. `ctx` may also be a list or tuple of Contexts (clfilters.contexts) that share the work: one array's bands, or a batch's images, handed out as each device finishes one. DeviceImages take neither.
     """
 
-def sobel(img: numpy.ndarray | DeviceImage, output: str = 'magnitude', border: str = 'replicate', variant: str = 'auto', ctx: Context | None = None) -> numpy.ndarray | DeviceImage | tuple[numpy.ndarray | DeviceImage, numpy.ndarray | DeviceImage]:
+def sobel(img: numpy.ndarray | DeviceImage | Sequence[numpy.ndarray], output: str = 'magnitude', border: str = 'replicate', variant: str = 'auto', ctx: Context | Sequence[Context] | None = None) -> numpy.ndarray | DeviceImage | tuple[numpy.ndarray | DeviceImage, numpy.ndarray | DeviceImage] | list[numpy.ndarray] | list[tuple[numpy.ndarray, numpy.ndarray]]:
     """
     Sobel edge detection on the grey image (colour becomes (77 R + 150 G + 29 B + 128) >> 8).
 
     output: 'magnitude' (default; round(sqrt(gx^2 + gy^2)) clamped to 255, uint8 H x W), 'l1' (min(255, |gx| + |gy|), uint8 H x W) or 'gradients' (a tuple (gx, gy) of int16 H x W).
     border: 'replicate' (default), 'reflect101', 'constant' or 'constant=V'.
     `img`: a uint8 array (H x W or H x W x C, C in 1 to 4; any layout) or a uint8 DeviceImage (colour is made grey on the device); uint16 is refused. `ctx` is the Context to run on (default: clfilters.default_context()); `variant` picks a variant as --variant does.
+    `img` may also be a list or tuple of arrays, a batch: a list of results in input order. `ctx` may also be a list or tuple of Contexts (clfilters.contexts) that share the work: one array's bands, or a batch's images, handed out as each device finishes one. DeviceImages take neither.
     """
 
 def edges(img: numpy.ndarray | DeviceImage, ctx: Context | None = None) -> numpy.ndarray | DeviceImage:

@@ -105,9 +105,28 @@ PyDeviceImage allocate_like(nb::object owner, Context& ctx, int width, int heigh
 nb::object download(const PyDeviceImage& image);
 const char* dtype_name(DeviceDtype dtype);
 
+// ---- lists of arrays and of Contexts (batches.cpp) -----------------------------------------------
+
+// A filter's host calls over several devices, as the library has them (box_blur(devices, ...) and its kin).
+struct SeveralCalls {
+  std::function<Image(const std::vector<Context*>&, const Image&)> one;  // one image, its bands shared out
+  std::function<std::vector<Image>(const std::vector<Context*>&, const std::vector<Image>&)> batch;
+};
+
+// Whether a filter call takes the calls above: `img` or `ctx` is a list or tuple.
+bool is_several(nb::handle img, nb::handle ctx);
+// Such a call: `img` an array or a list or tuple of them, `ctx` None, a Context or a list or tuple of Contexts.
+// `check` is the single call's check of an array (a list's items' errors are prefixed "img[i]: "). A result comes
+// back in its input's layout where `keeps_layout`, else H x W; one of 2 int16 channels (Sobel's gradients) as the
+// tuple (gx, gy). An array gives one result, a list a list. DeviceImages and `out` are refused (TypeError).
+nb::object run_several(nb::handle img, nb::handle ctx, nb::handle out, const char* what,
+                       const std::function<void(const HostArray&)>& check, const SeveralCalls& calls,
+                       bool keeps_layout);
+
 // ---- filters -----------------------------------------------------------------------------------
 
 void bind_arrays(nb::module_& m);
+void bind_batches(nb::module_& m);  // clfilters.contexts
 void bind_filters(nb::module_& m);
 // The CPU references as clfilters._clfilters._reference, for the tests.
 void bind_references(nb::module_& m);

@@ -113,11 +113,18 @@ nb::object filter_in_place(Context& ctx, const void* data, int width, int height
 struct SampleFilter {
   const char* what;  // as the library's messages name it
   bool size_in_message;
+  int reach;  // the input rows above and below an output row its window reads (the library's bands' halo)
   const DeviceCall& device;
-  const std::function<Image(Context&, const Image&)>& host;  // the library's host call, for 2 and 3 channels
+  // The library's host call: for 2 channels, 16-bit RGB and images the device takes only in bands.
+  std::function<Image(Context&, const Image&)> host;
+  SeveralCalls several;  // lists of arrays or of Contexts
 };
 
 nb::object run_sample_filter(nb::handle img, nb::handle ctx_obj, nb::handle out, const SampleFilter& f) {
+  if (is_several(img, ctx_obj))
+    return run_several(
+        img, ctx_obj, out, f.what, [&](const HostArray& a) { check_u8_input(a, f.what, f.size_in_message, true); },
+        f.several, true);
   if (nb::isinstance<PyDeviceImage>(img)) {
     const PyDeviceImage& in = device_input(img, ctx_obj, f.what, DeviceDtype::u8, DeviceDtype::u16);
     nb::object result = device_output(out, in, in.channels, in.channel_axis, in.dtype, f.what);
@@ -134,9 +141,15 @@ nb::object run_sample_filter(nb::handle img, nb::handle ctx_obj, nb::handle out,
   check_u8_input(a, f.what, f.size_in_message, true);
   nb::object owner;
   Context& ctx = call_context(ctx_obj, owner);
-  if (a.channels == 1 || a.channels == 4)
+  // An image too large for the device in one piece (or of 2^29 pixels or more) goes to the library's host call,
+  // which cuts it into bands; the paths below hold it whole on the device.
+  const int on_device = a.channels == 1 ? 1 : 4;
+  const bool bands =
+      a.channels != 2 && host_call_band_rows(ctx.info(), a.width, a.height, on_device,
+                                             Image::byte_size_for(a.width, a.height, on_device, *a.type), f.reach);
+  if (!bands && (a.channels == 1 || a.channels == 4))
     return filter_in_place(ctx, a.data, a.width, a.height, a.channels, a.channel_axis, *a.type, f.device);
-  if (a.channels == 3 && a.type == SampleType::u8) {
+  if (!bands && a.channels == 3 && a.type == SampleType::u8) {
     // RGB becomes RGBA and back on the device, with no pass of the host over the pixels.
     NewArray rgb = new_array(a.height, a.width, 3, true, SampleType::u8);
     {
@@ -164,10 +177,9 @@ nb::object box_blur_py(nb::handle img, int diameter, const std::string& border, 
   const DeviceCall device = [&](Context& c, const DeviceImage& in, DeviceImage& o) {
     return box_blur(c, in, o, params, variant);
   };
-  const std::function<Image(Context&, const Image&)> host = [&](Context& c, const Image& in) {
-    return box_blur(c, in, params, variant);
-  };
-  return run_sample_filter(img, ctx, out, {"box blur", false, device, host});
+  // One image on one Context, one image over several, or a batch over several: the library's host calls.
+  const auto host = [&](auto& c, const auto& in) { return box_blur(c, in, params, variant); };
+  return run_sample_filter(img, ctx, out, {"box blur", false, params.diameter / 2, device, host, {host, host}});
 }
 
 nb::object epsilon_py(nb::handle img, int radius, int threshold, const std::string& border, const std::string& variant,
@@ -178,10 +190,8 @@ nb::object epsilon_py(nb::handle img, int radius, int threshold, const std::stri
   const DeviceCall device = [&](Context& c, const DeviceImage& in, DeviceImage& o) {
     return epsilon(c, in, o, params, variant);
   };
-  const std::function<Image(Context&, const Image&)> host = [&](Context& c, const Image& in) {
-    return epsilon(c, in, params, variant);
-  };
-  return run_sample_filter(img, ctx, out, {"epsilon", true, device, host});
+  const auto host = [&](auto& c, const auto& in) { return epsilon(c, in, params, variant); };
+  return run_sample_filter(img, ctx, out, {"epsilon", true, params.radius, device, host, {host, host}});
 }
 
 nb::object bilateral_py(nb::handle img, double sigma_spatial, double sigma_range, std::optional<int> radius,
@@ -201,10 +211,8 @@ nb::object bilateral_py(nb::handle img, double sigma_spatial, double sigma_range
   const DeviceCall device = [&](Context& c, const DeviceImage& in, DeviceImage& o) {
     return bilateral(c, in, o, params, variant);
   };
-  const std::function<Image(Context&, const Image&)> host = [&](Context& c, const Image& in) {
-    return bilateral(c, in, params, variant);
-  };
-  return run_sample_filter(img, ctx, out, {"bilateral", false, device, host});
+  const auto host = [&](auto& c, const auto& in) { return bilateral(c, in, params, variant); };
+  return run_sample_filter(img, ctx, out, {"bilateral", false, bilateral_radius(params), device, host, {host, host}});
 }
 
 // ---- conversions on the device, for chains that start from colour or 8-bit images --------------------------
@@ -257,12 +265,27 @@ nb::object wrap(const PyDeviceImage& like, cl::Buffer buffer, DeviceDtype dtype)
   return nb::cast(std::move(img));
 }
 
+// The checks of Sobel's host calls, with their messages: 8-bit samples (TypeError), 1 to 4 channels, at least 1x1.
+void check_sobel_input(const HostArray& a) {
+  if (a.type != SampleType::u8 || a.channels < 1 || a.channels > 4) {
+    const std::string message =
+        fmt::format("Sobel takes 8-bit images with 1 to 4 channels, got {} channel(s) of {}", a.channels, a.dtype_name);
+    if (a.type != SampleType::u8) throw nb::type_error(message.c_str());
+    throw nb::value_error(message.c_str());
+  }
+  if (a.width < 1 || a.height < 1) throw nb::value_error("Sobel needs an image of at least 1x1");
+}
+
 nb::object sobel_py(nb::handle img, const std::string& output, const std::string& border, const std::string& variant,
                     nb::handle ctx_obj) {
   const SobelParams params{.output = parse_sobel_output(output), .border = parse_border(border)};
   sobel_check_params(params);
   check_variant_name(variant, sobel_variants());
   const bool gradients = params.output == SobelOutput::gradients;
+  if (is_several(img, ctx_obj)) {
+    const auto host = [&](auto& devices, const auto& in) { return sobel(devices, in, params, variant); };
+    return run_several(img, ctx_obj, nb::none(), "Sobel", check_sobel_input, {host, host}, false);
+  }
   if (nb::isinstance<PyDeviceImage>(img)) {
     const PyDeviceImage& in = device_input(img, ctx_obj, "Sobel", DeviceDtype::u8);
     Context& ctx = *in.ctx;
@@ -283,13 +306,7 @@ nb::object sobel_py(nb::handle img, const std::string& output, const std::string
     return wrap(in, magnitude.buffer, DeviceDtype::u8);
   }
   const HostArray a = host_array(img, "Sobel");
-  if (a.type != SampleType::u8 || a.channels < 1 || a.channels > 4) {
-    const std::string message =
-        fmt::format("Sobel takes 8-bit images with 1 to 4 channels, got {} channel(s) of {}", a.channels, a.dtype_name);
-    if (a.type != SampleType::u8) throw nb::type_error(message.c_str());
-    throw nb::value_error(message.c_str());
-  }
-  if (a.width < 1 || a.height < 1) throw nb::value_error("Sobel needs an image of at least 1x1");
+  check_sobel_input(a);
   nb::object owner;
   Context& ctx = call_context(ctx_obj, owner);
   NewArray gx = new_array(a.height, a.width, 1, false, gradients ? SampleType::i16 : SampleType::u8);
@@ -474,6 +491,13 @@ std::vector<double> time_cpp_box_blur(nb::handle img, int diameter, int runs, nb
 }
 
 constexpr const char* kImageTypes = "numpy.ndarray | DeviceImage";
+// Box blur, epsilon, bilateral and Sobel take lists too: of arrays (a batch) and of Contexts (several devices).
+constexpr const char* kImagesTypes = "numpy.ndarray | DeviceImage | collections.abc.Sequence[numpy.ndarray]";
+constexpr const char* kContextsType = "Context | collections.abc.Sequence[Context] | None";
+constexpr const char* kSeveralDoc =
+    "\n`img` may also be a list or tuple of arrays, a batch: a list of results in input order. `ctx` may also be a "
+    "list or tuple of Contexts (clfilters.contexts) that share the work: one array's bands, or a batch's images, "
+    "handed out as each device finishes one. DeviceImages take neither.";
 
 }  // namespace
 
@@ -485,12 +509,13 @@ void bind_filters(nb::module_& m) {
       "border constant are on its 0..65535 scale) or a DeviceImage (uint8 or uint16, likewise). An array gives a new "
       "array of its shape; a DeviceImage a DeviceImage of its shape and dtype on its context (or `out`, a "
       "DeviceImage of the same shape and dtype), enqueued without waiting. `ctx` is the Context to "
-      "run on (default: clfilters.default_context()). `variant` picks a variant as --variant does.";
+      "run on (default: clfilters.default_context()). `variant` picks a variant as --variant does." +
+      std::string(kSeveralDoc);
   m.def("box_blur", &box_blur_py, "img"_a, "diameter"_a = 9, "border"_a = "replicate", "variant"_a = "auto",
         "ctx"_a = nb::none(), "out"_a = nb::none(),
-        nb::sig(fmt::format("def box_blur(img: {0}, diameter: int = 9, border: str = 'replicate', variant: str = "
-                            "'auto', ctx: Context | None = None, out: DeviceImage | None = None) -> {0}",
-                            kImageTypes)
+        nb::sig(fmt::format("def box_blur(img: {}, diameter: int = 9, border: str = 'replicate', variant: str = "
+                            "'auto', ctx: {} = None, out: DeviceImage | None = None) -> {} | list[numpy.ndarray]",
+                            kImagesTypes, kContextsType, kImageTypes)
                     .c_str()),
         (fmt::format("Box blur: the rounded mean of the d x d window on every channel, exact in integers.\n\n"
                      "diameter: 1..{} (default 9), odd or even.\nborder: 'replicate' (default), 'reflect101', "
@@ -500,10 +525,10 @@ void bind_filters(nb::module_& m) {
             .c_str());
   m.def("epsilon", &epsilon_py, "img"_a, "radius"_a = 4, "threshold"_a = 20, "border"_a = "replicate",
         "variant"_a = "auto", "ctx"_a = nb::none(), "out"_a = nb::none(),
-        nb::sig(fmt::format("def epsilon(img: {0}, radius: int = 4, threshold: int = 20, border: str = 'replicate', "
-                            "variant: str = 'auto', ctx: Context | None = None, out: DeviceImage | None = None) "
-                            "-> {0}",
-                            kImageTypes)
+        nb::sig(fmt::format("def epsilon(img: {}, radius: int = 4, threshold: int = 20, border: str = 'replicate', "
+                            "variant: str = 'auto', ctx: {} = None, out: DeviceImage | None = None) -> {} | "
+                            "list[numpy.ndarray]",
+                            kImagesTypes, kContextsType, kImageTypes)
                     .c_str()),
         (fmt::format(
              "Epsilon filter (mosquito-noise removal): the rounded mean of the window pixels within "
@@ -516,11 +541,11 @@ void bind_filters(nb::module_& m) {
   m.def("bilateral", &bilateral_py, "img"_a, "sigma_spatial"_a = 3.0, "sigma_range"_a = 30.0, "radius"_a = nb::none(),
         "border"_a = "replicate", "window"_a = "square", "distance"_a = "l2", "variant"_a = "auto",
         "ctx"_a = nb::none(), "out"_a = nb::none(),
-        nb::sig(fmt::format("def bilateral(img: {0}, sigma_spatial: float = 3.0, sigma_range: float = 30.0, "
+        nb::sig(fmt::format("def bilateral(img: {}, sigma_spatial: float = 3.0, sigma_range: float = 30.0, "
                             "radius: int | None = None, border: str = 'replicate', window: str = 'square', "
-                            "distance: str = 'l2', variant: str = 'auto', ctx: Context | None = None, out: "
-                            "DeviceImage | None = None) -> {0}",
-                            kImageTypes)
+                            "distance: str = 'l2', variant: str = 'auto', ctx: {} = None, out: "
+                            "DeviceImage | None = None) -> {} | list[numpy.ndarray]",
+                            kImagesTypes, kContextsType, kImageTypes)
                     .c_str()),
         (fmt::format("Bilateral filter: smooths while keeping edges; grey, or colour with the distance over R, G "
                      "and B and alpha copied.\n\nsigma_spatial: in pixels, at least {} (default 3).\nsigma_range: "
@@ -536,18 +561,20 @@ void bind_filters(nb::module_& m) {
             .c_str());
   m.def("sobel", &sobel_py, "img"_a, "output"_a = "magnitude", "border"_a = "replicate", "variant"_a = "auto",
         "ctx"_a = nb::none(),
-        nb::sig(fmt::format("def sobel(img: {0}, output: str = 'magnitude', border: str = 'replicate', variant: "
-                            "str = 'auto', ctx: Context | None = None) -> {0} | tuple[{0}, {0}]",
-                            kImageTypes)
+        nb::sig(fmt::format("def sobel(img: {1}, output: str = 'magnitude', border: str = 'replicate', variant: "
+                            "str = 'auto', ctx: {2} = None) -> {0} | tuple[{0}, {0}] | list[numpy.ndarray] | "
+                            "list[tuple[numpy.ndarray, numpy.ndarray]]",
+                            kImageTypes, kImagesTypes, kContextsType)
                     .c_str()),
-        "Sobel edge detection on the grey image (colour becomes (77 R + 150 G + 29 B + 128) >> 8).\n\n"
-        "output: 'magnitude' (default; round(sqrt(gx^2 + gy^2)) clamped to 255, uint8 H x W), 'l1' "
-        "(min(255, |gx| + |gy|), uint8 H x W) or 'gradients' (a tuple (gx, gy) of int16 H x W).\n"
-        "border: 'replicate' (default), 'reflect101', 'constant' or 'constant=V'.\n"
-        "`img`: a uint8 array (H x W or H x W x C, C in 1 to 4; any layout) or a uint8 DeviceImage (colour is "
-        "made grey on the device); uint16 is refused. `ctx` is the Context to run on (default: "
-        "clfilters.default_context()); "
-        "`variant` picks a variant as --variant does.");
+        fmt::format("Sobel edge detection on the grey image (colour becomes (77 R + 150 G + 29 B + 128) >> 8).\n\n"
+                    "output: 'magnitude' (default; round(sqrt(gx^2 + gy^2)) clamped to 255, uint8 H x W), 'l1' "
+                    "(min(255, |gx| + |gy|), uint8 H x W) or 'gradients' (a tuple (gx, gy) of int16 H x W).\n"
+                    "border: 'replicate' (default), 'reflect101', 'constant' or 'constant=V'.\n"
+                    "`img`: a uint8 array (H x W or H x W x C, C in 1 to 4; any layout) or a uint8 DeviceImage "
+                    "(colour is made grey on the device); uint16 is refused. `ctx` is the Context to run on "
+                    "(default: clfilters.default_context()); `variant` picks a variant as --variant does.{}",
+                    kSeveralDoc)
+            .c_str());
   m.def("edges", &edges_py, "img"_a, "ctx"_a = nb::none(),
         nb::sig(fmt::format("def edges(img: {0}, ctx: Context | None = None) -> {0}", kImageTypes).c_str()),
         "The edge map u(x-1,y) + u(x+1,y) + u(x,y-1) + u(x,y+1) - 4 u(x,y) (zero outside), float32 H x W.\n\n"

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The clfilters._clfilters module: devices, contexts (the library's own, or pyopencl's adopted), the tuner,
-// and the errors as Python exceptions; arrays.cpp and filters.cpp add the images and the filters.
+// and the errors as Python exceptions; arrays.cpp, batches.cpp and filters.cpp add the images, clfilters.contexts
+// and the filters.
 #include <fmt/format.h>
 #include <nanobind/stl/map.h>
 #include <nanobind/stl/optional.h>
@@ -186,6 +187,7 @@ NB_MODULE(_clfilters, m) {
       "makes it.");
 
   bind_arrays(m);
+  bind_batches(m);
   bind_filters(m);
   bind_references(m);
 

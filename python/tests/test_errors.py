@@ -46,8 +46,11 @@ def test_wrong_dtype(ctx, img):
         clf.sobel(img.astype(np.int16), ctx=ctx)
     with pytest.raises(TypeError, match=r"^the edge map must be 1 channel of float32, not 1 channel\(s\) of uint8$"):
         clf.reconstruct(img[..., 0].copy(), ctx=ctx)
-    with pytest.raises(TypeError, match="takes a NumPy array or a DeviceImage, got list"):
+    # A list is a batch of arrays (test_batches.py): nested lists are refused item by item.
+    with pytest.raises(TypeError, match=r"img\[0\] is a list, not an array \(img is a NumPy array or a list"):
         clf.box_blur([[1, 2], [3, 4]], ctx=ctx)
+    with pytest.raises(TypeError, match="takes a NumPy array or a DeviceImage, got dict"):
+        clf.box_blur({"a": 1}, ctx=ctx)
 
 
 def test_wrong_shape(ctx, rng):
