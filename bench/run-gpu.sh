@@ -4,7 +4,7 @@
 # OpenCL driver if needed, builds, runs the tests on the GPU and on PoCL, tunes the GPU, benchmarks it and PoCL,
 # and compares the GPU with its peers (bench/peers.py).
 #   Usage: bench/run-gpu.sh OUT_DIR [STEPS]
-#   STEPS: comma-separated, any of build,test,tune,bench-auto,bench-16bit,peers,video,bench-pocl,peers-pocl,video-pocl
+#   STEPS: comma-separated, any of build,test,tune,bench-auto,bench-16bit,peers,video,bench-pocl,peers-pocl,video-pocl,scale
 #          (default: build,test,bench-auto,peers,bench-pocl; on a machine without a GPU: build,bench-pocl,peers-pocl)
 # Files written to bench/results/ (and copied to OUT_DIR/results/, for a machine whose tree is a copy):
 #   bench-auto  <gpu>.json, <gpu>.md            every filter's tuned auto at 8k and 1080p, epsilon at 3264x2448,
@@ -16,6 +16,8 @@
 #   bench-pocl  pocl-<N>core.json, .md           every variant on PoCL on this machine's N CPU cores, 1080p, untuned
 #   peers-pocl  pocl-<N>core-peers.json, .md     clfilters on PoCL, untuned, against OpenCV's CPU path, 1080p and 4K
 #   video-pocl  pocl-<N>core-video.json, .md     the video step on PoCL
+#   scale       <gpu>-scale.json, .md             bench/scale.py: out-of-core bands and a photo batch on the GPU,
+#                                                 the Xeon split into sub-devices (needs the Python package built)
 #   tune        shipped_tuning.json               the shipped tuning database, this GPU's entries updated
 # Every call starts from the tuning database shipped in the binary, src/tuning/db/shipped_tuning.json (CLF_TUNING_FILE=FILE
 # for another); `tune` rewrites it (copied to OUT_DIR/results/: where the tree is a copy, bring it back into
@@ -202,6 +204,16 @@ if step peers-pocl; then
   keep "$results/$pocl-peers.json" "$results/$pocl-peers.md"
   echo "peers-pocl ($pocl): $(elapsed $start)" >> "$summary"
   tail -10 "$out/peers-pocl.log" >> "$summary"
+fi
+
+if step scale; then
+  start=$(date +%s)
+  # Out-of-core bands and batches on the GPU, sub-devices of the Xeon (issue 56's cases).
+  PYTHONPATH=build/release/python python3 bench/scale.py --cli "$cli" --device "${gpu:+nvidia}" \
+    --out "$results/${gpu:-$pocl}-scale" > "$out/scale.log" 2>&1
+  keep "$results/${gpu:-$pocl}-scale.json" "$results/${gpu:-$pocl}-scale.md"
+  echo "scale: $(elapsed $start)" >> "$summary"
+  tail -12 "$out/scale.log" >> "$summary"
 fi
 
 if step video-pocl; then
