@@ -14,6 +14,7 @@
 #include "clfilters/bilateral.hpp"
 #include "clfilters/box_blur.hpp"
 #include "clfilters/epsilon.hpp"
+#include "clfilters/sobel.hpp"
 #include "testing/test_files.hpp"
 #include "testing/test_images.hpp"
 
@@ -115,6 +116,12 @@ TEST(HostBands, AMemoryCapCutsTheCallIntoBands) {
   ASSERT_TRUE(rows) << "not cut into bands";
   EXPECT_LT(*rows, 20);
   ASSERT_TRUE(testing::images_equal(box_blur_reference(in, params), box_blur(ctx, in, params)));
+  // Sobel's bands: one row of reach; its gradients take 4 bytes a pixel, so they are cut by the output's size.
+  for (const SobelOutput output : {SobelOutput::magnitude, SobelOutput::gradients}) {
+    const SobelParams sobel_params{output, testing::kBorders[3]};
+    ASSERT_TRUE(testing::images_equal(sobel_reference(in, sobel_params), sobel(ctx, in, sobel_params)))
+        << "output " << int(output);
+  }
 }
 
 // A failure in any band (an allocation of the bands' buffers or staging, on the calling thread or the downloading

@@ -94,6 +94,10 @@ void on_each_device(const std::vector<Context*>& devices,
   error.rethrow();
 }
 
+std::size_t banded_bytes(const BandedImage& image) {
+  return std::max(image.in_row_bytes, image.out_row_bytes) * std::size_t(image.height);
+}
+
 int multi_device_band_rows(const std::vector<Context*>& devices, int width, int height, int channels, std::size_t bytes,
                            int reach) {
   if (const char* forced = std::getenv("CLFILTERS_BAND_ROWS"); forced && *forced)
@@ -108,8 +112,8 @@ int multi_device_band_rows(const std::vector<Context*>& devices, int width, int 
 
 void filter_bands_on_devices(const std::vector<Context*>& devices, const BandedImage& image, const BandCall& call,
                              std::vector<cl::Event>& events) {
-  const int band_rows = multi_device_band_rows(devices, image.width, image.height, image.channels,
-                                               image.in_row_bytes * std::size_t(image.height), image.reach);
+  const int band_rows =
+      multi_device_band_rows(devices, image.width, image.height, image.channels, banded_bytes(image), image.reach);
   const int count = (image.height + band_rows - 1) / band_rows;
   bool any_gpu = false;
   for (const Context* ctx : devices) any_gpu = any_gpu || !ctx->works_in_host_memory();

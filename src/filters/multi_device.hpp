@@ -49,6 +49,8 @@ using BandCall = std::function<std::vector<cl::Event>(Context& ctx, std::size_t 
 // device hold; CLFILTERS_BAND_ROWS=N sets N, for tests.
 int multi_device_band_rows(const std::vector<Context*>& devices, int width, int height, int channels, std::size_t bytes,
                            int reach);
+// The bytes a band split is sized by: the input's or the output's, the larger (Sobel's gradients: 4 a pixel).
+std::size_t banded_bytes(const BandedImage& image);
 // Runs `call` band by band over the devices (share_out), writing each band's own rows of `image.out`; each event is
 // appended to `events`. A CPU device reads the input in place where aligned (buffer_over_host) and has its rows read
 // from its output; a GPU uploads on side queue 0 and downloads on side queue 1 through pinned staging, two lanes a

@@ -58,6 +58,7 @@ class SobelCommand : public FilterCommand {
          .run_on_devices = [&](const std::vector<Context*>& devices, const Image& input,
                                Timing* timing) { return sobel(devices, input, params_, options_.variant, timing); },
          .describe = [&] { return describe(); },
+         .cut_into_bands = true,
          .quiet = video_.quiet});
   }
 

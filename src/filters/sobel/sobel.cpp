@@ -305,10 +305,70 @@ Image sobel_host_call(Context& ctx, const Image& input, const SobelParams& param
   return result;
 }
 
-Image sobel(Context& ctx, const Image& input, const SobelParams& params, std::string_view variant, Timing* timing) {
+namespace {
+
+void check_host_input(const Image& input) {
   if (input.type != SampleType::u8 || input.channels < 1 || input.channels > 4)
     throw std::invalid_argument(fmt::format("Sobel takes 8-bit images with 1 to 4 channels, got {} channel(s) of {}",
                                             input.channels, sample_type_name(input.type)));
+  if (input.width < 1 || input.height < 1)
+    throw std::invalid_argument(
+        fmt::format("Sobel needs an image of at least 1x1, got {}x{}", input.width, input.height));
+}
+
+// The shape of a banded Sobel call on `input`: its grey plane in, the output's rows out, one row of reach.
+BandedImage banded(const Image& input, const SobelParams& params) {
+  const std::size_t w = std::size_t(input.width);
+  return {nullptr, nullptr,        input.width, input.height,
+          1,       SampleType::u8, w,           params.output == SobelOutput::gradients ? 4 * w : w,
+          1};
+}
+
+// The host call cut into bands of rows, each with the row above and below it, handed out to `devices`: for several
+// devices, and for one that cannot hold the image (its result: 4 bytes a pixel for the gradients) or where it has
+// 2^29 pixels or more. Each device chooses its variant for a band's size, the largest call it runs.
+Image sobel_in_bands(const std::vector<Context*>& devices, const Image& input, const SobelParams& params,
+                     std::string_view variant, Timing* timing) {
+  const bool gradients = params.output == SobelOutput::gradients;
+  const int rows =
+      multi_device_band_rows(devices, input.width, input.height, 1, banded_bytes(banded(input, params)), 1);
+  const int call_rows = std::min(input.height, rows + 2);
+  std::vector<VariantChoice> choices(devices.size());
+  on_each_device(devices, [&](Context& ctx, std::size_t d) {
+    sobel_check_params(params);
+    choices[d] = sobel_choose(ctx, params, variant, input.width, call_rows);
+    sobel_prepare_host_call(ctx, params, choices[d].variant, input.width, call_rows, choices[d].config);
+  });
+  const HostCallClock clock;
+  Image converted;
+  const Image& grey = input.channels == 1 ? input : (converted = sobel_grey(input));
+  Image result = gradients ? Image::uninitialized(grey.width, grey.height, 2, SampleType::i16)
+                           : Image::uninitialized(grey.width, grey.height, 1);
+  std::vector<cl::Event> events;
+  BandedImage image = banded(input, params);
+  image.in = grey.data.data(), image.out = result.data.data();
+  filter_bands_on_devices(
+      devices, image,
+      [&](Context& ctx, std::size_t d, const DeviceImage& in, const cl::Buffer& out,
+          const std::vector<cl::Event>& wait) {
+        if (gradients) {
+          DeviceGradientPairs pairs{out, in.width, in.height};
+          return sobel(ctx, in, pairs, params, choices[d].variant, choices[d].config, wait);
+        }
+        DeviceImage o{.buffer = out, .width = in.width, .height = in.height, .channels = 1, .type = SampleType::u8};
+        return sobel(ctx, in, o, params, choices[d].variant, choices[d].config, wait);
+      },
+      events);
+  clock.finish(timing, events);
+  return result;
+}
+
+}  // namespace
+
+Image sobel(Context& ctx, const Image& input, const SobelParams& params, std::string_view variant, Timing* timing) {
+  check_host_input(input);
+  if (host_call_band_rows(ctx.info(), input.width, input.height, 1, banded_bytes(banded(input, params)), 1))
+    return sobel_in_bands({&ctx}, input, params, variant, timing);
   // Program builds are one-off costs, not part of the call's time (SPEC "Total time"); the grey
   // conversion on the host is part of it.
   sobel_prepare_host_call(ctx, params, variant, input.width, input.height, {});
@@ -323,39 +383,8 @@ Image sobel(const std::vector<Context*>& devices, const Image& input, const Sobe
             std::string_view variant, Timing* timing) {
   check_device_list("Sobel", devices);
   if (devices.size() == 1) return sobel(*devices.front(), input, params, variant, timing);
-  if (input.type != SampleType::u8 || input.channels < 1 || input.channels > 4)
-    throw std::invalid_argument(fmt::format("Sobel takes 8-bit images with 1 to 4 channels, got {} channel(s) of {}",
-                                            input.channels, sample_type_name(input.type)));
-  const bool gradients = params.output == SobelOutput::gradients;
-  std::vector<VariantChoice> choices(devices.size());
-  on_each_device(devices, [&](Context& ctx, std::size_t d) {
-    sobel_check_params(params);
-    check_size(input.width, input.height);
-    choices[d] = sobel_choose(ctx, params, variant, input.width, input.height);
-    sobel_prepare_host_call(ctx, params, choices[d].variant, input.width, input.height, choices[d].config);
-  });
-  const HostCallClock clock;
-  Image converted;
-  const Image& grey = input.channels == 1 ? input : (converted = sobel_grey(input));
-  Image result = gradients ? Image::uninitialized(grey.width, grey.height, 2, SampleType::i16)
-                           : Image::uninitialized(grey.width, grey.height, 1);
-  std::vector<cl::Event> events;
-  filter_bands_on_devices(
-      devices,
-      {grey.data.data(), result.data.data(), grey.width, grey.height, 1, SampleType::u8, grey.row_bytes(),
-       result.row_bytes(), 1},
-      [&](Context& ctx, std::size_t d, const DeviceImage& in, const cl::Buffer& out,
-          const std::vector<cl::Event>& wait) {
-        if (gradients) {
-          DeviceGradientPairs pairs{out, in.width, in.height};
-          return sobel(ctx, in, pairs, params, choices[d].variant, choices[d].config, wait);
-        }
-        DeviceImage o{.buffer = out, .width = in.width, .height = in.height, .channels = 1, .type = SampleType::u8};
-        return sobel(ctx, in, o, params, choices[d].variant, choices[d].config, wait);
-      },
-      events);
-  clock.finish(timing, events);
-  return result;
+  check_host_input(input);
+  return sobel_in_bands(devices, input, params, variant, timing);
 }
 
 std::vector<Image> sobel(const std::vector<Context*>& devices, const std::vector<Image>& inputs,
