@@ -72,7 +72,7 @@ std::vector<Image> filter_batch(const std::vector<Context*>& devices, std::size_
 
 // The public host call of an image filter over several devices. One Context: host_image_call itself. A filter that
 // is not cut into bands (reach null) runs whole on the first device. Else each device chooses its variant for the
-// whole image (choose_image_variant on its own Context) and builds its programs, untimed; then the bands.
+// whole image (choose_image_variant on its own Context) and builds its programs for a band, untimed; then the bands.
 template <class P>
 Image host_image_call(const std::vector<Context*>& devices, const ImageFilterApi<P>& api, const Image& input,
                       const P& params, std::string_view variant, Alpha alpha, Timing* timing) {
@@ -81,10 +81,16 @@ Image host_image_call(const std::vector<Context*>& devices, const ImageFilterApi
     return host_image_call(*devices.front(), api, input, params, variant, alpha, timing);
   check_host_image(api.words, input, api.check_host_size, takes_u16(api));
   const int channels = device_channels(input.channels, alpha);
+  // Programs for a band's size, the largest call a device runs (an image of 2^29 pixels or more is refused whole).
+  const int reach = api.reach(params);
+  const int band_rows =
+      multi_device_band_rows(devices, input.width, input.height, channels,
+                             Image::byte_size_for(input.width, input.height, channels, input.type), reach);
+  const int call_rows = std::min(input.height, band_rows + 2 * reach);
   std::vector<VariantChoice> choices(devices.size());
   on_each_device(devices, [&](Context& ctx, std::size_t d) {
     choices[d] = choose_image_variant(ctx, api, params, variant, input.width, input.height, channels, {}, input.type);
-    prepare_image_call(ctx, api, {params, input.width, input.height, channels, input.type}, choices[d].variant,
+    prepare_image_call(ctx, api, {params, input.width, call_rows, channels, input.type}, choices[d].variant,
                        choices[d].config);
   });
   const HostCallClock clock;
