@@ -65,13 +65,14 @@ inline float cpu_channel(pix_t p, int k) {
 #endif
 }
 
-inline void cpu_fill_ring_row(__global const pix_t* src, __global float* ring, int y, int w, int h, int r, int mode,
-                              pix_t cval, float scale, int stride, int in_stride, int in_off) {
+inline void cpu_fill_ring_row(__global const pix_t* src, __global float* ring, int y, int w, int h, int r, int pad,
+                              int mode, pix_t cval, float scale, int stride, int in_stride, int in_off) {
   (void)scale;
   const int yy = border_index(y, h, mode);
   __global const pix_t* row = src + (long)in_off + (long)yy * in_stride;
   for (int k = 0; k < CPU_PLANES; ++k) {
-    __global float* out = ring + k * stride + r;  // out[x] is column x
+    __global float* out = ring + k * stride + pad;  // out[x] is column x
+    for (int x = -pad; x < -r; ++x) out[x] = 0.0f;
     int x = -r;
     for (; x < 0; ++x) {
       const int xx = border_index(x, w, mode);
@@ -89,7 +90,7 @@ inline void cpu_fill_ring_row(__global const pix_t* src, __global float* ring, i
       const int xx = border_index(x, w, mode);
       out[x] = cpu_channel(yy < 0 || xx < 0 ? cval : row[xx], k);
     }
-    for (; x < stride - r; ++x) out[x] = 0.0f;
+    for (; x < stride - pad; ++x) out[x] = 0.0f;
   }
 }
 
@@ -109,13 +110,15 @@ inline float cpu_channel(pix_t p, int k) {
 #endif
 }
 
-// Fills ring row `ring` (plane-major, `stride` floats a plane) with input row y, scaled, padded by the border.
-inline void cpu_fill_ring_row(__global const pix_t* src, __global float* ring, int y, int w, int h, int r, int mode,
-                              pix_t cval, float scale, int stride, int in_stride, int in_off) {
+// Fills ring row `ring` (plane-major, `stride` floats a plane) with input row y, scaled, padded by the border (r
+// columns each side; zeros from column -pad and from w + r on to the plane's end).
+inline void cpu_fill_ring_row(__global const pix_t* src, __global float* ring, int y, int w, int h, int r, int pad,
+                              int mode, pix_t cval, float scale, int stride, int in_stride, int in_off) {
   const int yy = border_index(y, h, mode);
   __global const pix_t* row = src + (long)in_off + (long)yy * in_stride;
   for (int k = 0; k < CPU_PLANES; ++k) {
-    __global float* out = ring + k * stride + r;  // out[x] is column x
+    __global float* out = ring + k * stride + pad;  // out[x] is column x
+    for (int x = -pad; x < -r; ++x) out[x] = 0.0f;
     for (int x = -r; x < 0; ++x) {
       const int xx = border_index(x, w, mode);
       out[x] = scale * cpu_channel(yy < 0 || xx < 0 ? cval : row[xx], k);
@@ -138,7 +141,7 @@ inline void cpu_fill_ring_row(__global const pix_t* src, __global float* ring, i
       const int xx = border_index(x, w, mode);
       out[x] = scale * cpu_channel(yy < 0 || xx < 0 ? cval : row[xx], k);
     }
-    for (; x < stride - r; ++x) out[x] = 0.0f;
+    for (; x < stride - pad; ++x) out[x] = 0.0f;
   }
 }
 
@@ -213,6 +216,65 @@ inline floatL cpu_window(__global const float* ring, long slot_floats, int strid
   return wsum;
 }
 
+// Writes the outputs of row y from column x on (LANES, or those left of w): the means sums[k] / wsum rounded, alpha
+// the centre's, from the input. Inlined, as it was in the kernel before pairs shared it: PoCL calls it otherwise.
+__attribute__((always_inline)) inline void cpu_store_step(__global const pix_t* src, __global pix_t* dst, int w, int y,
+                                                          int x, const floatL* sums, floatL wsum, float scale,
+                                                          int in_stride, int in_off, int out_stride, int out_off) {
+  __global pix_t* out = dst + (long)out_off + (long)y * out_stride;
+#if CHANNELS == 4
+  __global const pix_t* in = src + (long)in_off + (long)y * in_stride;
+  const floatL sr = sums[0], sg = sums[1], sb = sums[2];
+#else
+  (void)src;
+  (void)in_stride;
+  (void)in_off;
+  const floatL sum = sums[0];
+#endif
+#if SAMPLE_BITS == 16
+  // The lanes through private arrays, a scalar store a pixel.
+#if CHANNELS == 4
+  uint lr[LANES], lg[LANES], lb[LANES];
+  VSTOREL(cpu_round(sr, wsum, scale), 0, lr);
+  VSTOREL(cpu_round(sg, wsum, scale), 0, lg);
+  VSTOREL(cpu_round(sb, wsum, scale), 0, lb);
+  for (int k = 0; k < LANES && x + k < w; ++k)
+    out[x + k] = (ushort4)((ushort)lr[k], (ushort)lg[k], (ushort)lb[k], in[x + k].w);
+#else
+  const uintL v = cpu_round(sum, wsum, scale);
+  if (x + LANES <= w) {
+    VSTOREL(CPU_CAT(convert_ushort, LANES)(v), 0, out + x);
+  } else {
+    uint tail[LANES];
+    VSTOREL(v, 0, tail);
+    for (int k = 0; x + k < w; ++k) out[x + k] = (ushort)tail[k];
+  }
+#endif
+#else
+#if CHANNELS == 4
+  const uintL rgb =
+      cpu_round(sr, wsum, scale) | (cpu_round(sg, wsum, scale) << 8u) | (cpu_round(sb, wsum, scale) << 16u);
+  if (x + LANES <= w) {
+    VSTOREL(rgb | (VLOADL(0, in + x) & 0xFF000000u), 0, out + x);
+  } else {
+    uint tail[LANES];
+    VSTOREL(rgb, 0, tail);
+    for (int k = 0; x + k < w; ++k) out[x + k] = tail[k] | (in[x + k] & 0xFF000000u);
+  }
+#else
+  const uintL v = cpu_round(sum, wsum, scale);
+  if (x + LANES <= w) {
+    VSTOREL(CPU_CAT(convert_uchar, LANES)(v), 0, out + x);
+  } else {
+    uint tail[LANES];
+    VSTOREL(v, 0, tail);
+    for (int k = 0; x + k < w; ++k) out[x + k] = (uchar)tail[k];
+  }
+#endif
+#endif
+}
+
+#if !CPU_PAIRS
 __kernel void bilateral_cpu_rows(__global const pix_t* src, __global pix_t* dst, int w, int h, int r, int mode,
                                  uint cval_bits, int l1, __constant const float* spatial_log2, float scale, int clamp,
                                  int band_rows, int stride, __global float* scratch, int in_stride, int in_off,
@@ -225,13 +287,12 @@ __kernel void bilateral_cpu_rows(__global const pix_t* src, __global pix_t* dst,
 #define CPU_SLOT(y) (ring + (long)(((y)-y0 + d) % d) * slot_floats)
   // The window rows of the band's first output row but the last, which the loop adds.
   for (int y = y0 - r; y < y0 + r; ++y)
-    cpu_fill_ring_row(src, CPU_SLOT(y), y, w, h, r, mode, cval, scale, stride, in_stride, in_off);
+    cpu_fill_ring_row(src, CPU_SLOT(y), y, w, h, r, r, mode, cval, scale, stride, in_stride, in_off);
   for (int y = y0; y < y1; ++y) {
-    cpu_fill_ring_row(src, CPU_SLOT(y + r), y + r, w, h, r, mode, cval, scale, stride, in_stride, in_off);
+    cpu_fill_ring_row(src, CPU_SLOT(y + r), y + r, w, h, r, r, mode, cval, scale, stride, in_stride, in_off);
     __global const float* centre = CPU_SLOT(y) + r;
     // The ring slot of the window's top row; the tap loop steps it with a compare, not a division per row.
     const int top = (y - r - y0 + d) % d;
-    __global pix_t* out = dst + (long)out_off + (long)y * out_stride;
     for (int x = 0; x < w; x += LANES) {
       floatL c[CPU_PLANES], sums[CPU_PLANES];
       for (int k = 0; k < CPU_PLANES; ++k) c[k] = VLOADL(0, centre + k * stride + x);
@@ -242,57 +303,18 @@ __kernel void bilateral_cpu_rows(__global const pix_t* src, __global pix_t* dst,
         wsum = clamp ? CPU_WINDOW(1, 1) : CPU_WINDOW(1, 0);
       else
         wsum = clamp ? CPU_WINDOW(0, 1) : CPU_WINDOW(0, 0);
-      const floatL sr = sums[0], sg = sums[1], sb = sums[2];
 #else
       wsum = clamp ? CPU_WINDOW(0, 1) : CPU_WINDOW(0, 0);
-      const floatL sum = sums[0];
 #endif
 #undef CPU_WINDOW
-#if SAMPLE_BITS == 16
-      // Alpha is the centre's, from the input; the lanes through private arrays, a scalar store a pixel.
-#if CHANNELS == 4
-      __global const pix_t* in = src + (long)in_off + (long)y * in_stride;
-      uint lr[LANES], lg[LANES], lb[LANES];
-      VSTOREL(cpu_round(sr, wsum, scale), 0, lr);
-      VSTOREL(cpu_round(sg, wsum, scale), 0, lg);
-      VSTOREL(cpu_round(sb, wsum, scale), 0, lb);
-      for (int k = 0; k < LANES && x + k < w; ++k)
-        out[x + k] = (ushort4)((ushort)lr[k], (ushort)lg[k], (ushort)lb[k], in[x + k].w);
-#else
-      const uintL v = cpu_round(sum, wsum, scale);
-      if (x + LANES <= w) {
-        VSTOREL(CPU_CAT(convert_ushort, LANES)(v), 0, out + x);
-      } else {
-        uint tail[LANES];
-        VSTOREL(v, 0, tail);
-        for (int k = 0; x + k < w; ++k) out[x + k] = (ushort)tail[k];
-      }
-#endif
-#else
-#if CHANNELS == 4
-      // Alpha is the centre's, from the input.
-      __global const pix_t* in = src + (long)in_off + (long)y * in_stride;
-      const uintL rgb =
-          cpu_round(sr, wsum, scale) | (cpu_round(sg, wsum, scale) << 8u) | (cpu_round(sb, wsum, scale) << 16u);
-      if (x + LANES <= w) {
-        VSTOREL(rgb | (VLOADL(0, in + x) & 0xFF000000u), 0, out + x);
-      } else {
-        uint tail[LANES];
-        VSTOREL(rgb, 0, tail);
-        for (int k = 0; x + k < w; ++k) out[x + k] = tail[k] | (in[x + k] & 0xFF000000u);
-      }
-#else
-      const uintL v = cpu_round(sum, wsum, scale);
-      if (x + LANES <= w) {
-        VSTOREL(CPU_CAT(convert_uchar, LANES)(v), 0, out + x);
-      } else {
-        uint tail[LANES];
-        VSTOREL(v, 0, tail);
-        for (int k = 0; x + k < w; ++k) out[x + k] = (uchar)tail[k];
-      }
-#endif
-#endif
+      cpu_store_step(src, dst, w, y, x, sums, wsum, scale, in_stride, in_off, out_stride, out_off);
     }
   }
 #undef CPU_SLOT
 }
+#endif  // !CPU_PAIRS
+
+// cpu_rows with pairs=1 (-D CPU_PAIRS=1): each pair of pixels weighed once (bilateral_cpu_pairs.cl).
+#if CPU_PAIRS
+#include "bilateral_cpu_pairs.cl"
+#endif

@@ -48,12 +48,12 @@ int unrolled_planes(const BilateralParams& params, int channels, const UnrolledS
 }  // namespace bilateral_detail
 
 // The rule until the tuner has measured this device. CPUs: cpu_rows, written for them (PoCL 3.1, 2 cores, 1080p
-// radius 4 disk l1: 4.2x range_table grey, 9x RGBA). GPUs: unrolled where its radius is built, 2.2x
-// range_table (grey) and 1.9x local (RGBA) on the H200 at 8k with its default shape. Else range_table
-// (no exp in the loop, tile in local memory), the seed's table step, or pixels4, which needs neither
-// images nor local memory, where the tables do not fit.
-// 16-bit samples: cpu_rows and unrolled have 16-bit forms, so the same first two; then pixels4, which takes exp
-// where 16-bit values outgrow its range tables and still loads each pixel once for 4 outputs (naive once each).
+// radius 4 disk l1: 4.2x range_table grey, 9x RGBA), from radius 3 up with its pairs (bilateral_variants.cpp). GPUs:
+// unrolled where its radius is built, 2.2x range_table (grey) and 1.9x local (RGBA) on the H200 at 8k with its default
+// shape. Else range_table (no exp in the loop, tile in local memory), the seed's table step, or pixels4, which needs
+// neither images nor local memory, where the tables do not fit. 16-bit samples: cpu_rows and unrolled have 16-bit
+// forms, so the same first two; then pixels4, which takes exp where 16-bit values outgrow its range tables and still
+// loads each pixel once for 4 outputs (naive once each).
 std::string bilateral_auto_variant(const DeviceInfo& device, const BilateralParams& params, int width, int height,
                                    int channels, SampleType type) {
   auto supported = [&](const char* v) {

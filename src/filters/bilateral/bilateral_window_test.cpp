@@ -14,6 +14,7 @@
 #include "filters/bilateral/bilateral_internal.hpp"
 #include "filters/bilateral/bilateral_test_helpers.hpp"
 #include "testing/test_images.hpp"
+#include "testing/view_check.hpp"
 
 namespace clf {
 namespace {
@@ -141,7 +142,7 @@ TEST(BilateralCpuRows, EveryBandCountWithinOneOfTheReference) {
 // cpu_rows at both vector widths (lanes=8: float8, lanes=16: float16; the default is the device's), 8-bit grey
 // and RGBA and 16-bit samples, with widths below and off a step: within 1 of the reference, every output written.
 // Both windows and distances in turn, and sigma_range 20 (the exp2's clamp) and 60 (none for grey and for RGBA l2);
-// one build per width and channel count, the default's shared.
+// one build per width and channel count, the default's shared; pairs=0 and pairs=1 each at both widths.
 TEST(BilateralCpuRows, EveryLanesWidthWithinOneOfTheReference) {
   Context& ctx = test_context();
   int turn = 0;
@@ -158,9 +159,79 @@ TEST(BilateralCpuRows, EveryLanesWidthWithinOneOfTheReference) {
           ++turn;
           SCOPED_TRACE(fmt::format("{}x{}x{} {} lanes={} {} seed={}", w, h, c, type == SampleType::u16 ? "u16" : "u8",
                                    lanes, describe_shape(p), seed));
+          // pairs=0 and pairs=1 at each width, on different channel counts, so that no build is added for them.
+          const int pairs = (c == 4) == (lanes == 8) ? 1 : 0;
           ASSERT_TRUE(testing::images_equal(bilateral_reference(in, p),
-                                            run_device("cpu_rows", d_in, p, {{"lanes", lanes}}), 1.0));
+                                            run_device("cpu_rows", d_in, p, {{"lanes", lanes}, {"pairs", pairs}}), 1.0))
+              << "pairs=" << pairs;
         }
+}
+
+// cpu_rows with pairs=1 (each pair of pixels weighed once, bilateral_cpu_pairs.cl) and pairs=0 on fresh random
+// images: within 1 of the reference, every output written. 8- and 16-bit, grey and RGBA; radius 1 to 5 and 16
+// (the largest list of taps); both windows and distances, every border and sigma_range 20 (the exp2's clamp) and
+// 60 in turn; widths off a vector step, a column, a row, heights below a band, and bands of one row (every row a
+// band's lead of r rows above it). One build per pairs value, channel count and sample type, most shared.
+TEST(BilateralCpuRows, PairsWithinOneOfTheReference) {
+  Context& ctx = test_context();
+  DifferenceLog log;
+  int turn = 0;
+  for (SampleType type : {SampleType::u8, SampleType::u16})
+    for (int c : {1, 4})
+      for (auto [w, h] : {std::pair{45, 23}, {17, 1}, {1, 9}, {33, 3}, {1, 1}}) {
+        const auto seed = testing::fresh_seed();
+        const Image in = testing::random_image(w, h, c, type, seed);
+        DeviceImage d_in = DeviceImage::upload(ctx, in);
+        for (int radius : {1, 2, 3, 4, 5, 16}) {
+          const double sigma_range = (type == SampleType::u16 ? 256.0 : 1.0) * (turn % 3 ? 20.0 : 60.0);
+          const BilateralParams p = shaped({radius / 2.0 + 0.5, sigma_range}, radius, kBorders[turn % 4],
+                                           kWindows[turn / 4 % 2], kDistances[turn / 8 % 2]);
+          const int bands = turn % 5 == 2 ? 64 : 4;
+          ++turn;
+          const Image expected = bilateral_reference(in, p);
+          for (int pairs : {1, 0}) {
+            SCOPED_TRACE(fmt::format("{}x{}x{} {} pairs={} bands_per_unit={} {} seed={}", w, h, c,
+                                     type == SampleType::u16 ? "u16" : "u8", pairs, bands, describe_shape(p), seed));
+            const Image got = run_device("cpu_rows", d_in, p, {{"pairs", pairs}, {"bands_per_unit", bands}});
+            ASSERT_TRUE(testing::images_equal(expected, got, 1.0));
+            if (expected.data.size() / sample_size(type) >= kMinSamplesForMean) {
+              EXPECT_LE(mean_abs_difference(expected, got), kMaxMeanDifference);
+            }
+            log.add(fmt::format("pairs={}", pairs), expected, got);
+          }
+        }
+      }
+  log.print("cpu_rows");
+}
+
+// pairs=1 on views of the caller's buffers (row pointers from the strides, as pairs=0), in place, the rest of the
+// output buffer untouched.
+TEST(BilateralCpuRows, PairsOnViews) {
+  Context& ctx = test_context();
+  for (int c : {1, 4}) {
+    const auto seed = testing::fresh_seed();
+    const Image in = testing::random_image(150, 19, c, SampleType::u8, seed);
+    const BilateralParams p = shaped({3, 30}, 4, kBorders[seed % 4], BilateralWindow::disk, BilateralDistance::l1);
+    SCOPED_TRACE(fmt::format("channels={} {} seed={}", c, describe_shape(p), seed));
+    testing::expect_view_call(
+        ctx, in, bilateral_reference(in, p), {3, 151, 1, 157, 0},
+        [&](const DeviceImage& i, DeviceImage& o) {
+          return bilateral(ctx, i, o, p, "cpu_rows", {{"pairs", 1}});
+        },
+        1);
+  }
+}
+
+TEST(BilateralCpuRows, RefusesAPairsValueItDoesNotKnow) {
+  const DeviceInfo& device = test_context().info();
+  const BilateralParams p = shaped({3, 30}, 4, {}, BilateralWindow::disk, BilateralDistance::l1);
+  for (int pairs : {-1, 0, 1})
+    EXPECT_FALSE(bilateral_unsupported(device, "cpu_rows", p, 64, 32, 4, {{"pairs", pairs}}));
+  for (int pairs : {2, -2}) {
+    const auto why = bilateral_unsupported(device, "cpu_rows", p, 64, 32, 4, {{"pairs", pairs}});
+    ASSERT_TRUE(why.has_value()) << pairs;
+    EXPECT_NE(why->find("pairs is -1 (from the radius), 0 or 1"), std::string::npos) << *why;
+  }
 }
 
 TEST(BilateralCpuRows, RefusesALanesWidthItIsNotBuiltFor) {
