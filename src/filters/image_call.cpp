@@ -296,6 +296,24 @@ void filter_host_rgb(Context& ctx, const std::uint8_t* rgb_in, std::uint8_t* rgb
   read_to_host(ctx, out, rgb_out, pixels * 3 * bytes);
 }
 
+Image in_device_layout(const Image& input, Alpha alpha, const std::function<Image(const Image&)>& run) {
+  if (input.channels != 2 || alpha == Alpha::filtered) {
+    Image converted;
+    Image result = run(in_filter_layout(input, converted));
+    return result.channels == input.channels ? result : from_filter_layout(result, input.channels);
+  }
+  // Grey and alpha samples of `bytes` each, interleaved: the grey plane is filtered, alpha is copied.
+  const std::size_t bytes = sample_size(input.type);
+  Image grey = Image::uninitialized(input.width, input.height, 1, input.type);
+  for (std::size_t i = 0; i < input.pixel_count(); ++i)
+    std::memcpy(grey.data.data() + i * bytes, input.data.data() + 2 * i * bytes, bytes);
+  const Image filtered = run(grey);
+  Image result = input;
+  for (std::size_t i = 0; i < input.pixel_count(); ++i)
+    std::memcpy(result.data.data() + 2 * i * bytes, filtered.data.data() + i * bytes, bytes);
+  return result;
+}
+
 Image filter_host_image(Context& ctx, const Image& input, Alpha alpha,
                         const std::function<std::vector<cl::Event>(const DeviceImage&, DeviceImage&)>& call,
                         std::vector<cl::Event>& events, int reach) {
@@ -307,21 +325,8 @@ Image filter_host_image(Context& ctx, const Image& input, Alpha alpha,
     filter_host_rgb(ctx, input.data.data(), result.data.data(), input.width, input.height, call, events, input.type);
     return result;
   }
-  if (input.channels != 2 || alpha == Alpha::filtered) {
-    Image converted;
-    Image result = filter_host_image(ctx, in_filter_layout(input, converted), call, events, reach);
-    return result.channels == input.channels ? result : from_filter_layout(result, input.channels);
-  }
-  // Grey and alpha samples of `bytes` each, interleaved: the grey plane goes through `call`, alpha is copied.
-  const std::size_t bytes = sample_size(input.type);
-  Image grey = Image::uninitialized(input.width, input.height, 1, input.type);
-  for (std::size_t i = 0; i < input.pixel_count(); ++i)
-    std::memcpy(grey.data.data() + i * bytes, input.data.data() + 2 * i * bytes, bytes);
-  const Image filtered = filter_host_image(ctx, grey, call, events, reach);
-  Image result = input;
-  for (std::size_t i = 0; i < input.pixel_count(); ++i)
-    std::memcpy(result.data.data() + 2 * i * bytes, filtered.data.data() + i * bytes, bytes);
-  return result;
+  return in_device_layout(input, alpha,
+                          [&](const Image& in) { return filter_host_image(ctx, in, call, events, reach); });
 }
 
 void check_host_image(std::string_view words, const Image& input, void (*check_size)(int width, int height), bool u16) {

@@ -373,6 +373,11 @@ std::vector<cl::Event> enqueue_image_call(Context& ctx, const ImageFilterApi<P>&
   }
 }
 
+// `run` on `input` in the layout the device calls take (1 or 4 channels; device_channels), converted on the host:
+// RGB and grey+alpha (filtered) as RGBA, grey+alpha kept apart as its grey plane with alpha copied; the result back in
+// the input's channels. The conversions are exact: the one-device and several-device host calls use it alike.
+Image in_device_layout(const Image& input, Alpha alpha, const std::function<Image(const Image&)>& run);
+
 // The first checks of that call, in the filter's `words` ("box blur"): 8-bit samples (or 16-bit ones, `u16`), 1 to
 // 4 channels, then the size: `check_size` where given, else at least 1x1 ("box blur needs an image of at least
 // 1x1").

@@ -8,7 +8,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
-#include <cstring>
 #include <exception>
 #include <mutex>
 #include <thread>
@@ -153,24 +152,6 @@ void filter_bands_on_devices(const std::vector<Context*>& devices, const BandedI
     const std::lock_guard lock(events_mutex);
     for (cl::Event& e : band_events) events.push_back(std::move(e));
   });
-}
-
-Image in_device_layout(const Image& input, Alpha alpha, const std::function<Image(const Image&)>& run) {
-  if (input.channels != 2 || alpha == Alpha::filtered) {
-    Image converted;
-    Image result = run(in_filter_layout(input, converted));
-    return result.channels == input.channels ? result : from_filter_layout(result, input.channels);
-  }
-  // Grey and alpha samples of `bytes` each, interleaved: the grey plane is filtered, alpha is copied.
-  const std::size_t bytes = sample_size(input.type);
-  Image grey = Image::uninitialized(input.width, input.height, 1, input.type);
-  for (std::size_t i = 0; i < input.pixel_count(); ++i)
-    std::memcpy(grey.data.data() + i * bytes, input.data.data() + 2 * i * bytes, bytes);
-  const Image filtered = run(grey);
-  Image result = input;
-  for (std::size_t i = 0; i < input.pixel_count(); ++i)
-    std::memcpy(result.data.data() + 2 * i * bytes, filtered.data.data() + i * bytes, bytes);
-  return result;
 }
 
 std::vector<Image> filter_batch(const std::vector<Context*>& devices, std::size_t count,

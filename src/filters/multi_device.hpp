@@ -58,11 +58,6 @@ std::size_t banded_bytes(const BandedImage& image);
 void filter_bands_on_devices(const std::vector<Context*>& devices, const BandedImage& image, const BandCall& call,
                              std::vector<cl::Event>& events);
 
-// `run` on `input` in the layout the device calls take (1 or 4 channels; device_channels), converted on the host:
-// RGB and grey+alpha (filtered) as RGBA, grey+alpha kept apart as its grey plane with alpha copied; the result back in
-// the input's channels. The conversions are exact, so the result is the one-device call's.
-Image in_device_layout(const Image& input, Alpha alpha, const std::function<Image(const Image&)>& run);
-
 // A batch: run(ctx, i, timing) gives image i, on whichever device took it (share_out, two lanes a device, so one
 // image's transfers overlap another's kernels). Results in input order. `timing`: kernel_ms summed over the images,
 // total_ms the whole batch's wall time, program builds included.
