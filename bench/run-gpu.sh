@@ -17,7 +17,8 @@
 #   peers-pocl  pocl-<N>core-peers.json, .md     clfilters on PoCL, untuned, against OpenCV's CPU path, 1080p and 4K
 #   video-pocl  pocl-<N>core-video.json, .md     the video step on PoCL
 #   scale       <gpu>-scale.json, .md             bench/scale.py: out-of-core bands and a photo batch on the GPU,
-#                                                 the Xeon split into sub-devices (needs the Python package built)
+#                                                 the Xeon split into sub-devices, the GPU with PoCL beside it
+#                                                 (needs the Python package built)
 #   tune        shipped_tuning.json               the shipped tuning database, this GPU's entries updated
 # Every call starts from the tuning database shipped in the binary, src/tuning/db/shipped_tuning.json (CLF_TUNING_FILE=FILE
 # for another); `tune` rewrites it (copied to OUT_DIR/results/: where the tree is a copy, bring it back into
@@ -210,7 +211,7 @@ if step scale; then
   start=$(date +%s)
   # Out-of-core bands and batches on the GPU, sub-devices of the Xeon (issue 56's cases).
   PYTHONPATH=build/release/python python3 bench/scale.py --cli "$cli" --device "${gpu:+nvidia}" \
-    --out "$results/${gpu:-$pocl}-scale" > "$out/scale.log" 2>&1
+    --cases "bands,split,${gpu:+mixed,}batch" --out "$results/${gpu:-$pocl}-scale" > "$out/scale.log" 2>&1
   keep "$results/${gpu:-$pocl}-scale.json" "$results/${gpu:-$pocl}-scale.md"
   echo "scale: $(elapsed $start)" >> "$summary"
   tail -12 "$out/scale.log" >> "$summary"

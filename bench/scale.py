@@ -9,6 +9,9 @@ Cases (--cases, comma-separated; each prints one table and adds rows to --out's 
           capped result must equal the uncapped one, and rows at the image's edges against the CPU reference.
   split   WxH (--split-size, default 8192x8192) RGBA box blur d = 9 and grey bilateral (radius 4) on --split-device
           (default pocl) whole and split into --parts sub-devices (default 2,4): the same result bit for bit.
+  mixed   WxH (--mixed-size, default 16384x16384) RGBA box blur d = 9 and bilateral (radius 4) host to host on
+          --device alone and on the list --mixed (default "nvidia,pocl": a GPU with the CPU beside it): the same
+          result bit for bit.
   batch   --photos N (default 1000) 1920x1080 JPEGs through `clfilters box-blur -d 9 -o DIR` in one process against
           a loop of single calls over the first --loop of them (default 50), photos per second.
 
@@ -105,6 +108,23 @@ def case_split(args, rows):
                          "whole_ms": round(ms_whole, 2), "of_whole": round(ms_parts / ms_whole, 3)})
 
 
+def case_mixed(args, rows):
+    width, height = (int(v) for v in args.mixed_size.split("x"))
+    alone = clf.Context(args.device)
+    together = clf.contexts(args.mixed)
+    image = noise_image(height, width, 4, 4)
+    cases = [("RGBA box blur d=9", lambda c: clf.box_blur(image, 9, ctx=c)),
+             ("RGBA bilateral r=4", lambda c: clf.bilateral(image, 3.0, 30.0, 4, ctx=c))]
+    for name, run in cases:
+        expected = run(alone)
+        ms_alone, _ = median_ms(lambda: run(alone), args.runs)
+        ms_together, runs = median_ms(lambda: run(together), args.runs)
+        assert np.array_equal(run(together), expected), f"{name}: {args.mixed} differs from {args.device} alone"
+        rows.append({"case": f"mixed, {width}x{height} {name}, on {args.mixed}", "device": alone.device.name,
+                     "ms": round(ms_together, 1), "runs": [round(t, 1) for t in runs],
+                     "alone_ms": round(ms_alone, 1), "of_alone": round(ms_together / ms_alone, 3)})
+
+
 def case_batch(args, rows):
     import cv2  # only this case writes JPEGs
 
@@ -145,6 +165,8 @@ def main():
     p.add_argument("--split-device", default="pocl")
     p.add_argument("--split-size", default="8192x8192")
     p.add_argument("--parts", default="2,4")
+    p.add_argument("--mixed", default="nvidia,pocl")
+    p.add_argument("--mixed-size", default="16384x16384")
     p.add_argument("--photos", type=int, default=1000)
     p.add_argument("--loop", type=int, default=50)
     p.add_argument("--out", default="")
@@ -152,7 +174,7 @@ def main():
     rows = []
     for case in args.cases.split(","):
         done = len(rows)
-        {"bands": case_bands, "split": case_split, "batch": case_batch}[case](args, rows)
+        {"bands": case_bands, "split": case_split, "mixed": case_mixed, "batch": case_batch}[case](args, rows)
         for r in rows[done:]:
             print(json.dumps(r), flush=True)
     if args.out:
@@ -164,6 +186,7 @@ def main():
             for r in rows:
                 against = (f"floor {r['floor_ms']} ms: {r['of_floor']}x" if "floor_ms" in r else
                            f"whole device {r['whole_ms']} ms: {r['of_whole']}x" if "whole_ms" in r else
+                           f"{r['device']} alone {r['alone_ms']} ms: {r['of_alone']}x" if "alone_ms" in r else
                            f"{r['photos_per_s']} photos/s; single calls {r['loop_photos_per_s']} photos/s")
                 f.write(f"| {r['case']} | {r['device']} | {r['ms']} | {against} |\n")
 

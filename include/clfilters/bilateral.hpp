@@ -96,6 +96,11 @@ Image bilateral(const std::vector<Context*>& devices, const Image& input, const 
 std::vector<Image> bilateral(const std::vector<Context*>& devices, const std::vector<Image>& inputs,
                              const BilateralParams& params, std::string_view variant = "auto",
                              Timing* timing = nullptr);
+// The caller's memory (a NumPy array's, say), 1 or 4 channels of u8 or u16 in packed rows: read and written in place,
+// nothing copied on the host, on one device or several as the calls above (an image too large for a device in
+// bands). `output` has `input`'s shape and is written whole.
+void bilateral(const std::vector<Context*>& devices, const ImageView& input, const MutableImageView& output,
+               const BilateralParams& params, std::string_view variant = "auto", Timing* timing = nullptr);
 
 // Device-resident images with 1 or 4 channels, same size; `output` must not alias `input`.
 // Enqueues the work on ctx.queue() and returns the events of every kernel and copy it enqueued,

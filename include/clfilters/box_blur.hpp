@@ -73,6 +73,11 @@ Image box_blur(const std::vector<Context*>& devices, const Image& input, const B
 // (program builds included).
 std::vector<Image> box_blur(const std::vector<Context*>& devices, const std::vector<Image>& inputs,
                             const BoxBlurParams& params, std::string_view variant = "auto", Timing* timing = nullptr);
+// The caller's memory (a NumPy array's, say), 1 or 4 channels of u8 or u16 in packed rows: read and written in place,
+// nothing copied on the host, on one device or several as the calls above (an image too large for a device in
+// bands). `output` has `input`'s shape and is written whole.
+void box_blur(const std::vector<Context*>& devices, const ImageView& input, const MutableImageView& output,
+              const BoxBlurParams& params, std::string_view variant = "auto", Timing* timing = nullptr);
 
 // Device-resident images with 1 or 4 channels, same size and sample type (u8, or u16 for the variants that take
 // them); `output` must not alias `input`.

@@ -71,6 +71,11 @@ Image epsilon(const std::vector<Context*>& devices, const Image& input, const Ep
 // builds included).
 std::vector<Image> epsilon(const std::vector<Context*>& devices, const std::vector<Image>& inputs,
                            const EpsilonParams& params, std::string_view variant = "auto", Timing* timing = nullptr);
+// The caller's memory (a NumPy array's, say), 1 or 4 channels of u8 or u16 in packed rows: read and written in place,
+// nothing copied on the host, on one device or several as the calls above (an image too large for a device in
+// bands). `output` has `input`'s shape and is written whole.
+void epsilon(const std::vector<Context*>& devices, const ImageView& input, const MutableImageView& output,
+             const EpsilonParams& params, std::string_view variant = "auto", Timing* timing = nullptr);
 
 // Device-resident, 1 or 4 channels, same size, `output` distinct from `input`. Enqueues on ctx.queue()
 // and returns the kernels' events without waiting.

@@ -109,6 +109,19 @@ struct Image {
   const std::uint8_t* row(int y) const { return data.data() + static_cast<std::size_t>(y) * row_bytes(); }
 };
 
+// Samples the caller owns (a NumPy array's, say), packed rows laid out as Image's: the host calls that take views
+// read and write them in place and copy nothing on the host.
+struct ImageView {
+  const std::uint8_t* data = nullptr;
+  int width = 0, height = 0, channels = 1;
+  SampleType type = SampleType::u8;
+};
+struct MutableImageView {
+  std::uint8_t* data = nullptr;
+  int width = 0, height = 0, channels = 1;
+  SampleType type = SampleType::u8;
+};
+
 // The layouts the filters run on: 1 channel stays as is, 2 (grey+alpha) and 3 (RGB) become RGBA with the missing
 // channels set to the largest sample (255, or 65535 for u16; docs/SPEC.md: RGB gets alpha 255 on the way in). Other
 // sample types are returned as they are.

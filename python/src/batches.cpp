@@ -101,6 +101,16 @@ nb::object to_python(Image&& image, bool channel_axis) {
 
 }  // namespace
 
+nb::object filter_array_in_place(const std::vector<Context*>& devices, const HostArray& a, const SeveralCalls& calls) {
+  NewArray out = new_array(a.height, a.width, a.channels, a.channel_axis, *a.type);
+  {
+    nb::gil_scoped_release release;
+    calls.in_place(devices, {static_cast<const std::uint8_t*>(a.data), a.width, a.height, a.channels, *a.type},
+                   {static_cast<std::uint8_t*>(out.data), a.width, a.height, a.channels, *a.type});
+  }
+  return std::move(out.array);
+}
+
 bool is_several(nb::handle img, nb::handle ctx) {
   return is_list(img) || is_list(ctx);
 }
@@ -124,10 +134,12 @@ nb::object run_several(nb::handle img, nb::handle ctx, nb::handle out, const cha
     arrays.push_back(checked_array(img, what, std::nullopt, check));
   }
   const Devices devices = devices_of(ctx, what);
+  if (!batch && calls.in_place && (arrays.front().channels == 1 || arrays.front().channels == 4))
+    return filter_array_in_place(devices.contexts, arrays.front(), calls);
   std::vector<Image> results;
   {
     nb::gil_scoped_release release;
-    // Copies: the library's calls take Images, which own their samples.
+    // Copies: these calls of the library take Images, which own their samples.
     std::vector<Image> inputs;
     inputs.reserve(arrays.size());
     for (const HostArray& a : arrays) inputs.push_back(to_image(a));

@@ -111,7 +111,12 @@ const char* dtype_name(DeviceDtype dtype);
 struct SeveralCalls {
   std::function<Image(const std::vector<Context*>&, const Image&)> one;  // one image, its bands shared out
   std::function<std::vector<Image>(const std::vector<Context*>&, const std::vector<Image>&)> batch;
+  // One array of 1 or 4 channels read and written in place (box_blur(devices, ImageView, ...)); empty where the
+  // filter has no such call.
+  std::function<void(const std::vector<Context*>&, const ImageView&, const MutableImageView&)> in_place = {};
 };
+// calls.in_place on the array `a` into a new array of its shape and layout.
+nb::object filter_array_in_place(const std::vector<Context*>& devices, const HostArray& a, const SeveralCalls& calls);
 
 // Whether a filter call takes the calls above: `img` or `ctx` is a list or tuple.
 bool is_several(nb::handle img, nb::handle ctx);

@@ -84,30 +84,6 @@ nb::object device_output(nb::handle out, const PyDeviceImage& like, int channels
   return nb::borrow(out);
 }
 
-// Runs a device call from a host image of u8 or u16 samples with 1 or 4 channels (at `data`) into a new array of its
-// shape.
-nb::object filter_in_place(Context& ctx, const void* data, int width, int height, int channels, bool channel_axis,
-                           SampleType type, const DeviceCall& call) {
-  NewArray out = new_array(height, width, channels, channel_axis, type);
-  {
-    nb::gil_scoped_release release;
-    const std::size_t bytes = Image::byte_size_for(width, height, channels, type);
-    DeviceImage in{.buffer = buffer_over_host(ctx, const_cast<void*>(data), bytes, true),
-                   .width = width,
-                   .height = height,
-                   .channels = channels,
-                   .type = type};
-    DeviceImage result{.buffer = buffer_over_host(ctx, out.data, bytes, false),
-                       .width = width,
-                       .height = height,
-                       .channels = channels,
-                       .type = type};
-    call(ctx, in, result);
-    read_to_host(ctx, result.buffer, out.data, bytes);
-  }
-  return std::move(out.array);
-}
-
 // What box blur, epsilon and bilateral share: images of their input's shape and sample type (arrays and DeviceImages
 // of uint8 or uint16).
 struct SampleFilter {
@@ -141,14 +117,13 @@ nb::object run_sample_filter(nb::handle img, nb::handle ctx_obj, nb::handle out,
   check_u8_input(a, f.what, f.size_in_message, true);
   nb::object owner;
   Context& ctx = call_context(ctx_obj, owner);
-  // An image too large for the device in one piece (or of 2^29 pixels or more) goes to the library's host call,
-  // which cuts it into bands; the paths below hold it whole on the device.
-  const int on_device = a.channels == 1 ? 1 : 4;
-  const bool bands =
-      a.channels != 2 && host_call_band_rows(ctx.info(), a.width, a.height, on_device,
-                                             Image::byte_size_for(a.width, a.height, on_device, *a.type), f.reach);
-  if (!bands && (a.channels == 1 || a.channels == 4))
-    return filter_in_place(ctx, a.data, a.width, a.height, a.channels, a.channel_axis, *a.type, f.device);
+  // Grey and RGBA: the library's call on the array's memory, in one piece or, too large for the device, in bands.
+  if (a.channels == 1 || a.channels == 4) return filter_array_in_place({&ctx}, a, f.several);
+  // RGB too large for the device in one piece (or of 2^29 pixels or more) goes to the library's host call on a copy,
+  // which cuts it into bands; the path below holds it whole on the device.
+  const bool bands = host_call_band_rows(ctx.info(), a.width, a.height, 4,
+                                         Image::byte_size_for(a.width, a.height, 4, *a.type), f.reach)
+                         .has_value();
   if (!bands && a.channels == 3 && a.type == SampleType::u8) {
     // RGB becomes RGBA and back on the device, with no pass of the host over the pixels.
     NewArray rgb = new_array(a.height, a.width, 3, true, SampleType::u8);
@@ -179,7 +154,9 @@ nb::object box_blur_py(nb::handle img, int diameter, const std::string& border, 
   };
   // One image on one Context, one image over several, or a batch over several: the library's host calls.
   const auto host = [&](auto& c, const auto& in) { return box_blur(c, in, params, variant); };
-  return run_sample_filter(img, ctx, out, {"box blur", false, params.diameter / 2, device, host, {host, host}});
+  const auto in_place = [&](const auto& d, const auto& in, const auto& o) { box_blur(d, in, o, params, variant); };
+  return run_sample_filter(img, ctx, out,
+                           {"box blur", false, params.diameter / 2, device, host, {host, host, in_place}});
 }
 
 nb::object epsilon_py(nb::handle img, int radius, int threshold, const std::string& border, const std::string& variant,
@@ -191,7 +168,8 @@ nb::object epsilon_py(nb::handle img, int radius, int threshold, const std::stri
     return epsilon(c, in, o, params, variant);
   };
   const auto host = [&](auto& c, const auto& in) { return epsilon(c, in, params, variant); };
-  return run_sample_filter(img, ctx, out, {"epsilon", true, params.radius, device, host, {host, host}});
+  const auto in_place = [&](const auto& d, const auto& in, const auto& o) { epsilon(d, in, o, params, variant); };
+  return run_sample_filter(img, ctx, out, {"epsilon", true, params.radius, device, host, {host, host, in_place}});
 }
 
 nb::object bilateral_py(nb::handle img, double sigma_spatial, double sigma_range, std::optional<int> radius,
@@ -212,7 +190,9 @@ nb::object bilateral_py(nb::handle img, double sigma_spatial, double sigma_range
     return bilateral(c, in, o, params, variant);
   };
   const auto host = [&](auto& c, const auto& in) { return bilateral(c, in, params, variant); };
-  return run_sample_filter(img, ctx, out, {"bilateral", false, bilateral_radius(params), device, host, {host, host}});
+  const auto in_place = [&](const auto& d, const auto& in, const auto& o) { bilateral(d, in, o, params, variant); };
+  return run_sample_filter(img, ctx, out,
+                           {"bilateral", false, bilateral_radius(params), device, host, {host, host, in_place}});
 }
 
 // ---- conversions on the device, for chains that start from colour or 8-bit images --------------------------
@@ -449,7 +429,7 @@ nb::object reconstruct_py(nb::handle edges, std::optional<int> iterations, std::
 
 // The C++ side of bench/python_bench.py's overhead figure: `runs` calls of what box_blur(img) does from Python,
 // timed in C++ with no Python in between; the seconds of each. A DeviceImage: the device call and a clFinish. An
-// array: what filter_in_place does, the output's allocation included.
+// array: what box_blur(array) does (the call on the array's memory), the output's allocation included.
 std::vector<double> time_cpp_box_blur(nb::handle img, int diameter, int runs, nb::handle ctx_obj) {
   const BoxBlurParams params{.diameter = diameter, .border = {}};
   std::vector<double> seconds;
@@ -481,11 +461,8 @@ std::vector<double> time_cpp_box_blur(nb::handle img, int diameter, int runs, nb
   const std::size_t bytes = a.byte_size();
   timed([&] {
     ImageBytes out_bytes(bytes);
-    void* out = out_bytes.data();
-    DeviceImage in{buffer_over_host(ctx, const_cast<void*>(a.data), bytes, true), a.width, a.height, a.channels};
-    DeviceImage result{buffer_over_host(ctx, out, bytes, false), a.width, a.height, a.channels};
-    box_blur(ctx, in, result, params);
-    read_to_host(ctx, result.buffer, out, bytes);
+    box_blur({&ctx}, {static_cast<const std::uint8_t*>(a.data), a.width, a.height, a.channels, SampleType::u8},
+             {out_bytes.data(), a.width, a.height, a.channels, SampleType::u8}, params);
   });
   return seconds;
 }

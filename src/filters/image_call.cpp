@@ -102,9 +102,10 @@ using DeviceCall = std::function<std::vector<cl::Event>(const DeviceImage&, Devi
 // kernels of band b - 1 (ctx.queue()) and the download of band b - 2 (side queue 1, on a thread of its own, since
 // the staged copies keep host threads busy). Band b's kernels wait for its upload and for the output slot's last
 // download; its upload waits for the input slot's last kernels.
-void filter_host_bands(Context& ctx, const Image& input, Image& result, int reach, int band_rows,
-                       const DeviceCall& call, std::vector<cl::Event>& events) {
-  const std::size_t row_bytes = input.row_bytes();
+void filter_host_bands(Context& ctx, const BandedImage& input, int band_rows, const DeviceCall& call,
+                       std::vector<cl::Event>& events) {
+  const std::size_t row_bytes = input.in_row_bytes;
+  const int reach = input.reach;
   const int count = (input.height + band_rows - 1) / band_rows;
   const auto band = [&](int b) {
     const int y0 = b * band_rows, y1 = std::min(input.height, y0 + band_rows);
@@ -133,7 +134,7 @@ void filter_host_bands(Context& ctx, const Image& input, Image& result, int reac
         for (; b < count; ++b) {
           cl::Event after = computed[std::size_t(b)].get_future().get();
           const Band k = band(b);
-          read_staged(ctx, out_slots[std::size_t(b % kOutputSlots)], result.data.data() + std::size_t(k.y0) * row_bytes,
+          read_staged(ctx, out_slots[std::size_t(b % kOutputSlots)], input.out + std::size_t(k.y0) * row_bytes,
                       std::size_t(k.y1 - k.y0) * row_bytes,
                       {.device_offset = std::size_t(k.y0 - k.in0) * row_bytes, .queue = &down, .wait = {after}});
           downloaded[std::size_t(b)].set_value();
@@ -147,9 +148,9 @@ void filter_host_bands(Context& ctx, const Image& input, Image& result, int reac
         const Band k = band(b);
         std::vector<cl::Event> slot_read;
         if (b >= kInputSlots) slot_read.push_back(kernels_done[std::size_t(b - kInputSlots)]);
-        cl::Event uploaded = write_staged(
-            ctx, in_slots[std::size_t(b % kInputSlots)], input.data.data() + std::size_t(k.in0) * row_bytes,
-            std::size_t(k.in1 - k.in0) * row_bytes, {.queue = &up, .wait = std::move(slot_read)});
+        cl::Event uploaded =
+            write_staged(ctx, in_slots[std::size_t(b % kInputSlots)], input.in + std::size_t(k.in0) * row_bytes,
+                         std::size_t(k.in1 - k.in0) * row_bytes, {.queue = &up, .wait = std::move(slot_read)});
         if (b >= kOutputSlots) downloads[std::size_t(b - kOutputSlots)].get();
         std::vector<cl::Event> before{uploaded};
         check_cl(ctx.queue().enqueueBarrierWithWaitList(&before), "clEnqueueBarrierWithWaitList");
@@ -219,24 +220,32 @@ std::optional<int> host_call_band_rows(const DeviceInfo& device, int width, int 
   return int(rows);
 }
 
-Image filter_host_image(Context& ctx, const Image& input,
-                        const std::function<std::vector<cl::Event>(const DeviceImage&, DeviceImage&)>& call,
-                        std::vector<cl::Event>& events, int reach) {
-  Image result = Image::uninitialized(input.width, input.height, input.channels, input.type);
+void filter_host_memory(Context& ctx, const BandedImage& image, const DeviceCall& call,
+                        std::vector<cl::Event>& events) {
+  const std::size_t bytes = image.in_row_bytes * std::size_t(image.height);
   if (const auto rows =
-          host_call_band_rows(ctx.info(), input.width, input.height, input.channels, input.byte_size(), reach)) {
-    filter_host_bands(ctx, input, result, reach, *rows, call, events);
-    return result;
+          host_call_band_rows(ctx.info(), image.width, image.height, image.channels, bytes, image.reach)) {
+    filter_host_bands(ctx, image, *rows, call, events);
+    return;
   }
   // The filter only reads its input: over_host's buffer never writes through the const_cast.
   // On a GPU the device images are kept between calls (scratch buffers), so a stream of same-sized calls allocates
   // nothing.
-  const DeviceImage d_in = DeviceImage::over_host(ctx, const_cast<std::uint8_t*>(input.data.data()), input.width,
-                                                  input.height, input.channels, true, "host_call.in", input.type);
-  DeviceImage d_out = DeviceImage::over_host(ctx, result.data.data(), input.width, input.height, input.channels, false,
-                                             "host_call.out", input.type);
+  const DeviceImage d_in = DeviceImage::over_host(ctx, const_cast<std::uint8_t*>(image.in), image.width, image.height,
+                                                  image.channels, true, "host_call.in", image.type);
+  DeviceImage d_out = DeviceImage::over_host(ctx, image.out, image.width, image.height, image.channels, false,
+                                             "host_call.out", image.type);
   for (cl::Event& e : call(d_in, d_out)) events.push_back(std::move(e));
-  read_to_host(ctx, d_out.buffer, result.data.data(), d_out.byte_size());
+  read_to_host(ctx, d_out.buffer, image.out, d_out.byte_size());
+}
+
+Image filter_host_image(Context& ctx, const Image& input, const DeviceCall& call, std::vector<cl::Event>& events,
+                        int reach) {
+  Image result = Image::uninitialized(input.width, input.height, input.channels, input.type);
+  filter_host_memory(ctx,
+                     {input.data.data(), result.data.data(), input.width, input.height, input.channels, input.type,
+                      input.row_bytes(), result.row_bytes(), reach},
+                     call, events);
   return result;
 }
 
@@ -329,16 +338,41 @@ Image filter_host_image(Context& ctx, const Image& input, Alpha alpha,
                           [&](const Image& in) { return filter_host_image(ctx, in, call, events, reach); });
 }
 
-void check_host_image(std::string_view words, const Image& input, void (*check_size)(int width, int height), bool u16) {
-  if (input.type != SampleType::u8 && !(u16 && input.type == SampleType::u16))
-    throw std::invalid_argument(fmt::format("{} needs {} samples, got {}", words, u16 ? "8- or 16-bit" : "8-bit",
-                                            sample_type_name(input.type)));
-  if (input.channels < 1 || input.channels > 4)
-    throw std::invalid_argument(fmt::format("{} takes 1 to 4 channels, got {}", words, input.channels));
+namespace {
+
+void check_host_samples(std::string_view words, SampleType type, int channels, int width, int height,
+                        void (*check_size)(int width, int height), bool u16) {
+  if (type != SampleType::u8 && !(u16 && type == SampleType::u16))
+    throw std::invalid_argument(
+        fmt::format("{} needs {} samples, got {}", words, u16 ? "8- or 16-bit" : "8-bit", sample_type_name(type)));
+  if (channels < 1 || channels > 4)
+    throw std::invalid_argument(fmt::format("{} takes 1 to 4 channels, got {}", words, channels));
   if (check_size)
-    check_size(input.width, input.height);
-  else if (input.width < 1 || input.height < 1)
+    check_size(width, height);
+  else if (width < 1 || height < 1)
     throw std::invalid_argument(fmt::format("{} needs an image of at least 1x1", words));
+}
+
+}  // namespace
+
+void check_host_image(std::string_view words, const Image& input, void (*check_size)(int width, int height), bool u16) {
+  check_host_samples(words, input.type, input.channels, input.width, input.height, check_size, u16);
+}
+
+void check_host_views(std::string_view words, const ImageView& input, const MutableImageView& output,
+                      void (*check_size)(int width, int height), bool u16) {
+  check_host_samples(words, input.type, input.channels, input.width, input.height, check_size, u16);
+  if (input.channels != 1 && input.channels != 4)
+    throw std::invalid_argument(
+        fmt::format("{} on the caller's memory takes 1 or 4 channels, got {}", words, input.channels));
+  if (output.width != input.width || output.height != input.height || output.channels != input.channels ||
+      output.type != input.type)
+    throw std::invalid_argument(
+        fmt::format("{}: the output ({}x{}, {} channels of {}) must have the input's shape "
+                    "({}x{}, {} channels of {})",
+                    words, output.width, output.height, output.channels, sample_type_name(output.type), input.width,
+                    input.height, input.channels, sample_type_name(input.type)));
+  if (!input.data || !output.data) throw std::invalid_argument(fmt::format("{}: null image memory", words));
 }
 
 void HostCallClock::finish(Timing* timing, const std::vector<cl::Event>& events) const {

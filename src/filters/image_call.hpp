@@ -146,11 +146,28 @@ cl_uint constant_bits(const Border& border, int channels);
 std::optional<int> host_call_band_rows(const DeviceInfo& device, int width, int height, int channels, std::size_t bytes,
                                        int reach);
 
-// The host-to-host call of a filter from one image (1 or 4 channels, u8 or u16) to another of its shape: `call` runs
-// on device images over `input` and over a new result; its events are appended to `events`. On a CPU device those
-// images are the host memory itself (DeviceImage::over_host), so nothing is copied. Where host_call_band_rows says
-// so, `call` runs once a band, on device images of the band and its `reach` rows above and below (the image's own
-// edges are the band's there), and must then make the same choice of variant for every band.
+// Host memory a host call reads and writes: an image of `height` rows, `in_row_bytes` a row of input and
+// `out_row_bytes` of output (packed), whose output row y reads input rows y - reach .. y + reach (reach < 0: unknown,
+// not cut into bands).
+struct BandedImage {
+  const std::uint8_t* in;
+  std::uint8_t* out;
+  int width, height, channels;
+  SampleType type;
+  std::size_t in_row_bytes, out_row_bytes;
+  int reach;
+};
+
+// The host-to-host call of a filter from host memory (1 or 4 channels, u8 or u16) into host memory of its shape
+// (image.in_row_bytes == image.out_row_bytes): `call` runs on device images over them; its events are appended to
+// `events`. On a CPU device those images are the host memory itself (DeviceImage::over_host), so nothing is copied.
+// Where host_call_band_rows says so, `call` runs once a band, on device images of the band and its `reach` rows above
+// and below (the image's own edges are the band's there), and must then make the same choice of variant for every
+// band.
+void filter_host_memory(Context& ctx, const BandedImage& image,
+                        const std::function<std::vector<cl::Event>(const DeviceImage&, DeviceImage&)>& call,
+                        std::vector<cl::Event>& events);
+// filter_host_memory from `input` into a new result.
 Image filter_host_image(Context& ctx, const Image& input,
                         const std::function<std::vector<cl::Event>(const DeviceImage&, DeviceImage&)>& call,
                         std::vector<cl::Event>& events, int reach = -1);
@@ -383,26 +400,38 @@ Image in_device_layout(const Image& input, Alpha alpha, const std::function<Imag
 // 1x1").
 void check_host_image(std::string_view words, const Image& input, void (*check_size)(int width, int height),
                       bool u16 = false);
+// The same checks for a host call on the caller's memory, and that `output` has `input`'s shape and sample type, with
+// 1 or 4 channels ("box blur on caller memory takes 1 or 4 channels, got 3").
+void check_host_views(std::string_view words, const ImageView& input, const MutableImageView& output,
+                      void (*check_size)(int width, int height), bool u16 = false);
+
+// Builds the programs of a one-device host call of `width` x `height` x `channels` (the device's layout), untimed
+// (SPEC "Total time"), and returns what its device calls run: the whole image's choice where it is cut into bands
+// (the same code for every pixel, so the one-piece result bit for bit), else `variant` as given.
+template <class P>
+VariantChoice prepare_host_call(Context& ctx, const ImageFilterApi<P>& api, const P& params, std::string_view variant,
+                                int width, int height, int channels, SampleType type) {
+  const int reach = api.reach ? api.reach(params) : -1;
+  VariantChoice choice{std::string(variant), {}, {}};
+  const auto band_rows = host_call_band_rows(ctx.info(), width, height, channels,
+                                             Image::byte_size_for(width, height, channels, type), reach);
+  int call_rows = height;  // the device images' rows: a band's with its halo, where it is cut
+  if (band_rows) {
+    choice = choose_image_variant(ctx, api, params, variant, width, height, channels, {}, type);
+    call_rows = std::min(height, *band_rows + 2 * reach);
+  }
+  prepare_image_call(ctx, api, {params, width, call_rows, channels, type}, choice.variant, choice.config);
+  return choice;
+}
 
 // The public call of an image filter on a host image (box_blur(ctx, image, ...) and its kin): its first checks
-// (check_host_image), the programs built, untimed (SPEC "Total time"), then filter_host_image, timed into `timing`.
+// (check_host_image), the programs built (prepare_host_call), then filter_host_image, timed into `timing`.
 template <class P>
 Image host_image_call(Context& ctx, const ImageFilterApi<P>& api, const Image& input, const P& params,
                       std::string_view variant, Alpha alpha, Timing* timing) {
   check_host_image(api.words, input, api.check_host_size, takes_u16(api));
-  const int channels = device_channels(input.channels, alpha);
-  const int reach = api.reach ? api.reach(params) : -1;
-  // Bands run with the whole image's choice: the same code for every pixel, so the one-piece result bit for bit.
-  VariantChoice choice{std::string(variant), {}, {}};
-  const auto band_rows =
-      host_call_band_rows(ctx.info(), input.width, input.height, channels,
-                          Image::byte_size_for(input.width, input.height, channels, input.type), reach);
-  int call_rows = input.height;  // the device images' rows: a band's with its halo, where it is cut
-  if (band_rows) {
-    choice = choose_image_variant(ctx, api, params, variant, input.width, input.height, channels, {}, input.type);
-    call_rows = std::min(input.height, *band_rows + 2 * reach);
-  }
-  prepare_image_call(ctx, api, {params, input.width, call_rows, channels, input.type}, choice.variant, choice.config);
+  const VariantChoice choice = prepare_host_call(ctx, api, params, variant, input.width, input.height,
+                                                 device_channels(input.channels, alpha), input.type);
   const HostCallClock clock;
   std::vector<cl::Event> events;
   Image result = filter_host_image(
@@ -410,7 +439,7 @@ Image host_image_call(Context& ctx, const ImageFilterApi<P>& api, const Image& i
       [&](const DeviceImage& in, DeviceImage& out) {
         return enqueue_image_call(ctx, api, in, out, params, choice.variant, choice.config);
       },
-      events, reach);
+      events, api.reach ? api.reach(params) : -1);
   clock.finish(timing, events);
   return result;
 }

@@ -28,16 +28,6 @@ CLF_API void share_out(const std::vector<Context*>& devices, std::size_t count, 
 void on_each_device(const std::vector<Context*>& devices,
                     const std::function<void(Context& ctx, std::size_t device)>& work);
 
-// An image of `height` rows, `in_row_bytes` a row of input and `out_row_bytes` of output (packed), whose output row y
-// reads input rows y - reach .. y + reach.
-struct BandedImage {
-  const std::uint8_t* in;
-  std::uint8_t* out;
-  int width, height, channels;
-  SampleType type;
-  std::size_t in_row_bytes, out_row_bytes;
-  int reach;
-};
 // One band's device call on devices[device]: the filter from `in` (the band and its halo, packed, `in.height` rows)
 // into `out` (as many rows of out_row_bytes, packed), after the events in `wait`; returns every command's event, last
 // one last.
@@ -65,9 +55,46 @@ std::vector<Image> filter_batch(const std::vector<Context*>& devices, std::size_
                                 const std::function<Image(Context& ctx, std::size_t item, Timing* timing)>& run,
                                 Timing* timing);
 
+// Each device's choice for a whole image of `width` x `height` x `channels` (the device's layout; choose_image_variant
+// on its own Context), its programs built for a band's size, the largest call it runs, untimed.
+template <class P>
+std::vector<VariantChoice> prepare_band_calls(const std::vector<Context*>& devices, const ImageFilterApi<P>& api,
+                                              const P& params, std::string_view variant, int width, int height,
+                                              int channels, SampleType type) {
+  const int reach = api.reach(params);
+  const int band_rows = multi_device_band_rows(devices, width, height, channels,
+                                               Image::byte_size_for(width, height, channels, type), reach);
+  const int call_rows = std::min(height, band_rows + 2 * reach);
+  std::vector<VariantChoice> choices(devices.size());
+  on_each_device(devices, [&](Context& ctx, std::size_t d) {
+    choices[d] = choose_image_variant(ctx, api, params, variant, width, height, channels, {}, type);
+    prepare_image_call(ctx, api, {params, width, call_rows, channels, type}, choices[d].variant, choices[d].config);
+  });
+  return choices;
+}
+
+// filter_bands_on_devices with the filter's device call, each device running its own choice.
+template <class P>
+void filter_bands_with_choices(const std::vector<Context*>& devices, const ImageFilterApi<P>& api,
+                               const BandedImage& image, const P& params, const std::vector<VariantChoice>& choices,
+                               std::vector<cl::Event>& events) {
+  filter_bands_on_devices(
+      devices, image,
+      [&](Context& ctx, std::size_t d, const DeviceImage& band_in, const cl::Buffer& band_out,
+          const std::vector<cl::Event>& wait) {
+        DeviceImage o{.buffer = band_out,
+                      .width = band_in.width,
+                      .height = band_in.height,
+                      .channels = band_in.channels,
+                      .type = band_in.type};
+        return enqueue_image_call(ctx, api, band_in, o, params, choices[d].variant, choices[d].config, wait);
+      },
+      events);
+}
+
 // The public host call of an image filter over several devices. One Context: host_image_call itself. A filter that
 // is not cut into bands (reach null) runs whole on the first device. Else each device chooses its variant for the
-// whole image (choose_image_variant on its own Context) and builds its programs for a band, untimed; then the bands.
+// whole image and builds its programs for a band (prepare_band_calls); then the bands.
 template <class P>
 Image host_image_call(const std::vector<Context*>& devices, const ImageFilterApi<P>& api, const Image& input,
                       const P& params, std::string_view variant, Alpha alpha, Timing* timing) {
@@ -75,41 +102,54 @@ Image host_image_call(const std::vector<Context*>& devices, const ImageFilterApi
   if (devices.size() == 1 || !api.reach)
     return host_image_call(*devices.front(), api, input, params, variant, alpha, timing);
   check_host_image(api.words, input, api.check_host_size, takes_u16(api));
-  const int channels = device_channels(input.channels, alpha);
-  // Programs for a band's size, the largest call a device runs (an image of 2^29 pixels or more is refused whole).
-  const int reach = api.reach(params);
-  const int band_rows =
-      multi_device_band_rows(devices, input.width, input.height, channels,
-                             Image::byte_size_for(input.width, input.height, channels, input.type), reach);
-  const int call_rows = std::min(input.height, band_rows + 2 * reach);
-  std::vector<VariantChoice> choices(devices.size());
-  on_each_device(devices, [&](Context& ctx, std::size_t d) {
-    choices[d] = choose_image_variant(ctx, api, params, variant, input.width, input.height, channels, {}, input.type);
-    prepare_image_call(ctx, api, {params, input.width, call_rows, channels, input.type}, choices[d].variant,
-                       choices[d].config);
-  });
+  const std::vector<VariantChoice> choices = prepare_band_calls(
+      devices, api, params, variant, input.width, input.height, device_channels(input.channels, alpha), input.type);
   const HostCallClock clock;
   std::vector<cl::Event> events;
   Image result = in_device_layout(input, alpha, [&](const Image& in) {
     Image out = Image::uninitialized(in.width, in.height, in.channels, in.type);
-    const BandedImage image{in.data.data(), out.data.data(), in.width,        in.height,        in.channels,
-                            in.type,        in.row_bytes(),  out.row_bytes(), api.reach(params)};
-    filter_bands_on_devices(
-        devices, image,
-        [&](Context& ctx, std::size_t d, const DeviceImage& band_in, const cl::Buffer& band_out,
-            const std::vector<cl::Event>& wait) {
-          DeviceImage o{.buffer = band_out,
-                        .width = band_in.width,
-                        .height = band_in.height,
-                        .channels = band_in.channels,
-                        .type = band_in.type};
-          return enqueue_image_call(ctx, api, band_in, o, params, choices[d].variant, choices[d].config, wait);
-        },
-        events);
+    filter_bands_with_choices(devices, api,
+                              {in.data.data(), out.data.data(), in.width, in.height, in.channels, in.type,
+                               in.row_bytes(), out.row_bytes(), api.reach(params)},
+                              params, choices, events);
     return out;
   });
   clock.finish(timing, events);
   return result;
+}
+
+// The public host call on the caller's memory (box_blur(devices, ImageView, MutableImageView, ...) and its kin), on
+// one device or several: as the calls above on 1 or 4 channels, reading `input` and writing `output` in place, so
+// the host copies nothing (a CPU device works in that memory; a GPU stages it through pinned memory).
+template <class P>
+void host_view_call(const std::vector<Context*>& devices, const ImageFilterApi<P>& api, const ImageView& input,
+                    const MutableImageView& output, const P& params, std::string_view variant, Timing* timing) {
+  check_device_list(api.words, devices);
+  check_host_views(api.words, input, output, api.check_host_size, takes_u16(api));
+  const std::size_t row_bytes = Image::byte_size_for(input.width, 1, input.channels, input.type);
+  const BandedImage image{input.data,   output.data,    input.width,
+                          input.height, input.channels, input.type,
+                          row_bytes,    row_bytes,      api.reach ? api.reach(params) : -1};
+  std::vector<cl::Event> events;
+  if (devices.size() == 1 || !api.reach) {
+    Context& ctx = *devices.front();
+    const VariantChoice choice =
+        prepare_host_call(ctx, api, params, variant, input.width, input.height, input.channels, input.type);
+    const HostCallClock clock;
+    filter_host_memory(
+        ctx, image,
+        [&](const DeviceImage& in, DeviceImage& out) {
+          return enqueue_image_call(ctx, api, in, out, params, choice.variant, choice.config);
+        },
+        events);
+    clock.finish(timing, events);
+    return;
+  }
+  const std::vector<VariantChoice> choices =
+      prepare_band_calls(devices, api, params, variant, input.width, input.height, input.channels, input.type);
+  const HostCallClock clock;
+  filter_bands_with_choices(devices, api, image, params, choices, events);
+  clock.finish(timing, events);
 }
 
 }  // namespace clf

@@ -188,6 +188,11 @@ Image bilateral(const std::vector<Context*>& devices, const Image& input, const 
   return host_image_call(devices, kBilateralApi, input, params, variant, Alpha::kept_apart, timing);
 }
 
+void bilateral(const std::vector<Context*>& devices, const ImageView& input, const MutableImageView& output,
+               const BilateralParams& params, std::string_view variant, Timing* timing) {
+  host_view_call(devices, kBilateralApi, input, output, params, variant, timing);
+}
+
 std::vector<Image> bilateral(const std::vector<Context*>& devices, const std::vector<Image>& inputs,
                              const BilateralParams& params, std::string_view variant, Timing* timing) {
   return filter_batch(

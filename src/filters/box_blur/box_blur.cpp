@@ -70,6 +70,11 @@ Image box_blur(const std::vector<Context*>& devices, const Image& input, const B
   return host_image_call(devices, kBoxBlurApi, input, params, variant, Alpha::filtered, timing);
 }
 
+void box_blur(const std::vector<Context*>& devices, const ImageView& input, const MutableImageView& output,
+              const BoxBlurParams& params, std::string_view variant, Timing* timing) {
+  host_view_call(devices, kBoxBlurApi, input, output, params, variant, timing);
+}
+
 std::vector<Image> box_blur(const std::vector<Context*>& devices, const std::vector<Image>& inputs,
                             const BoxBlurParams& params, std::string_view variant, Timing* timing) {
   return filter_batch(

@@ -98,6 +98,11 @@ Image epsilon(const std::vector<Context*>& devices, const Image& input, const Ep
   return host_image_call(devices, kEpsilonApi, input, params, variant, Alpha::kept_apart, timing);
 }
 
+void epsilon(const std::vector<Context*>& devices, const ImageView& input, const MutableImageView& output,
+             const EpsilonParams& params, std::string_view variant, Timing* timing) {
+  host_view_call(devices, kEpsilonApi, input, output, params, variant, timing);
+}
+
 std::vector<Image> epsilon(const std::vector<Context*>& devices, const std::vector<Image>& inputs,
                            const EpsilonParams& params, std::string_view variant, Timing* timing) {
   return filter_batch(
