@@ -10,8 +10,9 @@ Cases (--cases, comma-separated; each prints one table and adds rows to --out's 
   split   WxH (--split-size, default 8192x8192) RGBA box blur d = 9 and grey bilateral (radius 4) on --split-device
           (default pocl) whole and split into --parts sub-devices (default 2,4): the same result bit for bit.
   mixed   WxH (--mixed-size, default 16384x16384) RGBA box blur d = 9 and bilateral (radius 4) host to host on
-          --device alone and on the list --mixed (default "nvidia,pocl": a GPU with the CPU beside it): the same
-          result bit for bit.
+          --device alone and on the list --mixed (default "nvidia,pocl": a GPU with the CPU beside it): the box
+          blur bit for bit, the bilateral within 1 (different devices run different variants, each within 1 of
+          the reference).
   batch   --photos N (default 1000) 1920x1080 JPEGs through `clfilters box-blur -d 9 -o DIR` in one process against
           a loop of single calls over the first --loop of them (default 50), photos per second.
 
@@ -119,10 +120,14 @@ def case_mixed(args, rows):
         expected = run(alone)
         ms_alone, _ = median_ms(lambda: run(alone), args.runs)
         ms_together, runs = median_ms(lambda: run(together), args.runs)
-        assert np.array_equal(run(together), expected), f"{name}: {args.mixed} differs from {args.device} alone"
+        # The box blur is exact everywhere: bit for bit. The bilateral's contract is within 1 of its reference, and
+        # a GPU and a CPU run different variants (and float code): each band within 1 of the one-device result.
+        diff = int(np.abs(run(together).astype(np.int16) - expected.astype(np.int16)).max())
+        assert diff <= ("bilateral" in name), f"{name}: {args.mixed} differs from {args.device} alone by {diff}"
         rows.append({"case": f"mixed, {width}x{height} {name}, on {args.mixed}", "device": alone.device.name,
                      "ms": round(ms_together, 1), "runs": [round(t, 1) for t in runs],
-                     "alone_ms": round(ms_alone, 1), "of_alone": round(ms_together / ms_alone, 3)})
+                     "alone_ms": round(ms_alone, 1), "of_alone": round(ms_together / ms_alone, 3),
+                     "largest_difference": diff})
 
 
 def case_batch(args, rows):

@@ -245,8 +245,10 @@ void write_file_atomically(const std::filesystem::path& path, const void* bytes,
   if (closed != 0) fail(path, "cannot write: " + errno_message(errno));
   // Renamed without an fsync, as ffmpeg and cp leave their outputs: the rename keeps a failed run from leaving a
   // partial file; writing back to the disk is the system's (an fsync costs the disk's speed: 0.4 s of a 746 MB video).
+  ReplacedFile replaced(target.path);
   if (::rename(created.path.c_str(), target.path.c_str()) != 0) fail(path, "cannot replace: " + errno_message(errno));
   temp.keep = true;
+  replaced.close_in_background();
 }
 
 }  // namespace clf

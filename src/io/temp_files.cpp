@@ -16,6 +16,7 @@
 #include <cstring>
 #include <random>
 #include <system_error>
+#include <thread>
 
 #include "clfilters/image_io.hpp"
 #include "io/image_io_internal.hpp"
@@ -132,6 +133,25 @@ OutputTarget output_target(const std::filesystem::path& path, bool streams) {
   if (::access(target.c_str(), W_OK) != 0)
     fail(path, fmt::format("cannot write: {} (the file exists; refusing to replace it)", errno_message(errno)));
   return {target, false};
+}
+
+ReplacedFile::ReplacedFile(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode)) fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+}
+
+ReplacedFile::~ReplacedFile() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+void ReplacedFile::close_in_background() {
+  if (fd_ < 0) return;
+  try {
+    std::thread([fd = fd_] { ::close(fd); }).detach();
+    fd_ = -1;
+  } catch (const std::system_error&) {
+    // No thread to spare: the destructor closes it here.
+  }
 }
 
 }  // namespace io_detail

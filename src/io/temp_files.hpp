@@ -35,6 +35,23 @@ struct CreatedTempFile {
 };
 CreatedTempFile create_temp_file_beside(const std::filesystem::path& target, const std::filesystem::path& shown);
 
+// The file at `path`, held open while a rename replaces it (where it is a regular file that can be opened), so that
+// its release, freeing its pages and blocks, comes at this handle's closing rather than inside rename():
+// close_in_background() then moves it off the calling thread, to overlap what the process does next (a 746 MB video's
+// release took 0.33-0.41 s on the NVIDIA H100 machine, the process's end after it 0.15-0.2 s).
+class ReplacedFile {
+ public:
+  explicit ReplacedFile(const std::string& path);
+  ~ReplacedFile();
+  ReplacedFile(const ReplacedFile&) = delete;
+  ReplacedFile& operator=(const ReplacedFile&) = delete;
+  // Closes it on a detached thread: the process's exit still waits for the release, but not before its own work.
+  void close_in_background();
+
+ private:
+  int fd_ = -1;
+};
+
 // Where an output named `path` is written, checked before anything is: `path` itself, or for a symbolic link the
 // file it points to (cp and ffmpeg write through a link; the link stays). `direct` is true for an existing FIFO or
 // character device that a stream may be written into (only when `streams` is true). Throws ImageIoError naming

@@ -536,7 +536,9 @@ void VideoWriter::commit() {
   if (closed != 0) fail("cannot write: " + errno_message(errno));
   if (!temp_path_.empty()) {
     // No fsync, as write_file_atomically: on the NVIDIA H100 machine it took 0.4 s of a 0.9 s run of 746 MB.
+    io_detail::ReplacedFile replaced(target_path_);
     if (::rename(temp_path_.c_str(), target_path_.c_str()) != 0) fail("cannot replace: " + errno_message(errno));
+    replaced.close_in_background();
     temp_path_.clear();
     temp_registration_.reset();
   }

@@ -238,6 +238,22 @@ TEST_F(VideoIo, UncommittedOutputLeavesNothing) {
             std::string::npos);
 }
 
+// The replaced file is held open across the rename and closed on another thread: the new stream is in place at once,
+// the old one no longer reachable by its name, and the folder holds nothing else.
+TEST_F(VideoIo, CommittedOutputReplacesTheOldFile) {
+  const StreamInfo info = raw_stream_info(VideoFormat::i420, 4, 4);
+  write_file(path("old.yuv"), "previous contents");
+  std::vector<std::uint8_t> frame(info.frame_bytes);
+  for (std::size_t i = 0; i < frame.size(); ++i) frame[i] = std::uint8_t(3 * i + 1);
+  {
+    VideoWriter writer(path("old.yuv"), info);
+    writer.write_frame("", {frame.data(), 16}, {frame.data() + 16, info.frame_bytes - 16});
+    writer.commit();
+  }
+  EXPECT_EQ(read_file(path("old.yuv")), std::string(frame.begin(), frame.end()));
+  EXPECT_EQ(file_count(), 1u);
+}
+
 TEST_F(VideoIo, TruncatedAndCorruptFramesAreNamed) {
   SCOPED_TRACE(fmt::format("seed={}", seed_));
   std::mt19937_64 rng(seed_);
