@@ -80,7 +80,8 @@ def test_contexts_refuse_bad_lists(ctx):
         clf.contexts(f"{index},{index}")
     with pytest.raises(ValueError, match="no device matches 'nonsense'"):
         clf.contexts("nonsense")
-    with pytest.raises(ValueError, match="too few to split"):
+    # More parts than compute units; a driver with no equal partition (NVIDIA's) refuses any split.
+    with pytest.raises(ValueError, match="too few to split|cannot be split into sub-devices"):
         clf.contexts(f"{index}/{ctx.device.compute_units + 1}")
 
 
