@@ -272,7 +272,7 @@ Entry strip() {
   return e;
 }
 
-// cpu_rows' bands and their rings (sobel_strip.cl): two rows of hs and hd shorts per band, each `stride` shorts
+// cpu_rows' bands and their rings (sobel_cpu_rows.cl): two rows of hs and hd shorts per band, each `stride` shorts
 // (whole 16-pixel steps, so every ring access is an aligned short16).
 struct CpuRowsLayout {
   int band_rows, bands, stride;
