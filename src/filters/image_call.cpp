@@ -52,9 +52,9 @@ RowBands row_bands(const DeviceInfo& device, const VariantInfo& info, const Tuni
 }
 
 RingRowsLayout ring_rows_layout(const DeviceInfo& device, const VariantInfo& info, const TuningConfig& config,
-                                int width, int height, int channels, int radius, const RingRowsShape& shape) {
+                                int width, int rows, int channels, int radius, const RingRowsShape& shape) {
   // Each band's first 2r rows are padded twice (a band's rows and its halo), a small share of the taps' work.
-  const RowBands bands = row_bands(device, info, config, height);
+  const RowBands bands = row_bands(device, info, config, rows);
   return {bands.rows,
           bands.count,
           int(round_up(std::size_t(width + 2 * radius + shape.overrun), std::size_t(shape.align))),

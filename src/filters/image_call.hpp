@@ -28,7 +28,8 @@ namespace clf {
 
 // One call: its parameters and the device images' size, channels (1 or 4) and sample type (u8, or u16 for the
 // variants that take it: Variant::takes_u16). A variant that reads and writes the caller's views in place
-// (Variant::takes_views) also gets their layout, in pixels; zero strides mean packed images.
+// (Variant::takes_views) also gets their layout, in pixels; zero strides mean packed images. One that takes a row
+// range (Variant::takes_row_range) computes only `rows` of the output; the others get whole calls.
 template <class Params>
 struct ImageCall {
   Params params;
@@ -38,7 +39,10 @@ struct ImageCall {
   SampleType type = SampleType::u8;
   int in_stride = 0, out_stride = 0;  // pixels from one row's start to the next
   int in_offset = 0, out_offset = 0;  // pixels from the buffer's start to pixel (0, 0)
+  RowRange rows = {};                 // the output rows to compute; default: all
   bool on_views() const { return in_stride != 0; }
+  int row_begin() const { return rows.begin; }
+  int row_end() const { return rows.end_in(height); }
 };
 
 struct ImageTarget {
@@ -100,8 +104,9 @@ struct RingRowsLayout {
     return std::size_t(bands) * std::size_t(diameter) * std::size_t(planes) * std::size_t(stride) * element_bytes;
   }
 };
+// `rows`: the output rows the call computes, which its bands share.
 RingRowsLayout ring_rows_layout(const DeviceInfo& device, const VariantInfo& info, const TuningConfig& config,
-                                int width, int height, int channels, int radius, const RingRowsShape& shape);
+                                int width, int rows, int channels, int radius, const RingRowsShape& shape);
 // Where "auto" goes when `failed` is refused: the filter's built-in rule's choice `rule`, then its plain first
 // variant, without `failed` or repeats.
 std::vector<std::string> fallback_variants(const std::string& rule, const std::vector<VariantInfo>& variants,
@@ -245,16 +250,17 @@ struct ImageFilterApi {
 };
 
 // The cpu_rows entry of an image filter (bilateral, epsilon) whose window reaches `radius(params)` rows: refused
-// where its ring is above the device's largest allocation; one work-item a band of `kernel`, built with
-// -D CPU_ROWS=1; views of any layout of whole pixels, as its row pointers come from the strides and offsets.
-// `enqueue(ctx, plan, call, target, layout)` sets the kernel's arguments and launches it.
+// where its ring is above the device's largest allocation; one work-item a band of `kernel` over the call's row
+// range, built with -D CPU_ROWS=1; views of any layout of whole pixels, as its row pointers come from the strides and
+// offsets. `enqueue(ctx, plan, call, target, layout)` sets the kernel's arguments and launches it.
 template <class P, class Radius, class Enqueue>
 typename ImageTable<P>::Entry ring_rows_entry(std::string summary, std::string kernel, RingRowsShape shape,
                                               Radius radius, Enqueue enqueue) {
   typename ImageTable<P>::Entry e{{"cpu_rows", std::move(summary), row_band_tunables()}};
   const auto layout_of = [info = e.info, shape, radius](const DeviceInfo& device, const ImageCall<P>& call,
                                                         const TuningConfig& config) {
-    return ring_rows_layout(device, info, config, call.width, call.height, call.channels, radius(call.params), shape);
+    return ring_rows_layout(device, info, config, call.width, call.rows.count_in(call.height), call.channels,
+                            radius(call.params), shape);
   };
   e.unsupported = [layout_of](const DeviceInfo& device, const ImageCall<P>& call, const TuningConfig& config) {
     return temporary_problem(device, "cpu_rows", layout_of(device, call, config).bytes());
@@ -269,7 +275,19 @@ typename ImageTable<P>::Entry ring_rows_entry(std::string summary, std::string k
     return enqueue(ctx, plan, call, t, layout_of(ctx.info(), call, config));
   };
   e.takes_views = [](const ImageCall<P>&) { return true; };
+  e.takes_row_range = true;
   return e;
+}
+
+// Whether one call of the filter takes an image of this size (its check_size), as a range of its rows needs.
+template <class P>
+bool one_call_takes_size(const ImageFilterApi<P>& api, int width, int height) {
+  try {
+    api.check_size(width, height);
+    return true;
+  } catch (const std::invalid_argument&) {
+    return false;
+  }
 }
 
 // Whether any variant of the filter takes u16 samples.
@@ -343,19 +361,28 @@ void prepare_image_call(Context& ctx, const ImageFilterApi<P>& api, const ImageC
 }
 
 // Enqueues a call from `in` to `out` (views of the caller's buffers too: see on_packed_images) after the
-// caller's `wait` events; returns every command's event.
+// caller's `wait` events; returns every command's event. `rows` less than the whole image: only those output rows,
+// by a variant that takes a row range (Variant::takes_row_range), else std::invalid_argument; on views, only by one
+// that takes them in place, as a packed copy would write the other rows back.
 template <class P>
 std::vector<cl::Event> enqueue_image_call(Context& ctx, const ImageFilterApi<P>& api, const DeviceImage& in,
                                           DeviceImage& out, const P& params, std::string_view variant,
-                                          const TuningConfig& config, const std::vector<cl::Event>& wait = {}) {
+                                          const TuningConfig& config, const std::vector<cl::Event>& wait = {},
+                                          const RowRange& rows = {}) {
   if (in.width != out.width || in.height != out.height || in.channels != out.channels || in.type != out.type)
     throw std::invalid_argument(
         fmt::format("{}: output must have the input's size, channels and sample type", api.name));
   if (!api.output_may_be_input && in.buffer() == out.buffer())
     throw std::invalid_argument(fmt::format("{}: output must not be the input", api.name));
-  const ImageCall<P> call{params, in.width, in.height, in.channels, in.type};
+  check_row_range(api.name, rows, in.height, in.buffer() == out.buffer());
+  const bool part = !rows.whole(in.height);
+  ImageCall<P> call{params, in.width, in.height, in.channels, in.type};
+  call.rows = rows;
   const auto r = resolve_image_call(ctx, api, call, variant, config);
   const auto run = [&](ResolvedCall<ImageCall<P>, ImageTarget> resolved) {
+    if (part && !resolved.entry->takes_row_range)
+      throw std::invalid_argument(fmt::format("{}: variant {} computes whole images, not a range of rows", api.name,
+                                              resolved.entry->info.name));
     // Pitched or offset views the chosen variant reads and writes in place: no packed copies.
     if (const auto on_views = views_call(call, in, out);
         on_views && resolved.entry->takes_views && resolved.entry->takes_views(*on_views)) {
@@ -366,6 +393,9 @@ std::vector<cl::Event> enqueue_image_call(Context& ctx, const ImageFilterApi<P>&
       for (cl::Event& e : resolved.enqueue(ctx, *on_views, target)) events.push_back(std::move(e));
       return events;
     }
+    if (part && !(in.packed() && out.packed()))
+      throw std::invalid_argument(fmt::format("{}: variant {} takes a range of rows of packed images only", api.name,
+                                              resolved.entry->info.name));
     return on_packed_images(ctx, in, out, wait, [&](const DeviceImage& packed_in, DeviceImage& packed_out) {
       ImageTarget target{packed_in, packed_out};
       return resolved.enqueue(ctx, call, target);
@@ -382,7 +412,8 @@ std::vector<cl::Event> enqueue_image_call(Context& ctx, const ImageFilterApi<P>&
         fallback_variants(api.auto_variant(ctx.info(), params, in.width, in.height, in.channels, in.type),
                           api.table().infos(), r.entry->info.name),
         [&](const std::string& next) {
-          return !api.unsupported(ctx.info(), next, params, in.width, in.height, in.channels, {}, in.type);
+          return (!part || api.table().takes_row_range(next)) &&
+                 !api.unsupported(ctx.info(), next, params, in.width, in.height, in.channels, {}, in.type);
         },
         [&](const std::string& next) {
           return run(plan_call(ctx, api.table(), call, {next, {}, "fallback"}, std::nullopt));

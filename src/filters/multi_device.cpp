@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <exception>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include "runtime/host_transfer.hpp"
@@ -47,6 +48,31 @@ void finish_quietly(Context& ctx) noexcept {
     }
   } catch (...) {
   }
+}
+
+// The caller's whole input and output as buffers of a CPU device that computes bands as row ranges of them.
+struct WholeImage {
+  cl::Buffer in, out;
+};
+
+// Whether `ctx` computes in the caller's memory itself: a CPU device, both images aligned (buffer_over_host uses them
+// in place) and each within its allocation limit.
+bool works_on_whole_image(const Context& ctx, const BandedImage& image) {
+  const auto aligned = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p) % kHostBufferAlignment == 0; };
+  const std::size_t rows = std::size_t(image.height);
+  return ctx.works_in_host_memory() && aligned(image.in) && aligned(image.out) &&
+         std::max(image.in_row_bytes, image.out_row_bytes) * rows <= ctx.info().max_alloc_bytes;
+}
+
+// Makes the device's writes to `bytes` of `buffer` from `offset` on visible in the host memory it is over (OpenCL 1.2,
+// 5.4.3: a map), once the commands before are done.
+void map_to_host(Context& ctx, const cl::Buffer& buffer, std::size_t offset, std::size_t bytes) {
+  cl_int err = CL_SUCCESS;
+  void* mapped = ctx.queue().enqueueMapBuffer(buffer, CL_TRUE, CL_MAP_READ, offset, bytes, nullptr, nullptr, &err);
+  check_cl(err, "clEnqueueMapBuffer");
+  cl::Event unmapped;
+  check_cl(ctx.queue().enqueueUnmapMemObject(buffer, mapped, nullptr, &unmapped), "clEnqueueUnmapMemObject");
+  check_cl(unmapped.wait(), "clWaitForEvents");
 }
 
 }  // namespace
@@ -98,10 +124,11 @@ std::size_t banded_bytes(const BandedImage& image) {
 }
 
 int multi_device_band_rows(const std::vector<Context*>& devices, int width, int height, int channels, std::size_t bytes,
-                           int reach) {
+                           int reach, int bands_per_device) {
   if (const char* forced = std::getenv("CLFILTERS_BAND_ROWS"); forced && *forced)
     return std::clamp(std::atoi(forced), 1, std::max(1, height));
-  const int wanted = (height + 8 * int(devices.size()) - 1) / (8 * int(devices.size()));
+  const int bands = bands_per_device * int(devices.size());
+  const int wanted = (height + bands - 1) / bands;
   int rows = std::max({wanted, 3 * reach, 16});
   for (const Context* ctx : devices)
     if (const auto fits = host_call_band_rows(ctx->info(), width, height, channels, bytes, reach))
@@ -111,11 +138,24 @@ int multi_device_band_rows(const std::vector<Context*>& devices, int width, int 
 
 void filter_bands_on_devices(const std::vector<Context*>& devices, const BandedImage& image, const BandCall& call,
                              std::vector<cl::Event>& events) {
-  const int band_rows =
-      multi_device_band_rows(devices, image.width, image.height, image.channels, banded_bytes(image), image.reach);
-  const int count = (image.height + band_rows - 1) / band_rows;
-  bool any_gpu = false;
+  bool any_gpu = false, all_in_place = true;
   for (const Context* ctx : devices) any_gpu = any_gpu || !ctx->works_in_host_memory();
+  // Made before the lanes start: buffers over host memory cost no copy, and one a device serves all its bands.
+  std::vector<std::optional<WholeImage>> whole(devices.size());
+  for (std::size_t d = 0; d < devices.size(); ++d) {
+    Context& ctx = *devices[d];
+    if (!works_on_whole_image(ctx, image) || !call.takes_row_range || !call.takes_row_range(d)) {
+      all_in_place = false;
+      continue;
+    }
+    // The filter only reads its input: the buffer never writes through the const_cast.
+    whole[d] = WholeImage{buffer_over_host(ctx, const_cast<std::uint8_t*>(image.in),
+                                           image.in_row_bytes * std::size_t(image.height), true),
+                          buffer_over_host(ctx, image.out, image.out_row_bytes * std::size_t(image.height), false)};
+  }
+  const int band_rows = multi_device_band_rows(devices, image.width, image.height, image.channels, banded_bytes(image),
+                                               image.reach, all_in_place ? 2 : 8);
+  const int count = (image.height + band_rows - 1) / band_rows;
   std::mutex events_mutex;
   share_out(devices, std::size_t(count), any_gpu ? 2 : 1, [&](Context& ctx, std::size_t d, std::size_t b) {
     const int y0 = int(b) * band_rows, y1 = std::min(image.height, y0 + band_rows);
@@ -125,25 +165,33 @@ void filter_bands_on_devices(const std::vector<Context*>& devices, const BandedI
     std::uint8_t* dst = image.out + std::size_t(y0) * image.out_row_bytes;
     const std::size_t out_offset = std::size_t(y0 - in0) * image.out_row_bytes;
     const std::size_t out_bytes = std::size_t(y1 - y0) * image.out_row_bytes;
-    // The band's output rows beside its own are computed against a cut image: they stay on the device.
-    const cl::Buffer out = ctx.scratch_buffer("multi_device.out", std::size_t(in1 - in0) * image.out_row_bytes);
     DeviceImage in{
         .buffer = {}, .width = image.width, .height = in1 - in0, .channels = image.channels, .type = image.type};
     std::vector<cl::Event> band_events;
     try {
-      if (ctx.works_in_host_memory()) {
-        // The filter only reads its input: the buffer never writes through the const_cast.
-        in.buffer = buffer_over_host(ctx, const_cast<std::uint8_t*>(src), in_bytes, true, "multi_device.in");
-        band_events = call(ctx, d, in, out, {});
-        check_cl(ctx.queue().enqueueReadBuffer(out, CL_TRUE, out_offset, out_bytes, dst), "clEnqueueReadBuffer");
+      if (whole[d]) {
+        in.buffer = whole[d]->in;
+        in.height = image.height;
+        band_events = call.run(ctx, d, in, whole[d]->out, {y0, y1}, {});
+        map_to_host(ctx, whole[d]->out, std::size_t(y0) * image.out_row_bytes, out_bytes);
       } else {
-        in.buffer = ctx.scratch_buffer("multi_device.in", in_bytes);
-        const cl::Event uploaded = write_staged(ctx, in.buffer, src, in_bytes, {.queue = &ctx.side_queue(0)});
-        band_events = call(ctx, d, in, out, {uploaded});
-        std::vector<cl::Event> computed;
-        if (!band_events.empty()) computed.push_back(band_events.back());
-        read_staged(ctx, out, dst, out_bytes,
-                    {.device_offset = out_offset, .queue = &ctx.side_queue(1), .wait = std::move(computed)});
+        // The band's output rows beside its own are computed against a cut image: they stay on the device.
+        const cl::Buffer out = ctx.scratch_buffer("multi_device.out", std::size_t(in1 - in0) * image.out_row_bytes);
+        const RowRange all_rows{0, in1 - in0};
+        if (ctx.works_in_host_memory()) {
+          // The filter only reads its input: the buffer never writes through the const_cast.
+          in.buffer = buffer_over_host(ctx, const_cast<std::uint8_t*>(src), in_bytes, true, "multi_device.in");
+          band_events = call.run(ctx, d, in, out, all_rows, {});
+          check_cl(ctx.queue().enqueueReadBuffer(out, CL_TRUE, out_offset, out_bytes, dst), "clEnqueueReadBuffer");
+        } else {
+          in.buffer = ctx.scratch_buffer("multi_device.in", in_bytes);
+          const cl::Event uploaded = write_staged(ctx, in.buffer, src, in_bytes, {.queue = &ctx.side_queue(0)});
+          band_events = call.run(ctx, d, in, out, all_rows, {uploaded});
+          std::vector<cl::Event> computed;
+          if (!band_events.empty()) computed.push_back(band_events.back());
+          read_staged(ctx, out, dst, out_bytes,
+                      {.device_offset = out_offset, .queue = &ctx.side_queue(1), .wait = std::move(computed)});
+        }
       }
     } catch (...) {
       finish_quietly(ctx);

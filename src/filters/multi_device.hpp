@@ -28,23 +28,36 @@ CLF_API void share_out(const std::vector<Context*>& devices, std::size_t count, 
 void on_each_device(const std::vector<Context*>& devices,
                     const std::function<void(Context& ctx, std::size_t device)>& work);
 
-// One band's device call on devices[device]: the filter from `in` (the band and its halo, packed, `in.height` rows)
-// into `out` (as many rows of out_row_bytes, packed), after the events in `wait`; returns every command's event, last
-// one last.
-using BandCall = std::function<std::vector<cl::Event>(Context& ctx, std::size_t device, const DeviceImage& in,
-                                                      const cl::Buffer& out, const std::vector<cl::Event>& wait)>;
+// How a filter runs one band on devices[device].
+struct BandCall {
+  // The filter from `in` into `out` (rows of out_row_bytes, packed, as many as `in` has), after the events in `wait`,
+  // writing output rows `rows` of `in` only; returns every command's event, last one last. `in` is a band and its
+  // halo cut out of the image (`rows` all of its rows), or on a device that takes a row range the whole image
+  // (`rows` the band's own).
+  std::function<std::vector<cl::Event>(Context& ctx, std::size_t device, const DeviceImage& in, const cl::Buffer& out,
+                                       const RowRange& rows, const std::vector<cl::Event>& wait)>
+      run;
+  // Whether devices[device] computes a range of rows of the whole image: its variant takes one
+  // (Variant::takes_row_range) and one call takes the image's size. Asked of CPU devices only; empty: none does.
+  std::function<bool(std::size_t device)> takes_row_range = {};
+};
 
-// The rows of a band when `height` rows (`bytes` of input) are spread over `devices`: about 8 bands a device, at least
-// 3 * reach and 16 rows (the halo read twice stays a small share), at most what host_call_band_rows lets each
-// device hold; CLFILTERS_BAND_ROWS=N sets N, for tests.
+// The rows of a band when `height` rows (`bytes` of input) are spread over `devices`: about `bands_per_device` bands a
+// device, at least 3 * reach and 16 rows (the halo read twice stays a small share), at most what host_call_band_rows
+// lets each device hold; CLFILTERS_BAND_ROWS=N sets N, for tests. 8 bands a device let one band's copies overlap
+// another's kernels and a faster device take more; bands computed in place (filter_bands_on_devices) copy nothing,
+// while each costs a launch and a wait, and each of its work-items' bands (row_bands) starts its window again.
 int multi_device_band_rows(const std::vector<Context*>& devices, int width, int height, int channels, std::size_t bytes,
-                           int reach);
+                           int reach, int bands_per_device = 8);
 // The bytes a band split is sized by: the input's or the output's, the larger (Sobel's gradients: 4 a pixel).
 std::size_t banded_bytes(const BandedImage& image);
 // Runs `call` band by band over the devices (share_out), writing each band's own rows of `image.out`; each event is
-// appended to `events`. A CPU device reads the input in place where aligned (buffer_over_host) and has its rows read
-// from its output; a GPU uploads on side queue 0 and downloads on side queue 1 through pinned staging, two lanes a
-// device, so one band's transfers overlap another's kernels. Throws the first band's error after every lane ends.
+// appended to `events`. A CPU device that takes a row range computes each band's rows of the whole image in place,
+// over the caller's input and output (buffer_over_host), where both are aligned and within its allocation limit;
+// another CPU device reads the input in place where aligned and has the band's rows read from a scratch output;
+// a GPU uploads on side queue 0 and downloads on side queue 1 through pinned staging, two lanes a device, so one
+// band's transfers overlap another's kernels. About 2 bands a device where every device computes in place, else 8
+// (multi_device_band_rows). Throws the first band's error after every lane ends.
 void filter_bands_on_devices(const std::vector<Context*>& devices, const BandedImage& image, const BandCall& call,
                              std::vector<cl::Event>& events);
 
@@ -56,7 +69,8 @@ std::vector<Image> filter_batch(const std::vector<Context*>& devices, std::size_
                                 Timing* timing);
 
 // Each device's choice for a whole image of `width` x `height` x `channels` (the device's layout; choose_image_variant
-// on its own Context), its programs built for a band's size, the largest call it runs, untimed.
+// on its own Context), its programs built for a band's size, the largest call it runs, untimed. (A CPU variant that
+// computes row ranges of the whole image instead builds the same program: its options do not depend on the size.)
 template <class P>
 std::vector<VariantChoice> prepare_band_calls(const std::vector<Context*>& devices, const ImageFilterApi<P>& api,
                                               const P& params, std::string_view variant, int width, int height,
@@ -73,28 +87,33 @@ std::vector<VariantChoice> prepare_band_calls(const std::vector<Context*>& devic
   return choices;
 }
 
-// filter_bands_on_devices with the filter's device call, each device running its own choice.
+// filter_bands_on_devices with the filter's device call, each device running its own choice: on a CPU device whose
+// choice takes a row range, for an image one call takes, as ranges of the whole image.
 template <class P>
 void filter_bands_with_choices(const std::vector<Context*>& devices, const ImageFilterApi<P>& api,
                                const BandedImage& image, const P& params, const std::vector<VariantChoice>& choices,
                                std::vector<cl::Event>& events) {
-  filter_bands_on_devices(
-      devices, image,
-      [&](Context& ctx, std::size_t d, const DeviceImage& band_in, const cl::Buffer& band_out,
-          const std::vector<cl::Event>& wait) {
-        DeviceImage o{.buffer = band_out,
-                      .width = band_in.width,
-                      .height = band_in.height,
-                      .channels = band_in.channels,
-                      .type = band_in.type};
-        return enqueue_image_call(ctx, api, band_in, o, params, choices[d].variant, choices[d].config, wait);
-      },
-      events);
+  const BandCall call{[&](Context& ctx, std::size_t d, const DeviceImage& band_in, const cl::Buffer& band_out,
+                          const RowRange& rows, const std::vector<cl::Event>& wait) {
+                        DeviceImage o{.buffer = band_out,
+                                      .width = band_in.width,
+                                      .height = band_in.height,
+                                      .channels = band_in.channels,
+                                      .type = band_in.type};
+                        return enqueue_image_call(ctx, api, band_in, o, params, choices[d].variant, choices[d].config,
+                                                  wait, rows);
+                      },
+                      [&](std::size_t d) {
+                        return devices[d]->works_in_host_memory() && api.table().takes_row_range(choices[d].variant) &&
+                               one_call_takes_size(api, image.width, image.height);
+                      }};
+  filter_bands_on_devices(devices, image, call, events);
 }
 
 // The public host call of an image filter over several devices. One Context: host_image_call itself. A filter that
 // is not cut into bands (reach null) runs whole on the first device. Else each device chooses its variant for the
-// whole image and builds its programs for a band (prepare_band_calls); then the bands.
+// whole image and builds its programs for a band (prepare_band_calls); then the bands, on a CPU device whose variant
+// takes a row range as ranges of the whole image.
 template <class P>
 Image host_image_call(const std::vector<Context*>& devices, const ImageFilterApi<P>& api, const Image& input,
                       const P& params, std::string_view variant, Alpha alpha, Timing* timing) {

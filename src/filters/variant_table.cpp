@@ -17,6 +17,14 @@ std::optional<std::string> missing_feature(const DeviceInfo& device, const std::
   return std::nullopt;
 }
 
+void check_row_range(std::string_view filter, const RowRange& rows, int height, bool in_place) {
+  if (rows.begin < 0 || rows.begin >= rows.end_in(height) || rows.end_in(height) > height)
+    throw std::invalid_argument(fmt::format("{}: output rows {}..{} are not a range of the image's {} rows", filter,
+                                            rows.begin, rows.end_in(height), height));
+  if (in_place && !rows.whole(height))
+    throw std::invalid_argument(fmt::format("{}: a range of output rows needs an output apart from the input", filter));
+}
+
 std::optional<std::string> work_group_problem(const DeviceInfo& device, const VariantInfo& info,
                                               const TuningConfig& config) {
   const int lx = tunable_value(config, info, "local_x"), ly = tunable_value(config, info, "local_y", 1);

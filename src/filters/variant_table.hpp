@@ -46,6 +46,17 @@ struct KernelPlan {
   }
 };
 
+// The output rows [begin, end) a call computes (a variant that takes a row range: Variant::takes_row_range); the
+// rows outside are not written. Its windows still read the whole image's rows, with the border at the image's edges,
+// so rows [a, b) come out as those rows of the whole call. end < 0: through the last row.
+struct RowRange {
+  int begin = 0;
+  int end = -1;
+  int end_in(int height) const { return end < 0 ? height : end; }
+  int count_in(int height) const { return end_in(height) - begin; }
+  bool whole(int height) const { return begin == 0 && end_in(height) == height; }
+};
+
 // One variant. `Call` describes a call (parameters, image size, channels); `Target` the device buffers it reads
 // and writes.
 template <class Call, class Target>
@@ -63,6 +74,9 @@ struct Variant {
   // Whether plan and enqueue take this call's pitched or offset views of the caller's buffers as they are (the
   // call carries their layout); empty or false: the filter runs on packed copies of them.
   std::function<bool(const Call&)> takes_views = {};
+  // Whether plan and enqueue compute only the call's row range (a Call with `rows`, RowRange), writing no other row;
+  // false: every call is of the whole image.
+  bool takes_row_range = false;
   // Whether it runs calls on u16 samples too (a Call with a `type`, built with -D SAMPLE_BITS=16); else u8 only.
   bool takes_u16 = false;
 };
@@ -87,6 +101,11 @@ class VariantTable {
     for (const auto& e : entries_)
       if (e.info.name == name) return &e;
     return nullptr;
+  }
+  // Whether the variant named `name` takes a row range (Variant::takes_row_range); false for an unknown name.
+  bool takes_row_range(std::string_view name) const {
+    const Entry* e = find(name);
+    return e && e->takes_row_range;
   }
   // The entry named `name`; throws std::invalid_argument listing the variants there are.
   const Entry& at(std::string_view name) const {
@@ -142,6 +161,11 @@ ResolvedCall<Call, Target> plan_call(Context& ctx, const VariantTable<Call, Targ
   KernelPlan plan = entry.plan(ctx, call, choice.config);
   return {&entry, std::move(choice.config), std::move(plan)};
 }
+
+// Throws std::invalid_argument, naming `filter`, where `rows` is not a range of rows of an image of `height` or,
+// being only part of it, is asked of a call whose output shares its input's buffer (`in_place`): the other rows would
+// read what it writes.
+void check_row_range(std::string_view filter, const RowRange& rows, int height, bool in_place);
 
 // Why a work-group of the variant's local_x x local_y tunables (local_y 1 where it has none; local_x 0: the driver
 // chooses) cannot run on the device, or nullopt.

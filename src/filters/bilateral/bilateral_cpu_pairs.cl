@@ -105,9 +105,9 @@ inline void cpu_zero_acc(__global float* a, int stride) {
 __kernel void bilateral_cpu_pairs(__global const pix_t* src, __global pix_t* dst, int w, int h, int r, int mode,
                                   uint cval_bits, int l1, __constant const float* spatial_log2, float scale, int clamp,
                                   int band_rows, int stride, __global float* scratch, int in_stride, int in_off,
-                                  int out_stride, int out_off) {
+                                  int out_stride, int out_off, int row_begin, int row_end) {
   const int slots = r + 1, pad = CPU_PAIRS_PAD(r);
-  const int y0 = get_global_id(0) * band_rows, y1 = min(y0 + band_rows, h), lead = y0 - r;
+  const int y0 = row_begin + get_global_id(0) * band_rows, y1 = min(y0 + band_rows, row_end), lead = y0 - r;
   const pix_t cval = (pix_t)cval_bits;
   const long slot_floats = (long)CPU_PLANES * stride, acc_floats = (long)(CPU_PLANES + 1) * stride;
   __global float* ring = scratch + (long)get_global_id(0) * slots * (slot_floats + acc_floats);

@@ -19,9 +19,11 @@
 // Ring row layout, in floats: plane k (R', G', B' or the grey p') of ring slot s of band b at
 // scratch + ((b * (2r+1) + s) * planes + k) * stride; element i is column i - r, the border's value outside the
 // image, zeros past column w + r (read by the last step's unused lanes: stride >= w + 2r + 16).
-// Per-call values (size, radius, border, distance, the exp2's clamp, band height, layout) are arguments: one build per
-// channel count and LANES. Rows are in_stride and out_stride pixels apart from pixel in_off and out_off on (a packed
-// image: stride w, offset 0), so pitched views are read and written in place.
+// Per-call values (size, radius, border, distance, the exp2's clamp, band height, layout, output rows) are arguments:
+// one build per channel count and LANES. Rows are in_stride and out_stride pixels apart from pixel in_off and out_off
+// on (a packed image: stride w, offset 0), so pitched views are read and written in place. The bands cover output
+// rows row_begin .. row_end - 1 only (a part of the image, for a host call over several devices); their windows read
+// the whole image.
 
 #define CPU_PLANES (CHANNELS == 4 ? 3 : 1)
 
@@ -278,9 +280,9 @@ __attribute__((always_inline)) inline void cpu_store_step(__global const pix_t* 
 __kernel void bilateral_cpu_rows(__global const pix_t* src, __global pix_t* dst, int w, int h, int r, int mode,
                                  uint cval_bits, int l1, __constant const float* spatial_log2, float scale, int clamp,
                                  int band_rows, int stride, __global float* scratch, int in_stride, int in_off,
-                                 int out_stride, int out_off) {
+                                 int out_stride, int out_off, int row_begin, int row_end) {
   const int d = 2 * r + 1;
-  const int y0 = get_global_id(0) * band_rows, y1 = min(y0 + band_rows, h);
+  const int y0 = row_begin + get_global_id(0) * band_rows, y1 = min(y0 + band_rows, row_end);
   const pix_t cval = (pix_t)cval_bits;
   const long slot_floats = (long)CPU_PLANES * stride;
   __global float* ring = scratch + (long)get_global_id(0) * d * slot_floats;

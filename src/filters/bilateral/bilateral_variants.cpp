@@ -425,15 +425,15 @@ int cpu_rows_needs_clamp(const BilateralCall& call) {
 }
 
 // Sets cpu_rows' arguments (its kernel's or, pairs=1, bilateral_cpu_pairs', the same list) and launches it: bands of
-// `band_rows`, ring rows `stride` floats a plane in `scratch`.
+// `band_rows` over the call's row range, ring rows `stride` floats a plane in `scratch`.
 std::vector<cl::Event> launch_cpu_rows(Context& ctx, const KernelPlan& plan, const BilateralCall& call, ImageTarget& t,
                                        int band_rows, int stride, cl::Buffer& scratch) {
   cl::Buffer& spatial = upload_table(ctx, "bilateral.spatial_log2", spatial_log2_table(call.params));
   const bool views = call.on_views();
-  return launch_with_common_args(ctx, plan, call, t, spatial, range_scale(call.params.sigma_range, call.type),
-                                 cpu_rows_needs_clamp(call), band_rows, stride, scratch,
-                                 views ? call.in_stride : call.width, views ? call.in_offset : 0,
-                                 views ? call.out_stride : call.width, views ? call.out_offset : 0);
+  return launch_with_common_args(
+      ctx, plan, call, t, spatial, range_scale(call.params.sigma_range, call.type), cpu_rows_needs_clamp(call),
+      band_rows, stride, scratch, views ? call.in_stride : call.width, views ? call.in_offset : 0,
+      views ? call.out_stride : call.width, views ? call.out_offset : 0, call.row_begin(), call.row_end());
 }
 
 const Tunable kLanesTunable = {
@@ -474,7 +474,7 @@ PairsLayout cpu_pairs_layout(const DeviceInfo& device, const VariantInfo& info, 
                              const BilateralCall& call) {
   const int r = bilateral_radius(call.params), planes = call.channels == 4 ? 3 : 1;
   const int pad = (r + 15) / 16 * 16 + r;  // CPU_PAIRS_PAD
-  const RowBands bands = row_bands(device, info, config, call.height);
+  const RowBands bands = row_bands(device, info, config, call.rows.count_in(call.height));
   // An odd number of 64-byte lines a row: rows (and planes) a multiple of 4 KiB apart share the L1's sets and alias
   // in its store forwarding (960 wide at radius 8: 1024 floats, 2.6x slower than cpu_rows).
   std::size_t stride = round_up(std::size_t(call.width + 2 * r + pad + 16), 16);

@@ -10,9 +10,11 @@
 // Scratch row layout, in uint channels: `lead` pixels, then the w columns' sums, then the right halo and a
 // spare pixel; the window of column x starts at pixel lead - r + x. The halo pixels are filled from the
 // border each row (d * constant for the constant border).
-// Per-call values (size, d, border, band height, layout) are arguments, so every call of one channel count
-// shares one build. Rows are in_stride and out_stride pixels apart from pixel in_off and out_off on (a
-// packed image: stride w, offset 0), so pitched views are read and written in place.
+// Per-call values (size, d, border, band height, layout, output rows) are arguments, so every call of one channel
+// count shares one build. Rows are in_stride and out_stride pixels apart from pixel in_off and out_off on (a
+// packed image: stride w, offset 0), so pitched views are read and written in place. The bands cover output rows
+// row_begin .. row_end - 1 only (a part of the image, for a host call over several devices); their windows read the
+// whole image.
 
 // Channel i (of a row of pixels) of the constant pixel.
 inline uint cpu_const_channel(uint cval_bits, int i) {
@@ -75,21 +77,20 @@ __attribute__((always_inline)) inline uint8 cpu_round8(uint8 s, cpu_rounding rd)
 __kernel void box_cpu_bands(__global const uchar* src, __global uchar* dst, int w, int h, int d, int mode,
                             uint cval_bits, int rows, __global uint* scratch, int cs_stride, int lead, float inv_n,
                             float bias, uint twice_half, uint magic, uint shift, int in_stride, int in_off,
-                            int out_stride, int out_off) {
+                            int out_stride, int out_off, int row_begin, int row_end) {
   const int band = get_global_id(0);
+  const int y0 = row_begin + band * rows, y1 = min(y0 + rows, row_end);
   __global uint* cs = scratch + (long)band * cs_stride;
   cpu_rounding rd = {CPU_ROUND_FLOAT, inv_n, bias, twice_half, magic, shift, (uint)d * (uint)d};
   // One copy of the band's loops per rounding, each with its rounding inlined.
   if (d <= 128) {
-    cpu_band_16(src, dst, w, h, d, mode, cval_bits, band * rows, rows, (__global ushort*)cs, lead, rd, in_stride,
-                in_off, out_stride, out_off);
+    cpu_band_16(src, dst, w, h, d, mode, cval_bits, y0, y1, (__global ushort*)cs, lead, rd, in_stride, in_off,
+                out_stride, out_off);
   } else if (d <= 2047) {
     rd.how = CPU_ROUND_MAGIC;
-    cpu_band_32(src, dst, w, h, d, mode, cval_bits, band * rows, rows, cs, lead, rd, in_stride, in_off, out_stride,
-                out_off);
+    cpu_band_32(src, dst, w, h, d, mode, cval_bits, y0, y1, cs, lead, rd, in_stride, in_off, out_stride, out_off);
   } else {
     rd.how = CPU_ROUND_DIVIDE;
-    cpu_band_32(src, dst, w, h, d, mode, cval_bits, band * rows, rows, cs, lead, rd, in_stride, in_off, out_stride,
-                out_off);
+    cpu_band_32(src, dst, w, h, d, mode, cval_bits, y0, y1, cs, lead, rd, in_stride, in_off, out_stride, out_off);
   }
 }

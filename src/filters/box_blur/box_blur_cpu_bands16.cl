@@ -114,13 +114,14 @@ __attribute__((always_inline)) inline void cpu16_emit_row(__global const uint* w
 #endif
 }
 
-// Rows band * rows .. + rows - 1; the arguments of the 8-bit kernel (those of its other roundings unused).
+// Output rows row_begin + band * rows .. + rows - 1, below row_end; the arguments of the 8-bit kernel (those of its
+// other roundings unused).
 __kernel void box_cpu_bands(__global const ushort* src, __global ushort* dst, int w, int h, int d, int mode, uint cval,
                             int rows, __global uint* scratch, int cs_stride, int lead, float inv_n, float bias,
                             uint twice_half, uint magic, uint shift, int in_stride, int in_off, int out_stride,
-                            int out_off) {
+                            int out_off, int row_begin, int row_end) {
   const int band = get_global_id(0);
-  const int r = d / 2, n = w * CHANNELS, y0 = band * rows, y1 = min(y0 + rows, h);
+  const int r = d / 2, n = w * CHANNELS, y0 = row_begin + band * rows, y1 = min(y0 + rows, row_end);
   __global uint* sums = scratch + (long)band * cs_stride + lead * CHANNELS;
   for (int i = 0; i < n; ++i) sums[i] = 0;
   for (int j = 0; j < d; ++j) cpu16_add_row(sums, cpu16_row(src, y0 - r + j, h, mode, in_stride, in_off), n, cval, 1);

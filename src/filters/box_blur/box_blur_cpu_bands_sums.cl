@@ -144,12 +144,12 @@ __attribute__((always_inline)) inline void FN(cpu_emit_row)(__global const SUM* 
 #endif
 }
 
-// One band: rows y0 .. y0 + rows - 1.
+// One band: output rows y0 .. y1 - 1.
 __attribute__((always_inline)) inline void FN(cpu_band)(__global const uchar* src, __global uchar* dst, int w, int h,
-                                                        int d, int mode, uint cval_bits, int y0, int rows,
+                                                        int d, int mode, uint cval_bits, int y0, int y1,
                                                         __global SUM* cs, int lead, cpu_rounding rd, int in_stride,
                                                         int in_off, int out_stride, int out_off) {
-  const int r = d / 2, n = w * CHANNELS, y1 = min(y0 + rows, h);
+  const int r = d / 2, n = w * CHANNELS;
   __global SUM* sums = cs + lead * CHANNELS;
   for (int i = 0; i < n; ++i) sums[i] = 0;
   for (int j = 0; j < d; ++j)

@@ -522,13 +522,13 @@ struct CpuBandsLayout {
 };
 
 CpuBandsLayout cpu_bands_layout(const VariantInfo& info, const BoxBlurCall& call, const TuningConfig& config) {
-  const int d = call.params.diameter, r = d / 2;
+  const int d = call.params.diameter, r = d / 2, rows = call.rows.count_in(call.height);
   CpuBandsLayout layout{};
   layout.rows = tunable_value(config, info, "rows");
   // 0: d rows (each band first sums d rows; 2-core PoCL, d = 63: 64-128-row bands 15% ahead of 32), at least 32
-  // and at most an eighth of the image, so that the cores share at least 8 bands.
-  if (layout.rows == 0) layout.rows = std::max(32, std::min(d, call.height / 8));
-  layout.bands = (call.height + layout.rows - 1) / layout.rows;
+  // and at most an eighth of the rows it computes, so that the cores share at least 8 bands.
+  if (layout.rows == 0) layout.rows = std::max(32, std::min(d, rows / 8));
+  layout.bands = (rows + layout.rows - 1) / layout.rows;
   layout.lead = int(round_up(std::size_t(r), 16));
   layout.stride = int(round_up(std::size_t(layout.lead + call.width + d - r) * std::size_t(call.channels), 16));
   return layout;
@@ -557,11 +557,12 @@ Entry cpu_bands() {
     const bool views = call.on_views();
     set_args(kernel(ctx, plan, 0), call, t, layout.rows, scratch, layout.stride, layout.lead, r.inv_n, r.bias,
              r.twice_half, r.magic, r.shift, views ? call.in_stride : call.width, views ? call.in_offset : 0,
-             views ? call.out_stride : call.width, views ? call.out_offset : 0);
+             views ? call.out_stride : call.width, views ? call.out_offset : 0, call.row_begin(), call.row_end());
     return launch_passes(ctx, plan, kKernelFile);
   };
   // Row pointers from the strides and offsets: any layout of whole pixels, at no cost.
   e.takes_views = [](const BoxBlurCall&) { return true; };
+  e.takes_row_range = true;
   return e;
 }
 

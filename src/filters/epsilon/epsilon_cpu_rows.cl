@@ -19,9 +19,10 @@
 // Ring row layout, in bytes: plane k (R, G, B or grey) of ring slot s of band b at
 // scratch + ((b * (2r+1) + s) * planes + k) * stride; element i is column i - r, the border's value outside the
 // image, zeros past column w + r (read by the last step's unused lanes).
-// Per-call values (size, radius, threshold, border, band height, layout) are arguments: one build per channel
-// count. Rows are in_stride and out_stride pixels apart from pixel in_off and out_off on (a packed image:
-// stride w, offset 0), so pitched views are read and written in place.
+// Per-call values (size, radius, threshold, border, band height, layout, output rows) are arguments: one build per
+// channel count. Rows are in_stride and out_stride pixels apart from pixel in_off and out_off on (a packed image:
+// stride w, offset 0), so pitched views are read and written in place. The bands cover output rows row_begin ..
+// row_end - 1 only (a part of the image, for a host call over several devices); their windows read the whole image.
 
 #if SAMPLE_BITS == 16
 // 16-bit samples: the same bands, ring and steps with ushort ring rows (offsets and `stride` in elements) and uint16
@@ -96,10 +97,10 @@ inline ushort16 eps_cpu_means16(__global const ushort* ring, __global const usho
 
 __kernel void eps_cpu_rows(__global const pix_t* src, __global pix_t* dst, int w, int h, int r, int T, int mode,
                            uint cval_bits, int band_rows, int stride, __global ushort* scratch, int in_stride,
-                           int in_off, int out_stride, int out_off) {
+                           int in_off, int out_stride, int out_off, int row_begin, int row_end) {
   const int d = 2 * r + 1;
   const int slot_elems = COLOUR_CHANNELS * stride;
-  const int y0 = get_global_id(0) * band_rows, y1 = min(y0 + band_rows, h);
+  const int y0 = row_begin + get_global_id(0) * band_rows, y1 = min(y0 + band_rows, row_end);
   const pix_t cval = cval_pixel(cval_bits);
   __global ushort* ring = scratch + (long)get_global_id(0) * d * slot_elems;
 #define EPS_CPU_SLOT(y) (((y)-y0 + d) % d)
@@ -220,10 +221,10 @@ inline ushort16 eps_cpu_means16(__global const uchar* ring, __global const uchar
 
 __kernel void eps_cpu_rows(__global const pix_t* src, __global pix_t* dst, int w, int h, int r, int T, int mode,
                            uint cval_bits, int band_rows, int stride, __global uchar* scratch, int in_stride,
-                           int in_off, int out_stride, int out_off) {
+                           int in_off, int out_stride, int out_off, int row_begin, int row_end) {
   const int d = 2 * r + 1;
   const int slot_bytes = COLOUR_CHANNELS * stride;
-  const int y0 = get_global_id(0) * band_rows, y1 = min(y0 + band_rows, h);
+  const int y0 = row_begin + get_global_id(0) * band_rows, y1 = min(y0 + band_rows, row_end);
   const pix_t cval = (pix_t)cval_bits;
   const int flush_rows = max(1, 257 / d);
   __global uchar* ring = scratch + (long)get_global_id(0) * d * slot_bytes;

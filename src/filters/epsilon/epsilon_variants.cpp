@@ -300,7 +300,8 @@ Entry cpu_rows_of(RingRowsShape shape) {
         const bool views = call.on_views();
         return launch_with_args(ctx, plan, call, t, cl_int(layout.band_rows), cl_int(layout.stride), scratch,
                                 cl_int(views ? call.in_stride : call.width), cl_int(views ? call.in_offset : 0),
-                                cl_int(views ? call.out_stride : call.width), cl_int(views ? call.out_offset : 0));
+                                cl_int(views ? call.out_stride : call.width), cl_int(views ? call.out_offset : 0),
+                                cl_int(call.row_begin()), cl_int(call.row_end()));
       });
 }
 

@@ -20,11 +20,15 @@
 namespace clf {
 namespace {
 
+// Kernels index pixels with 32-bit ints.
+bool indexable(int width, int height) {
+  return std::int64_t(width) * height < (std::int64_t(1) << 31);
+}
+
 void check_size(int width, int height) {
   if (width < 1 || height < 1)
     throw std::invalid_argument(fmt::format("Sobel needs an image of at least 1x1, got {}x{}", width, height));
-  // Kernels index pixels with 32-bit ints.
-  if (std::int64_t(width) * height >= (std::int64_t(1) << 31))
+  if (!indexable(width, height))
     throw std::invalid_argument(fmt::format("image {}x{} is too large (below 2^31 pixels)", width, height));
 }
 
@@ -66,9 +70,14 @@ std::optional<SobelCall> views_call(const SobelCall& call, const DeviceImage& in
 using Resolved = ResolvedCall<SobelCall, SobelTarget>;
 
 // Enqueues a resolved call after `wait`: in place on pitched or offset views the variant takes as they are, else
-// on packed copies of them.
+// on packed copies of them. A call of a range of rows needs a variant that takes one, and on views one that takes
+// them in place (a packed copy would write the other rows back).
 std::vector<cl::Event> run(Context& ctx, Resolved resolved, const SobelCall& call, const DeviceImage& in,
                            const SobelOutputs& out, const std::vector<cl::Event>& wait) {
+  const bool part = !call.rows.whole(call.height);
+  if (part && !resolved.entry->takes_row_range)
+    throw std::invalid_argument(
+        fmt::format("sobel: variant {} computes whole images, not a range of rows", resolved.entry->info.name));
   std::vector<cl::Event> events;
   if (const auto on_views = views_call(call, in, out);
       on_views && resolved.entry->takes_views && resolved.entry->takes_views(*on_views)) {
@@ -78,6 +87,9 @@ std::vector<cl::Event> run(Context& ctx, Resolved resolved, const SobelCall& cal
     for (cl::Event& e : resolved.enqueue(ctx, *on_views, target)) events.push_back(std::move(e));
     return events;
   }
+  if (part && (!in.packed() || (out.image && !out.image->packed())))
+    throw std::invalid_argument(
+        fmt::format("sobel: variant {} takes a range of rows of packed images only", resolved.entry->info.name));
   if (out.image)
     return on_packed_images(ctx, in, *out.image, wait, [&](const DeviceImage& packed_in, DeviceImage& packed_out) {
       SobelTarget target{packed_in, packed_out.buffer, packed_out.buffer};
@@ -105,15 +117,17 @@ std::vector<std::string> fallback_order(Context& ctx, const SobelParams& params,
   return order;
 }
 
-// The enqueue shared by both output kinds. "auto" falls back, as enqueue_image_call does, when the device refuses
-// its choice's build or launch; a call whose output shares the input's buffer may have been half written, so it
-// does not.
+// The enqueue shared by both output kinds, of output rows `rows` (by a variant that takes a row range where they are
+// not all). "auto" falls back, as enqueue_image_call does, when the device refuses its choice's build or launch; a
+// call whose output shares the input's buffer may have been half written, so it does not.
 std::vector<cl::Event> enqueue(Context& ctx, const DeviceImage& in, const SobelOutputs& out, const SobelParams& params,
-                               std::string_view variant, const TuningConfig& config,
-                               const std::vector<cl::Event>& wait) {
+                               std::string_view variant, const TuningConfig& config, const std::vector<cl::Event>& wait,
+                               const RowRange& rows = {}) {
   if (in.channels != 1) throw std::invalid_argument("sobel: the device input must have 1 channel (grey)");
+  check_row_range("sobel", rows, in.height, out.shares_buffer_with(in));
   SobelCall call{params, in.width, in.height};
   call.interleaved = out.pairs != nullptr;
+  call.rows = rows;
   const auto r = resolve(ctx, call, variant, config);
   try {
     return run(ctx, r, call, in, out, wait);
@@ -121,7 +135,10 @@ std::vector<cl::Event> enqueue(Context& ctx, const DeviceImage& in, const SobelO
     if (variant != "auto" || !is_variant_refusal(e) || out.shares_buffer_with(in)) throw;
     return run_fallbacks(
         ctx, "sobel", r.entry->info.name, e, fallback_order(ctx, params, in, r.entry->info.name),
-        [&](const std::string& next) { return !sobel_table().unsupported(next, ctx.info(), call, {}); },
+        [&](const std::string& next) {
+          return (call.rows.whole(call.height) || sobel_table().takes_row_range(next)) &&
+                 !sobel_table().unsupported(next, ctx.info(), call, {});
+        },
         [&](const std::string& next) {
           return run(ctx, plan_call(ctx, sobel_table(), call, {next, {}, "fallback"}, std::nullopt), call, in, out,
                      wait);
@@ -278,6 +295,18 @@ std::vector<cl::Event> sobel(Context& ctx, const DeviceImage& in, SobelDeviceOut
   return std::visit([&](auto& planes) { return sobel(ctx, in, planes, params, variant, config, wait); }, out.planes);
 }
 
+std::vector<cl::Event> sobel_host_layout(Context& ctx, const DeviceImage& in, const cl::Buffer& out,
+                                         const SobelParams& params, std::string_view variant,
+                                         const TuningConfig& config, const std::vector<cl::Event>& wait,
+                                         const RowRange& rows) {
+  if (params.output == SobelOutput::gradients) {
+    const DeviceGradientPairs pairs{out, in.width, in.height};
+    return enqueue(ctx, in, SobelOutputs{nullptr, nullptr, &pairs}, params, variant, config, wait, rows);
+  }
+  DeviceImage image{.buffer = out, .width = in.width, .height = in.height, .channels = 1, .type = SampleType::u8};
+  return enqueue(ctx, in, SobelOutputs{&image, nullptr}, params, variant, config, wait, rows);
+}
+
 void sobel_prepare_host_call(Context& ctx, const SobelParams& params, std::string_view variant, int width, int height,
                              const TuningConfig& config) {
   SobelCall call{params, width, height};
@@ -326,7 +355,8 @@ BandedImage banded(const Image& input, const SobelParams& params) {
 
 // The host call cut into bands of rows, each with the row above and below it, handed out to `devices`: for several
 // devices, and for one that cannot hold the image (its result: 4 bytes a pixel for the gradients) or where it has
-// 2^29 pixels or more. Each device chooses its variant for a band's size, the largest call it runs.
+// 2^29 pixels or more. Each device chooses its variant for a band's size, the largest call it runs; a CPU device
+// whose variant takes a row range runs each band as a range of the whole image.
 Image sobel_in_bands(const std::vector<Context*>& devices, const Image& input, const SobelParams& params,
                      std::string_view variant, Timing* timing) {
   const bool gradients = params.output == SobelOutput::gradients;
@@ -334,9 +364,12 @@ Image sobel_in_bands(const std::vector<Context*>& devices, const Image& input, c
       multi_device_band_rows(devices, input.width, input.height, 1, banded_bytes(banded(input, params)), 1);
   const int call_rows = std::min(input.height, rows + 2);
   std::vector<VariantChoice> choices(devices.size());
+  std::vector<char> on_rows(devices.size());  // whether the device runs row ranges of the whole image
   on_each_device(devices, [&](Context& ctx, std::size_t d) {
     sobel_check_params(params);
     choices[d] = sobel_choose(ctx, params, variant, input.width, call_rows);
+    on_rows[d] = ctx.works_in_host_memory() && sobel_table().takes_row_range(choices[d].variant) &&
+                 indexable(input.width, input.height);
     sobel_prepare_host_call(ctx, params, choices[d].variant, input.width, call_rows, choices[d].config);
   });
   const HostCallClock clock;
@@ -347,18 +380,13 @@ Image sobel_in_bands(const std::vector<Context*>& devices, const Image& input, c
   std::vector<cl::Event> events;
   BandedImage image = banded(input, params);
   image.in = grey.data.data(), image.out = result.data.data();
-  filter_bands_on_devices(
-      devices, image,
-      [&](Context& ctx, std::size_t d, const DeviceImage& in, const cl::Buffer& out,
-          const std::vector<cl::Event>& wait) {
-        if (gradients) {
-          DeviceGradientPairs pairs{out, in.width, in.height};
-          return sobel(ctx, in, pairs, params, choices[d].variant, choices[d].config, wait);
-        }
-        DeviceImage o{.buffer = out, .width = in.width, .height = in.height, .channels = 1, .type = SampleType::u8};
-        return sobel(ctx, in, o, params, choices[d].variant, choices[d].config, wait);
-      },
-      events);
+  const BandCall call{[&](Context& ctx, std::size_t d, const DeviceImage& in, const cl::Buffer& out,
+                          const RowRange& band_rows, const std::vector<cl::Event>& wait) {
+                        return sobel_host_layout(ctx, in, out, params, choices[d].variant, choices[d].config, wait,
+                                                 band_rows);
+                      },
+                      [&](std::size_t d) { return on_rows[d] != 0; }};
+  filter_bands_on_devices(devices, image, call, events);
   clock.finish(timing, events);
   return result;
 }

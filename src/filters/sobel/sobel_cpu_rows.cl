@@ -6,8 +6,10 @@
 // of (hs, hd) shorts per band (its own part of `scratch`) holds rows y-1 and y; at each 16-pixel step the new row's
 // values replace row y-1's, read just before. Along the row, short16 vectors, so the code is SIMD whatever PoCL's
 // work-group vectoriser does; only the first step of a row and those within 17 pixels of its end take the border.
-// Per-call values (size, border, band height, layout) are arguments: one build per output. Rows are in_stride and
-// out_stride pixels apart from pixel in_off and out_off on (packed: stride w, offset 0), so views are taken in place.
+// Per-call values (size, border, band height, layout, output rows) are arguments: one build per output. Rows are
+// in_stride and out_stride pixels apart from pixel in_off and out_off on (packed: stride w, offset 0), so views are
+// taken in place. The bands cover output rows row_begin .. row_end - 1 only (a part of the image, for a host call
+// over several devices); they read the whole image.
 typedef uchar16 cpu_uchar16_u __attribute__((aligned(1)));
 typedef short16 cpu_short16_u __attribute__((aligned(1)));
 typedef uint16 cpu_uint16_u __attribute__((aligned(1)));
@@ -117,8 +119,8 @@ __attribute__((always_inline)) inline void cpu_row_pass(__global const uchar* sr
 
 __kernel void sobel_cpu_rows(__global const uchar* src, __global out_t* out_a, __global out_t* out_b, int w, int h,
                              int mode, uint cval_bits, int band_rows, int stride, __global short* scratch,
-                             int in_stride, int in_off, int out_stride, int out_off) {
-  const int y0 = get_global_id(0) * band_rows, y1 = min(y0 + band_rows, h);
+                             int in_stride, int in_off, int out_stride, int out_off, int row_begin, int row_end) {
+  const int y0 = row_begin + get_global_id(0) * band_rows, y1 = min(y0 + band_rows, row_end);
   const uchar cval = (uchar)cval_bits;
   __global short* ring = scratch + (long)get_global_id(0) * 4 * stride;  // two rows of hs and hd
   // Ring row r & 1 holds input row r. Rows y0 - 1 and y0 first, as the passes of y0 - 2 and y0 - 1 without output.

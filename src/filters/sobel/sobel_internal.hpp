@@ -13,7 +13,7 @@ namespace clf {
 
 // One call: its parameters and the (grey) image's size. A variant that reads and writes the caller's views in
 // place (Variant::takes_views) also gets their layout, in pixels (gradient planes are always packed); zero strides
-// mean packed images.
+// mean packed images. One that takes a row range (Variant::takes_row_range) computes only `rows` of the output.
 struct SobelCall {
   SobelParams params;
   int width = 0;
@@ -21,7 +21,10 @@ struct SobelCall {
   int in_stride = 0, out_stride = 0;  // pixels from one row's start to the next
   int in_offset = 0, out_offset = 0;  // pixels from the buffer's start to pixel (0, 0)
   bool interleaved = false;           // gradients as (gx, gy) pairs in out_a (DeviceGradientPairs)
+  RowRange rows = {};                 // the output rows to compute; default: all
   bool on_views() const { return in_stride != 0; }
+  int row_begin() const { return rows.begin; }
+  int row_end() const { return rows.end_in(height); }
 };
 
 // What a call reads and writes: the grey input, and gx and gy (gradients) or the 8-bit output or the interleaved
@@ -53,6 +56,14 @@ void sobel_prepare_host_call(Context& ctx, const SobelParams& params, std::strin
                              const TuningConfig& config);
 Image sobel_host_call(Context& ctx, const Image& input, const SobelParams& params, std::string_view variant,
                       const TuningConfig& config, std::vector<cl::Event>& events);
+
+// The device call of a band of the host call (sobel_in_bands): from the grey `in` into `out`, packed, in the host
+// result's layout (8-bit, or (gx, gy) pairs for gradients), after `wait`; output rows `rows` only, which a variant
+// that takes no row range refuses (std::invalid_argument) unless they are all.
+std::vector<cl::Event> sobel_host_layout(Context& ctx, const DeviceImage& in, const cl::Buffer& out,
+                                         const SobelParams& params, std::string_view variant,
+                                         const TuningConfig& config, const std::vector<cl::Event>& wait,
+                                         const RowRange& rows = {});
 
 // sobel() into whichever output `out` holds.
 std::vector<cl::Event> sobel(Context& ctx, const DeviceImage& input, SobelDeviceOutput& out, const SobelParams& params,

@@ -272,8 +272,8 @@ Entry strip() {
   return e;
 }
 
-// cpu_rows' bands and their rings (sobel_cpu_rows.cl): two rows of hs and hd shorts per band, each `stride` shorts
-// (whole 16-pixel steps, so every ring access is an aligned short16).
+// cpu_rows' bands over the call's row range and their rings (sobel_cpu_rows.cl): two rows of hs and hd shorts per band,
+// each `stride` shorts (whole 16-pixel steps, so every ring access is an aligned short16).
 struct CpuRowsLayout {
   int band_rows, bands, stride;
   std::size_t bytes() const { return std::size_t(bands) * 4 * std::size_t(stride) * sizeof(std::int16_t); }
@@ -282,7 +282,7 @@ struct CpuRowsLayout {
 CpuRowsLayout cpu_rows_layout(const DeviceInfo& device, const VariantInfo& info, const SobelCall& call,
                               const TuningConfig& config) {
   // Each band computes the horizontal pass of two rows above it again, a small share of its work.
-  const RowBands bands = row_bands(device, info, config, call.height);
+  const RowBands bands = row_bands(device, info, config, call.rows.count_in(call.height));
   return {bands.rows, bands.count, int(round_up(std::size_t(call.width), 16))};
 }
 
@@ -314,11 +314,13 @@ Entry cpu_rows() {
     set_kernel_args(k, t.in.buffer, t.out_a, t.out_b, call.width, call.height, int(call.params.border.mode),
                     constant_value(call.params.border), layout.band_rows, layout.stride, scratch,
                     views ? call.in_stride : call.width, views ? call.in_offset : 0,
-                    views ? call.out_stride : call.width, views ? call.out_offset : 0);
+                    views ? call.out_stride : call.width, views ? call.out_offset : 0, call.row_begin(),
+                    call.row_end());
     return launch_passes(ctx, plan, kKernelFile);
   };
   // Row pointers from the strides and offsets, unaligned vector accesses: any layout, at no cost.
   e.takes_views = any_views;
+  e.takes_row_range = true;
   return e;
 }
 
