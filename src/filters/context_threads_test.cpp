@@ -7,12 +7,15 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <memory>
+#include <optional>
 #include <random>
 #include <thread>
 
 #include "clfilters/bilateral.hpp"
 #include "clfilters/box_blur.hpp"
 #include "clfilters/epsilon.hpp"
+#include "runtime/cache_slot.hpp"
 #include "testing/test_images.hpp"
 
 namespace clf {
@@ -101,6 +104,64 @@ TEST(ContextThreads, FeatureProbeRunsOncePerContext) {
   for (auto& th : threads) th.join();
   EXPECT_EQ(probes, 1);
   EXPECT_EQ(yes, kThreads);
+}
+
+// Threads working on one CacheSlot, one after another, find its scratch buffer; another slot and a thread on none
+// have their own. A slot given back is the next one taken.
+TEST(ContextThreads, ThreadsOnACacheSlotFindItsBuffersAndOthersTheirOwn) {
+  Context ctx;
+  const auto scratch = [&](const CacheSlot* slot) {
+    cl_mem buffer = nullptr;
+    std::thread([&] {
+      std::optional<WorkOnSlot> working;
+      if (slot) working.emplace(*slot);
+      buffer = ctx.scratch_buffer("test.slot", 64)();
+    }).join();
+    return buffer;
+  };
+  auto first = std::make_unique<CacheSlot>();
+  const CacheSlot second;
+  EXPECT_NE(first->index(), second.index());
+  const cl_mem on_first = scratch(first.get());
+  EXPECT_EQ(scratch(first.get()), on_first);
+  EXPECT_NE(scratch(&second), on_first);
+  EXPECT_NE(scratch(nullptr), on_first);
+  const int index = first->index();
+  first.reset();
+  EXPECT_EQ(CacheSlot().index(), index);
+}
+
+// Two threads each cutting their images into bands over the same sub-devices at once: the lanes of each call work on
+// slots of their own, so neither meets the other's scratch buffers.
+TEST(ContextThreads, ConcurrentCallsOverSubDevicesMatchTheReference) {
+  const std::uint64_t seed = testing::fresh_seed();
+  SCOPED_TRACE(fmt::format("seed={}", seed));
+  std::vector<std::unique_ptr<Context>> parts;
+  try {
+    for (DeviceHandle& part : split_device(select_device(), 2)) parts.push_back(std::make_unique<Context>(part));
+  } catch (const std::invalid_argument&) {
+    GTEST_SKIP() << "the default device does not split into two parts";
+  }
+  const std::vector<Context*> devices = {parts[0].get(), parts[1].get()};
+  std::vector<std::vector<std::string>> problems(2);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 2; ++t)
+    threads.emplace_back([&, t] {
+      std::mt19937_64 rng(seed + std::uint64_t(t));
+      try {
+        for (int round = 0; round < kRounds; ++round) {
+          const Image in = testing::random_image(40 + int(rng() % 60), 40 + int(rng() % 60), 4, SampleType::u8, rng());
+          const BoxBlurParams params{3 + int(rng() % 6), {}};
+          if (auto r = testing::images_equal(box_blur_reference(in, params), box_blur(devices, in, params)); !r)
+            problems[std::size_t(t)].push_back(fmt::format("thread {} round {}: {}", t, round, r.message()));
+        }
+      } catch (const std::exception& e) {
+        problems[std::size_t(t)].push_back(fmt::format("thread {}: {}", t, e.what()));
+      }
+    });
+  for (auto& th : threads) th.join();
+  for (const auto& list : problems)
+    for (const auto& p : list) ADD_FAILURE() << p;
 }
 
 }  // namespace

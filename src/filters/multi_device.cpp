@@ -13,6 +13,7 @@
 #include <optional>
 #include <thread>
 
+#include "runtime/cache_slot.hpp"
 #include "runtime/host_transfer.hpp"
 
 namespace clf {
@@ -87,11 +88,14 @@ void share_out(const std::vector<Context*>& devices, std::size_t count, int lane
                const std::function<void(Context& ctx, std::size_t device, std::size_t item)>& work) {
   std::atomic<std::size_t> next = 0;
   FirstError error;
+  // Taken in the same order at every call, so that a device's lanes find the buffers and kernels of the call before.
+  const std::vector<CacheSlot> slots(devices.size() * std::size_t(lanes));
   {
     std::vector<std::jthread> threads;
     for (std::size_t d = 0; d < devices.size(); ++d)
       for (int lane = 0; lane < lanes; ++lane)
-        threads.emplace_back([&, d] {
+        threads.emplace_back([&, d, slot = &slots[d * std::size_t(lanes) + std::size_t(lane)]] {
+          const WorkOnSlot working(*slot);
           try {
             for (std::size_t i = next++; i < count && !error.failed(); i = next++) work(*devices[d], d, i);
           } catch (...) {
@@ -105,10 +109,13 @@ void share_out(const std::vector<Context*>& devices, std::size_t count, int lane
 void on_each_device(const std::vector<Context*>& devices,
                     const std::function<void(Context& ctx, std::size_t device)>& work) {
   FirstError error;
+  // In share_out's order: with one lane a device, each lane finds the kernels built here.
+  const std::vector<CacheSlot> slots(devices.size());
   {
     std::vector<std::jthread> threads;
     for (std::size_t d = 0; d < devices.size(); ++d)
       threads.emplace_back([&, d] {
+        const WorkOnSlot working(slots[d]);
         try {
           work(*devices[d], d);
         } catch (...) {

@@ -21,10 +21,12 @@ void check_device_list(std::string_view words, const std::vector<Context*>& devi
 
 // Runs `work(ctx, device, item)` for items 0 .. count - 1, taken in order from a shared counter by `lanes` threads per
 // device (devices[device] is ctx). The first exception stops the lanes from taking more items and is rethrown once
-// every lane has ended, so nothing runs after the call returns or throws. Exported: the command line's batches use it.
+// every lane has ended, so nothing runs after the call returns or throws. Each lane works on a CacheSlot, so that the
+// lanes of the next call find its buffers and kernels. Exported: the command line's batches use it.
 CLF_API void share_out(const std::vector<Context*>& devices, std::size_t count, int lanes,
                        const std::function<void(Context& ctx, std::size_t device, std::size_t item)>& work);
-// Runs `work(ctx, device)` once on each device, on a thread each; rethrows the first exception after all have ended.
+// Runs `work(ctx, device)` once on each device, on a thread each (on a CacheSlot, as share_out's lanes); rethrows the
+// first exception after all have ended.
 void on_each_device(const std::vector<Context*>& devices,
                     const std::function<void(Context& ctx, std::size_t device)>& work);
 

@@ -11,9 +11,11 @@
 #include <mutex>
 #include <set>
 #include <thread>
+#include <vector>
 
 #include "clfilters/image_io.hpp"
 #include "clfilters/runtime.hpp"
+#include "runtime/cache_slot.hpp"
 #include "runtime/fault_injection.hpp"
 #include "runtime/kernel_sources.hpp"
 #include "runtime/program_cache_file.hpp"
@@ -23,10 +25,18 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// The calling thread, as part of a cache key.
+// The CacheSlot the calling thread works on (WorkOnSlot), or -1.
+thread_local int working_slot = -1;
+
+// The calling thread, or the slot it works on, as part of a cache key.
 std::string thread_key() {
+  if (working_slot >= 0) return fmt::format("slot {}", working_slot);
   return fmt::format("{:x}", std::hash<std::thread::id>{}(std::this_thread::get_id()));
 }
+
+// The CacheSlots held now.
+std::mutex slots_mutex;
+std::vector<bool> slots_held;
 
 bool is_pocl(const DeviceInfo& info) {
   return info.platform_name.find("Portable Computing Language") != std::string::npos;
@@ -111,6 +121,26 @@ std::optional<std::vector<unsigned char>> binary_from_program_cache_file(const s
   if (get_u64(file.data() + 8) != size || size == 0 || get_u64(file.data() + 16) != binary_hash(body, size))
     return std::nullopt;
   return std::vector<unsigned char>(body, body + size);
+}
+
+CacheSlot::CacheSlot() {
+  const std::lock_guard lock(slots_mutex);
+  index_ = int(std::find(slots_held.begin(), slots_held.end(), false) - slots_held.begin());
+  if (index_ == int(slots_held.size())) slots_held.push_back(false);
+  slots_held[std::size_t(index_)] = true;
+}
+
+CacheSlot::~CacheSlot() {
+  const std::lock_guard lock(slots_mutex);
+  slots_held[std::size_t(index_)] = false;
+}
+
+WorkOnSlot::WorkOnSlot(const CacheSlot& slot) : previous_(working_slot) {
+  working_slot = slot.index();
+}
+
+WorkOnSlot::~WorkOnSlot() {
+  working_slot = previous_;
 }
 
 std::string cache_directory() {
