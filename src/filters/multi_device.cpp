@@ -13,6 +13,7 @@
 #include <optional>
 #include <thread>
 
+#include "filters/band_dispenser.hpp"
 #include "runtime/cache_slot.hpp"
 #include "runtime/host_transfer.hpp"
 
@@ -84,26 +85,41 @@ void check_device_list(std::string_view words, const std::vector<Context*>& devi
     if (!ctx) throw std::invalid_argument(fmt::format("{}: a device of the list is null", words));
 }
 
-void share_out(const std::vector<Context*>& devices, std::size_t count, int lanes,
-               const std::function<void(Context& ctx, std::size_t device, std::size_t item)>& work) {
-  std::atomic<std::size_t> next = 0;
+namespace {
+
+// `lanes` threads a device, each running lane(ctx, device, worker, error) once (worker: the lane's index over every
+// device's lanes); `error.failed()` turns true once any lane has thrown. Rethrows the first error after all have
+// ended.
+void run_lanes(
+    const std::vector<Context*>& devices, int lanes,
+    const std::function<void(Context& ctx, std::size_t device, std::size_t worker, const FirstError& error)>& lane) {
   FirstError error;
   // Taken in the same order at every call, so that a device's lanes find the buffers and kernels of the call before.
   const std::vector<CacheSlot> slots(devices.size() * std::size_t(lanes));
   {
     std::vector<std::jthread> threads;
     for (std::size_t d = 0; d < devices.size(); ++d)
-      for (int lane = 0; lane < lanes; ++lane)
-        threads.emplace_back([&, d, slot = &slots[d * std::size_t(lanes) + std::size_t(lane)]] {
-          const WorkOnSlot working(*slot);
+      for (std::size_t w = d * std::size_t(lanes); w < (d + 1) * std::size_t(lanes); ++w)
+        threads.emplace_back([&, d, w] {
+          const WorkOnSlot working(slots[w]);
           try {
-            for (std::size_t i = next++; i < count && !error.failed(); i = next++) work(*devices[d], d, i);
+            lane(*devices[d], d, w, error);
           } catch (...) {
             error.keep(std::current_exception());
           }
         });
   }
   error.rethrow();
+}
+
+}  // namespace
+
+void share_out(const std::vector<Context*>& devices, std::size_t count, int lanes,
+               const std::function<void(Context& ctx, std::size_t device, std::size_t item)>& work) {
+  std::atomic<std::size_t> next = 0;
+  run_lanes(devices, lanes, [&](Context& ctx, std::size_t d, std::size_t, const FirstError& error) {
+    for (std::size_t i = next++; i < count && !error.failed(); i = next++) work(ctx, d, i);
+  });
 }
 
 void on_each_device(const std::vector<Context*>& devices,
@@ -162,10 +178,14 @@ void filter_bands_on_devices(const std::vector<Context*>& devices, const BandedI
   }
   const int band_rows = multi_device_band_rows(devices, image.width, image.height, image.channels, banded_bytes(image),
                                                image.reach, all_in_place ? 2 : 8);
-  const int count = (image.height + band_rows - 1) / band_rows;
+  const int lanes = any_gpu ? 2 : 1;
+  // Each lane's first band short (a slow device's first band must not outlast the rest), then bands sized by each
+  // lane's measured speed, at most band_rows (what every device holds, and what the programs were built for).
+  const int min_rows = std::min(band_rows, std::max(16, 3 * image.reach));
+  BandDispenser dispenser(image.height, devices.size() * std::size_t(lanes), std::max(min_rows, band_rows / 8),
+                          min_rows, band_rows);
   std::mutex events_mutex;
-  share_out(devices, std::size_t(count), any_gpu ? 2 : 1, [&](Context& ctx, std::size_t d, std::size_t b) {
-    const int y0 = int(b) * band_rows, y1 = std::min(image.height, y0 + band_rows);
+  const auto filter_band = [&](Context& ctx, std::size_t d, int y0, int y1) {
     const int in0 = std::max(0, y0 - image.reach), in1 = std::min(image.height, y1 + image.reach);
     const std::size_t in_bytes = std::size_t(in1 - in0) * image.in_row_bytes;
     const std::uint8_t* src = image.in + std::size_t(in0) * image.in_row_bytes;
@@ -206,6 +226,16 @@ void filter_bands_on_devices(const std::vector<Context*>& devices, const BandedI
     }
     const std::lock_guard lock(events_mutex);
     for (cl::Event& e : band_events) events.push_back(std::move(e));
+  };
+  run_lanes(devices, lanes, [&](Context& ctx, std::size_t d, std::size_t w, const FirstError& error) {
+    while (!error.failed()) {
+      const auto band = dispenser.take(w);
+      if (!band) return;
+      const auto start = std::chrono::steady_clock::now();
+      filter_band(ctx, d, band->y0, band->y1);
+      dispenser.done(w, band->y1 - band->y0,
+                     std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    }
   });
 }
 
