@@ -134,7 +134,8 @@ class Runner {
         advance(cur, nxt, result.events);
         done += count;
       }
-      every_change_->assign(std::size_t(n), 0);
+      // std::max: GCC 13 otherwise reads a negative n into the size and warns (-Wstringop-overflow).
+      every_change_->assign(std::size_t(std::max(n, 0)), 0);
       if (n > 0) {
         cl::Event read;
         check_cl(ctx_.queue().enqueueReadBuffer(changes_, CL_FALSE, 0, sizeof(cl_uint) * std::size_t(n),
