@@ -13,6 +13,7 @@ BandDispenser::BandDispenser(int height, std::size_t workers, int first_rows, in
       max_rows_(std::max(1, max_rows)),
       rows_done_(workers, 0.0),
       seconds_(workers, 0.0),
+      last_rows_(workers, 0),
       stopped_(workers, false) {}
 
 std::optional<BandDispenser::Band> BandDispenser::take(std::size_t worker) {
@@ -32,9 +33,10 @@ std::optional<BandDispenser::Band> BandDispenser::take(std::size_t worker) {
       stopped_[worker] = true;
       return std::nullopt;
     }
-    rows = std::max(min_rows_, int(std::ceil(share / 2)));
+    rows = std::min(std::max(min_rows_, int(std::ceil(share / 2))), 2 * last_rows_[worker]);
   }
   rows = std::min({rows, max_rows_, left});
+  last_rows_[worker] = rows;
   const Band band{next_, next_ + rows};
   next_ += rows;
   return band;

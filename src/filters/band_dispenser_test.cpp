@@ -17,18 +17,23 @@ struct Simulated {
   double makespan = 0;    // when the last band ended
 };
 
-// Runs workers of `rates` (rows a second) as an event simulation: the worker that is free first takes the next band.
-// Rows from `start` on (rows before it were handed out already).
-Simulated simulate(BandDispenser& dispenser, const std::vector<double>& rates, int height, int start = 0) {
+// Runs workers of `rates` (rows a second) as an event simulation: the worker that is free first reports its band done
+// and takes the next, which costs it `overhead` seconds (a launch and a wait) plus its rows. Rows from `start` on
+// (rows before it were handed out already).
+Simulated simulate(BandDispenser& dispenser, const std::vector<double>& rates, int height, int start = 0,
+                   double overhead = 0) {
   Simulated s{std::vector<int>(rates.size(), 0), 0};
   std::vector<double> free_at(rates.size(), 0);
   std::vector<bool> stopped(rates.size(), false);
+  std::vector<std::pair<int, double>> running(rates.size(), {0, 0.0});  // each worker's band: rows, seconds
   int next = start;
   while (true) {
     std::size_t w = rates.size();
     for (std::size_t i = 0; i < rates.size(); ++i)
       if (!stopped[i] && (w == rates.size() || free_at[i] < free_at[w])) w = i;
     if (w == rates.size()) break;
+    if (running[w].first > 0) dispenser.done(w, running[w].first, running[w].second);
+    running[w] = {0, 0.0};
     const auto band = dispenser.take(w);
     if (!band) {
       stopped[w] = true;
@@ -38,14 +43,20 @@ Simulated simulate(BandDispenser& dispenser, const std::vector<double>& rates, i
     EXPECT_GT(band->y1, band->y0);
     next = band->y1;
     const int rows = band->y1 - band->y0;
-    const double seconds = rows / rates[w];
+    const double seconds = overhead + rows / rates[w];
     free_at[w] += seconds;
-    dispenser.done(w, rows, seconds);
+    running[w] = {rows, seconds};
     s.rows[w] += rows;
     s.makespan = std::max(s.makespan, free_at[w]);
   }
   EXPECT_EQ(next, height) << "rows left over";
   return s;
+}
+
+// The two fast workers of ASlowWorkerIsNotMisledByTheFastOnesFirstShortBands on their own.
+double simulate_fast_pair(int height, double overhead) {
+  BandDispenser d(height, 2, 16, 16, 2048);
+  return simulate(d, {200000, 200000}, height, 0, overhead).makespan;
 }
 
 TEST(BandDispenser, EqualWorkersShareEvenlyAndEndTogether) {
@@ -67,6 +78,19 @@ TEST(BandDispenser, SharesFollowSpeedAndASlowWorkerStopsBeforeTheTail) {
     EXPECT_LT(s.makespan, 1.15 * ideal) << "the slow worker held the call up";
     EXPECT_NEAR(double(s.rows[0]) / s.rows[1], 2.0, 0.4);
   }
+}
+
+// A band's fixed cost makes a fast worker's first short bands look slow: a slow worker's bands sized from those
+// first measurements alone would outlast the fast worker's whole share. Doubling at most keeps them short.
+TEST(BandDispenser, ASlowWorkerIsNotMisledByTheFastOnesFirstShortBands) {
+  const int height = 16384;
+  const double overhead = 1e-3;
+  BandDispenser d(height, 3, 16, 16, 2048);
+  const std::vector<double> rates{200000, 200000, 2000};
+  const Simulated s = simulate(d, rates, height, 0, overhead);
+  const double fast_alone = simulate_fast_pair(height, overhead);
+  EXPECT_LT(s.makespan, 1.1 * fast_alone) << "the slow worker held the call up (" << s.rows[2] << " rows)";
+  EXPECT_GT(s.rows[2], 0) << "the slow worker never helped";
 }
 
 TEST(BandDispenser, BandsStayWithinTheLimitAndNothingIsLeftForAFinishedImage) {

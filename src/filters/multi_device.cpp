@@ -176,14 +176,20 @@ void filter_bands_on_devices(const std::vector<Context*>& devices, const BandedI
                                            image.in_row_bytes * std::size_t(image.height), true),
                           buffer_over_host(ctx, image.out, image.out_row_bytes * std::size_t(image.height), false)};
   }
+  // Devices alike (sub-devices of one, or twin GPUs) run at one speed: bands of equal size from the start, one a
+  // device where all compute in place, since every band costs a launch and a wait. Otherwise each lane's first band
+  // is short (a slow device's first band must not outlast the rest), and later ones follow its measured speed.
+  const bool alike = std::all_of(devices.begin(), devices.end(), [&](const Context* ctx) {
+    const DeviceInfo &a = ctx->info(), &b = devices.front()->info();
+    return a.name == b.name && a.type == b.type && a.compute_units == b.compute_units;
+  });
   const int band_rows = multi_device_band_rows(devices, image.width, image.height, image.channels, banded_bytes(image),
-                                               image.reach, all_in_place ? 2 : 8);
+                                               image.reach, all_in_place ? (alike ? 1 : 2) : 8);
   const int lanes = any_gpu ? 2 : 1;
-  // Each lane's first band short (a slow device's first band must not outlast the rest), then bands sized by each
-  // lane's measured speed, at most band_rows (what every device holds, and what the programs were built for).
+  // At most band_rows a band: what every device holds, and what the programs were built for.
   const int min_rows = std::min(band_rows, std::max(16, 3 * image.reach));
-  BandDispenser dispenser(image.height, devices.size() * std::size_t(lanes), std::max(min_rows, band_rows / 8),
-                          min_rows, band_rows);
+  BandDispenser dispenser(image.height, devices.size() * std::size_t(lanes), alike ? band_rows : min_rows, min_rows,
+                          band_rows);
   std::mutex events_mutex;
   const auto filter_band = [&](Context& ctx, std::size_t d, int y0, int y1) {
     const int in0 = std::max(0, y0 - image.reach), in1 = std::min(image.height, y1 + image.reach);

@@ -54,15 +54,16 @@ int multi_device_band_rows(const std::vector<Context*>& devices, int width, int 
 // The bytes a band split is sized by: the input's or the output's, the larger (Sobel's gradients: 4 a pixel).
 std::size_t banded_bytes(const BandedImage& image);
 // Runs `call` band by band over the devices, writing each band's own rows of `image.out`; each event is appended to
-// `events`. Bands come from a BandDispenser over every device's lanes: each lane's first an eighth of a full band,
-// then sized by the lane's measured speed (at most multi_device_band_rows), and a lane too slow to finish even a small
+// `events`. Bands come from a BandDispenser over every device's lanes. Devices alike (one name, type and number of
+// compute units) take full bands from the start. Otherwise a lane's first band is short, later ones follow the lane's
+// measured speed (at most multi_device_band_rows, at most twice its last), and a lane too slow to finish even a small
 // band before the others finish the image takes no more, so a CPU beside a GPU speeds a call up or stays out of it. A
 // CPU device that takes a row range computes each band's rows of the whole image in place, over the caller's input and
 // output (buffer_over_host), where both are aligned and within its allocation limit; another CPU device reads the input
 // in place where aligned and has the band's rows read from a scratch output; a GPU uploads on side queue 0 and
 // downloads on side queue 1 through pinned staging, two lanes a device, so one band's transfers overlap another's
-// kernels. Full bands: about 2 a device where every device computes in place, else 8 (multi_device_band_rows). Throws
-// the first band's error after every lane ends.
+// kernels. Full bands: one a device where devices alike all compute in place, 2 where unlike devices do, else 8
+// (multi_device_band_rows). Throws the first band's error after every lane ends.
 void filter_bands_on_devices(const std::vector<Context*>& devices, const BandedImage& image, const BandCall& call,
                              std::vector<cl::Event>& events);
 

@@ -197,6 +197,24 @@ TEST(MultiDevice, BilateralBandsEqualTheOneDeviceCallOfTheSameVariant) {
   EXPECT_TRUE(testing::images_equal(bilateral_reference(in, params), one, 1.0)) << variant;
 }
 
+// Devices of unlike sizes (halves and thirds of the test device) take short first bands and then bands by their
+// measured speed: every row still written once, from its own window, into a poisoned output. 400 rows make bands of
+// several sizes.
+TEST(MultiDevice, DevicesOfUnlikeSizesShareTheBandsExactly) {
+  REQUIRE_SUB_DEVICES(2);
+  REQUIRE_SUB_DEVICES(3);
+  const auto seed = testing::fresh_seed();
+  const BoxBlurParams box{9, testing::kBorders[seed % 4]};
+  SCOPED_TRACE(fmt::format("seed={} border={}", seed, to_string(box.border)));
+  const Image in = testing::random_image(53, 400, 4, SampleType::u8, seed);
+  Image out = Image::uninitialized(53, 400, 4);
+  testing::poison(out);
+  const std::vector<Context*> unlike{sub_devices(2)[0], sub_devices(3)[0], sub_devices(3)[1]};
+  box_blur(unlike, ImageView{in.data.data(), 53, 400, 4, SampleType::u8},
+           MutableImageView{out.data.data(), 53, 400, 4, SampleType::u8}, box);
+  EXPECT_TRUE(testing::images_equal(box_blur_reference(in, box), out));
+}
+
 TEST(MultiDevice, OneContextIsTheOneDeviceCall) {
   REQUIRE_SUB_DEVICES(2);
   const Image in = testing::random_image(61, 47, 4, SampleType::u8, testing::fresh_seed());
