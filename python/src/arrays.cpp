@@ -4,9 +4,13 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
 
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <stdexcept>
+#include <string>
+#include <utility>
 
 #include "binding.hpp"
 #include "common/parallel.hpp"
@@ -38,6 +42,47 @@ std::string numpy_dtype_name(const nb::dlpack::dtype& t) {
     default: break;
   }
   return fmt::format("{}{}", kind, t.bits);
+}
+
+// NumPy's name of a dtype, clfilters' own where it has one.
+std::string dtype_text(const nb::dlpack::dtype& t) {
+  const std::optional<SampleType> type = sample_type_of(t);
+  return type ? sample_type_name(*type) : numpy_dtype_name(t);
+}
+
+// An array's shape as the messages write it: "37x53x4".
+template <class Array>
+std::string shape_text(const Array& a) {
+  std::string text;
+  for (std::size_t d = 0; d < a.ndim(); ++d) text += fmt::format("{}{}", d ? "x" : "", a.shape(d));
+  return text;
+}
+
+// Whether the samples lie in C order with no gaps. Strides are in elements; a dimension of extent 1 may have any
+// stride, an empty array any strides.
+template <class Array>
+bool c_contiguous(const Array& a) {
+  std::int64_t expected = 1;
+  for (std::size_t d = a.ndim(); a.size() > 0 && d-- > 0;) {
+    if (a.shape(d) != 1 && a.stride(d) != expected) return false;
+    expected *= std::int64_t(a.shape(d));
+  }
+  return true;
+}
+
+// The addresses [first, end) of the bytes an array's samples span (numpy.may_share_memory's bounds); empty when it
+// has no samples.
+template <class Array>
+std::pair<std::uintptr_t, std::uintptr_t> byte_bounds(const Array& a) {
+  const auto base = std::intptr_t(reinterpret_cast<std::uintptr_t>(a.data()));
+  if (a.size() == 0) return {std::uintptr_t(base), std::uintptr_t(base)};
+  const std::int64_t item = (a.dtype().bits + 7) / 8;
+  std::int64_t low = 0, high = item;
+  for (std::size_t d = 0; d < a.ndim(); ++d) {
+    const std::int64_t reach = (std::int64_t(a.shape(d)) - 1) * a.stride(d) * item;
+    (reach < 0 ? low : high) += reach;
+  }
+  return {std::uintptr_t(base + low), std::uintptr_t(base + high)};
 }
 
 SampleType sample_type(DeviceDtype dtype) {
@@ -206,20 +251,13 @@ HostArray host_array(nb::handle obj, std::string_view what) {
     throw nb::value_error(
         fmt::format("{} takes an array of shape H x W or H x W x C, got {} dimension(s)", what, ndim).c_str());
   a.type = sample_type_of(a.array.dtype());
-  a.dtype_name = a.type ? sample_type_name(*a.type) : numpy_dtype_name(a.array.dtype());
+  a.dtype_name = dtype_text(a.array.dtype());
   a.height = int(a.array.shape(0));
   a.width = int(a.array.shape(1));
   a.channels = ndim == 3 ? int(a.array.shape(2)) : 1;
   a.channel_axis = ndim == 3;
   a.data = a.array.data();
-  // Strides in elements; a dimension of extent 1 may have any stride, an empty array any strides.
-  std::int64_t expected = 1;
-  bool contiguous = true;
-  for (std::size_t d = ndim; a.array.size() > 0 && d-- > 0;) {
-    if (a.array.shape(d) != 1 && a.array.stride(d) != expected) contiguous = false;
-    expected *= std::int64_t(a.array.shape(d));
-  }
-  if (!contiguous) {
+  if (!c_contiguous(a.array)) {
     if (!a.type)
       throw nb::type_error(
           fmt::format("{} takes arrays of uint8, uint16, int16 or float32, got {}", what, a.dtype_name).c_str());
@@ -263,6 +301,48 @@ nb::object to_numpy(Image&& image, bool channel_axis) {
   nb::ndarray<nb::numpy> array(held->data.data(), channel_axis || held->channels > 1 ? 3 : 2, shape, owner, nullptr,
                                dtype);
   return array.cast();
+}
+
+std::optional<HostOut> host_out(nb::handle out, const HostArray& in, const char* what) {
+  if (out.is_none()) return std::nullopt;
+  if (nb::isinstance<PyDeviceImage>(out))
+    throw nb::type_error(
+        fmt::format("{}: out must be a NumPy array for a NumPy input, got a DeviceImage", what).c_str());
+  nb::ndarray<nb::ro> view;
+  if (!nb::isinstance(out, nb::module_::import_("numpy").attr("ndarray")) || !nb::try_cast(out, view))
+    throw nb::type_error(
+        fmt::format("{}: out must be a NumPy array, got {}", what, nb::inst_name(out).c_str()).c_str());
+  bool same = view.ndim() == in.array.ndim() && view.dtype() == in.array.dtype();
+  for (std::size_t d = 0; same && d < view.ndim(); ++d) same = view.shape(d) == in.array.shape(d);
+  if (!same)
+    throw nb::value_error(fmt::format("{}: out must be {} {}, got {} {}", what, shape_text(in.array),
+                                      dtype_text(in.array.dtype()), shape_text(view), dtype_text(view.dtype()))
+                              .c_str());
+  nb::ndarray<> writeable;
+  if (!nb::try_cast(out, writeable))
+    throw nb::value_error(fmt::format("{}: out must be writeable, got a read-only array", what).c_str());
+  const auto [first, end] = byte_bounds(writeable);
+  const auto [in_first, in_end] = byte_bounds(in.array);
+  if (first < in_end && in_first < end)
+    throw nb::value_error(
+        fmt::format("{}: out shares memory with img (the filter reads each pixel's neighbours, so it cannot write "
+                    "over its input)",
+                    what)
+            .c_str());
+  return HostOut{nb::borrow(out), c_contiguous(writeable) ? writeable.data() : nullptr};
+}
+
+NewArray result_array(int height, int width, int channels, bool channel_axis, SampleType type,
+                      const std::optional<HostOut>& out) {
+  if (out && out->data) return {nb::object(), out->data};
+  return new_array(height, width, channels, channel_axis, type);
+}
+
+nb::object deliver(nb::object result, const std::optional<HostOut>& out) {
+  if (!out) return result;
+  // NumPy's copy takes any layout of out, and releases the GIL while it copies.
+  if (result.is_valid()) nb::module_::import_("numpy").attr("copyto")(out->array, result);
+  return out->array;
 }
 
 Context& call_context(nb::handle ctx, nb::object& owner) {

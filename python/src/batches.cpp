@@ -101,14 +101,15 @@ nb::object to_python(Image&& image, bool channel_axis) {
 
 }  // namespace
 
-nb::object filter_array_in_place(const std::vector<Context*>& devices, const HostArray& a, const SeveralCalls& calls) {
-  NewArray out = new_array(a.height, a.width, a.channels, a.channel_axis, *a.type);
+nb::object filter_array_in_place(const std::vector<Context*>& devices, const HostArray& a, const SeveralCalls& calls,
+                                 const std::optional<HostOut>& out) {
+  NewArray result = result_array(a.height, a.width, a.channels, a.channel_axis, *a.type, out);
   {
     nb::gil_scoped_release release;
     calls.in_place(devices, {static_cast<const std::uint8_t*>(a.data), a.width, a.height, a.channels, *a.type},
-                   {static_cast<std::uint8_t*>(out.data), a.width, a.height, a.channels, *a.type});
+                   {static_cast<std::uint8_t*>(result.data), a.width, a.height, a.channels, *a.type});
   }
-  return std::move(out.array);
+  return deliver(std::move(result.array), out);
 }
 
 bool is_several(nb::handle img, nb::handle ctx) {
@@ -118,7 +119,9 @@ bool is_several(nb::handle img, nb::handle ctx) {
 nb::object run_several(nb::handle img, nb::handle ctx, nb::handle out, const char* what,
                        const std::function<void(const HostArray&)>& check, const SeveralCalls& calls,
                        bool keeps_layout) {
-  if (!out.is_none()) throw nb::type_error("out= is for DeviceImage inputs; host calls return a new array");
+  if (!out.is_none() && is_list(img))
+    throw nb::type_error(
+        fmt::format("{}: out= takes one array; a batch (a list of arrays) returns a new list", what).c_str());
   if (nb::isinstance<PyDeviceImage>(img))
     throw nb::type_error(fmt::format("{}: a DeviceImage runs on its own Context; ctx must be None or that Context, "
                                      "not a list (lists of Contexts take NumPy arrays)",
@@ -133,9 +136,10 @@ nb::object run_several(nb::handle img, nb::handle ctx, nb::handle out, const cha
   } else {
     arrays.push_back(checked_array(img, what, std::nullopt, check));
   }
+  const std::optional<HostOut> into = batch ? std::nullopt : host_out(out, arrays.front(), what);
   const Devices devices = devices_of(ctx, what);
   if (!batch && calls.in_place && (arrays.front().channels == 1 || arrays.front().channels == 4))
-    return filter_array_in_place(devices.contexts, arrays.front(), calls);
+    return filter_array_in_place(devices.contexts, arrays.front(), calls, into);
   std::vector<Image> results;
   {
     nb::gil_scoped_release release;
@@ -148,7 +152,7 @@ nb::object run_several(nb::handle img, nb::handle ctx, nb::handle out, const cha
     else
       results.push_back(calls.one(devices.contexts, inputs.front()));
   }
-  if (!batch) return to_python(std::move(results.front()), keeps_layout && arrays.front().channel_axis);
+  if (!batch) return deliver(to_python(std::move(results.front()), keeps_layout && arrays.front().channel_axis), into);
   nb::list list;
   for (std::size_t i = 0; i < results.size(); ++i)
     list.append(to_python(std::move(results[i]), keeps_layout && arrays[i].channel_axis));

@@ -58,6 +58,23 @@ NewArray new_array(int height, int width, int channels, bool channel_axis, Sampl
 // The image as a NumPy array (moved, not copied); 1 channel becomes H x W unless `channel_axis`.
 nb::object to_numpy(Image&& image, bool channel_axis);
 
+// A NumPy array that a host call writes its result into (`out=`, as NumPy's out= and OpenCV's dst=), sparing a new
+// array's fresh pages.
+struct HostOut {
+  nb::object array;      // the caller's array, which the call returns
+  void* data = nullptr;  // its samples where C-contiguous, written there directly; else null (a temporary copied in)
+};
+// `out` checked for a host call on `in`: nullopt for None, else a writeable NumPy array of `in`'s shape and dtype
+// whose bytes do not overlap `in`'s (the filters read each pixel's neighbours, so they cannot write over their input).
+// TypeError for a DeviceImage or a non-array, ValueError for the rest; messages start with `what`.
+std::optional<HostOut> host_out(nb::handle out, const HostArray& in, const char* what);
+// Where a host call writes its result: out's memory where `out` has it (the array left empty), else a new array.
+NewArray result_array(int height, int width, int channels, bool channel_axis, SampleType type,
+                      const std::optional<HostOut>& out);
+// What the call returns: `result` (a new array) without `out`; else out, with `result` copied in where the call
+// wrote a temporary.
+nb::object deliver(nb::object result, const std::optional<HostOut>& out);
+
 // ---- contexts ----------------------------------------------------------------------------------
 
 // The Context a call runs on: `ctx`, else the module's default context (created on first use).
@@ -115,15 +132,17 @@ struct SeveralCalls {
   // filter has no such call.
   std::function<void(const std::vector<Context*>&, const ImageView&, const MutableImageView&)> in_place = {};
 };
-// calls.in_place on the array `a` into a new array of its shape and layout.
-nb::object filter_array_in_place(const std::vector<Context*>& devices, const HostArray& a, const SeveralCalls& calls);
+// calls.in_place on the array `a` into `out` (host_out), or into a new array of its shape and layout.
+nb::object filter_array_in_place(const std::vector<Context*>& devices, const HostArray& a, const SeveralCalls& calls,
+                                 const std::optional<HostOut>& out);
 
 // Whether a filter call takes the calls above: `img` or `ctx` is a list or tuple.
 bool is_several(nb::handle img, nb::handle ctx);
 // Such a call: `img` an array or a list or tuple of them, `ctx` None, a Context or a list or tuple of Contexts.
 // `check` is the single call's check of an array (a list's items' errors are prefixed "img[i]: "). A result comes
 // back in its input's layout where `keeps_layout`, else H x W; one of 2 int16 channels (Sobel's gradients) as the
-// tuple (gx, gy). An array gives one result, a list a list. DeviceImages and `out` are refused (TypeError).
+// tuple (gx, gy). An array gives one result (into `out` where given, see host_out), a list a list. DeviceImages, and
+// `out` with a list, are refused (TypeError).
 nb::object run_several(nb::handle img, nb::handle ctx, nb::handle out, const char* what,
                        const std::function<void(const HostArray&)>& check, const SeveralCalls& calls,
                        bool keeps_layout);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The filters as Python calls them: the command line's names, defaults and checks, on NumPy arrays (read and
-// written in place where the layout allows) or on DeviceImages (no host round trip). The GIL is released
-// around all OpenCL work and every host conversion.
+// written in place where the layout allows, into a new array or the caller's out=) or on DeviceImages (no host round
+// trip). The GIL is released around all OpenCL work and every host conversion.
 #include <fmt/format.h>
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
@@ -71,7 +71,11 @@ nb::object device_output(nb::handle out, const PyDeviceImage& like, int channels
   if (out.is_none())
     return nb::cast(allocate_like(like.owner, *like.ctx, like.width, like.height, channels, channel_axis, dtype));
   if (!nb::isinstance<PyDeviceImage>(out))
-    throw nb::type_error(fmt::format("{}: out must be a DeviceImage", what).c_str());
+    throw nb::type_error(fmt::format("{}: out must be a DeviceImage for a DeviceImage input, got {}", what,
+                                     nb::isinstance(out, nb::module_::import_("numpy").attr("ndarray"))
+                                         ? "a NumPy array"
+                                         : nb::inst_name(out).c_str())
+                             .c_str());
   const PyDeviceImage& o = nb::cast<const PyDeviceImage&>(out);
   if (!o.owner.is(like.owner))
     throw nb::value_error(fmt::format("{}: out lives on another Context than the input", what).c_str());
@@ -112,13 +116,13 @@ nb::object run_sample_filter(nb::handle img, nb::handle ctx_obj, nb::handle out,
     }
     return result;
   }
-  if (!out.is_none()) throw nb::type_error("out= is for DeviceImage inputs; host calls return a new array");
   const HostArray a = host_array(img, f.what);
   check_u8_input(a, f.what, f.size_in_message, true);
+  const std::optional<HostOut> into = host_out(out, a, f.what);
   nb::object owner;
   Context& ctx = call_context(ctx_obj, owner);
   // Grey and RGBA: the library's call on the array's memory, in one piece or, too large for the device, in bands.
-  if (a.channels == 1 || a.channels == 4) return filter_array_in_place({&ctx}, a, f.several);
+  if (a.channels == 1 || a.channels == 4) return filter_array_in_place({&ctx}, a, f.several, into);
   // RGB too large for the device in one piece (or of 2^29 pixels or more) goes to the library's host call on a copy,
   // which cuts it into bands; the path below holds it whole on the device.
   const bool bands = host_call_band_rows(ctx.info(), a.width, a.height, 4,
@@ -126,7 +130,7 @@ nb::object run_sample_filter(nb::handle img, nb::handle ctx_obj, nb::handle out,
                          .has_value();
   if (!bands && a.channels == 3 && a.type == SampleType::u8) {
     // RGB becomes RGBA and back on the device, with no pass of the host over the pixels.
-    NewArray rgb = new_array(a.height, a.width, 3, true, SampleType::u8);
+    NewArray rgb = result_array(a.height, a.width, 3, true, SampleType::u8, into);
     {
       nb::gil_scoped_release release;
       std::vector<cl::Event> events;
@@ -134,14 +138,14 @@ nb::object run_sample_filter(nb::handle img, nb::handle ctx_obj, nb::handle out,
           ctx, static_cast<const std::uint8_t*>(a.data), static_cast<std::uint8_t*>(rgb.data), a.width, a.height,
           [&](const DeviceImage& in, DeviceImage& o) { return f.device(ctx, in, o); }, events);
     }
-    return std::move(rgb.array);
+    return deliver(std::move(rgb.array), into);
   }
   Image result;
   {
     nb::gil_scoped_release release;
     result = f.host(ctx, to_image(a));
   }
-  return to_numpy(std::move(result), a.channel_axis);
+  return deliver(to_numpy(std::move(result), a.channel_axis), into);
 }
 
 nb::object box_blur_py(nb::handle img, int diameter, const std::string& border, const std::string& variant,
@@ -484,14 +488,17 @@ void bind_filters(nb::module_& m) {
       "`img` is a NumPy array (uint8 or uint16, H x W or H x W x C, C in 1 to 4; C-contiguous ones are read in "
       "place, other layouts packed first; parameters in sample units: a uint16 array's threshold, sigma_range and "
       "border constant are on its 0..65535 scale) or a DeviceImage (uint8 or uint16, likewise). An array gives a new "
-      "array of its shape; a DeviceImage a DeviceImage of its shape and dtype on its context (or `out`, a "
+      "array of its shape, or writes `out` and returns it, as NumPy's out= does: an array of the same shape and dtype, "
+      "writeable, sharing no memory with `img` (written directly where C-contiguous and the layout allows, else "
+      "through a temporary). A DeviceImage gives a DeviceImage of its shape and dtype on its context (or `out`, a "
       "DeviceImage of the same shape and dtype), enqueued without waiting. `ctx` is the Context to "
       "run on (default: clfilters.default_context()). `variant` picks a variant as --variant does." +
-      std::string(kSeveralDoc);
+      std::string(kSeveralDoc) + " A batch takes no `out`.";
   m.def("box_blur", &box_blur_py, "img"_a, "diameter"_a = 9, "border"_a = "replicate", "variant"_a = "auto",
         "ctx"_a = nb::none(), "out"_a = nb::none(),
         nb::sig(fmt::format("def box_blur(img: {}, diameter: int = 9, border: str = 'replicate', variant: str = "
-                            "'auto', ctx: {} = None, out: DeviceImage | None = None) -> {} | list[numpy.ndarray]",
+                            "'auto', ctx: {} = None, out: numpy.ndarray | DeviceImage | None = None) -> {} | "
+                            "list[numpy.ndarray]",
                             kImagesTypes, kContextsType, kImageTypes)
                     .c_str()),
         (fmt::format("Box blur: the rounded mean of the d x d window on every channel, exact in integers.\n\n"
@@ -503,8 +510,8 @@ void bind_filters(nb::module_& m) {
   m.def("epsilon", &epsilon_py, "img"_a, "radius"_a = 4, "threshold"_a = 20, "border"_a = "replicate",
         "variant"_a = "auto", "ctx"_a = nb::none(), "out"_a = nb::none(),
         nb::sig(fmt::format("def epsilon(img: {}, radius: int = 4, threshold: int = 20, border: str = 'replicate', "
-                            "variant: str = 'auto', ctx: {} = None, out: DeviceImage | None = None) -> {} | "
-                            "list[numpy.ndarray]",
+                            "variant: str = 'auto', ctx: {} = None, out: numpy.ndarray | DeviceImage | None = None) "
+                            "-> {} | list[numpy.ndarray]",
                             kImagesTypes, kContextsType, kImageTypes)
                     .c_str()),
         (fmt::format(
@@ -521,7 +528,7 @@ void bind_filters(nb::module_& m) {
         nb::sig(fmt::format("def bilateral(img: {}, sigma_spatial: float = 3.0, sigma_range: float = 30.0, "
                             "radius: int | None = None, border: str = 'replicate', window: str = 'square', "
                             "distance: str = 'l2', variant: str = 'auto', ctx: {} = None, out: "
-                            "DeviceImage | None = None) -> {} | list[numpy.ndarray]",
+                            "numpy.ndarray | DeviceImage | None = None) -> {} | list[numpy.ndarray]",
                             kImagesTypes, kContextsType, kImageTypes)
                     .c_str()),
         (fmt::format("Bilateral filter: smooths while keeping edges; grey, or colour with the distance over R, G "

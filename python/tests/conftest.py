@@ -16,6 +16,15 @@ def ctx():
 
 
 @pytest.fixture(scope="session")
+def halves(ctx):
+    """The test device as two sub-devices (skipped where it cannot be split)."""
+    try:
+        return clf.contexts(f"{ctx.device.index}/2")
+    except ValueError as e:
+        pytest.skip(f"the device cannot be split in two: {e}")
+
+
+@pytest.fixture(scope="session")
 def cl_setup():
     """pyopencl's context and queue with a Context adopted from them (skipped without pyopencl or a device)."""
     cl = pytest.importorskip("pyopencl")

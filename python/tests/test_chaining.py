@@ -73,7 +73,7 @@ def test_device_image_errors(ctx, rng):
         clf.DeviceImage.upload(ctx, random_image(rng, 4, 4, 2))
     with pytest.raises(TypeError, match="float32"):
         clf.DeviceImage.upload(ctx, img.astype(np.float64))
-    with pytest.raises(TypeError, match="out= is for DeviceImage inputs"):
+    with pytest.raises(TypeError, match="box blur: out must be a NumPy array for a NumPy input, got a DeviceImage"):
         clf.box_blur(img, out=d, ctx=ctx)
 
 
