@@ -124,22 +124,8 @@ void share_out(const std::vector<Context*>& devices, std::size_t count, int lane
 
 void on_each_device(const std::vector<Context*>& devices,
                     const std::function<void(Context& ctx, std::size_t device)>& work) {
-  FirstError error;
-  // In share_out's order: with one lane a device, each lane finds the kernels built here.
-  const std::vector<CacheSlot> slots(devices.size());
-  {
-    std::vector<std::jthread> threads;
-    for (std::size_t d = 0; d < devices.size(); ++d)
-      threads.emplace_back([&, d] {
-        const WorkOnSlot working(slots[d]);
-        try {
-          work(*devices[d], d);
-        } catch (...) {
-          error.keep(std::current_exception());
-        }
-      });
-  }
-  error.rethrow();
+  // One lane a device, in share_out's order: each lane finds the kernels built here.
+  run_lanes(devices, 1, [&](Context& ctx, std::size_t d, std::size_t, const FirstError&) { work(ctx, d); });
 }
 
 std::size_t banded_bytes(const BandedImage& image) {
