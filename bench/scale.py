@@ -17,7 +17,8 @@ Cases (--cases, comma-separated; each prints one table and adds rows to --out's 
   batch   --photos N (default 1000) 1920x1080 JPEGs through `clfilters box-blur -d 9 -o DIR` in one process against
           a loop of single calls over the first --loop of them (default 50), photos per second.
 
-Each timing is the median of --runs (default 5) after one untimed call. Run from the repository root with the package
+Each timing is the median of --runs (default 5) after one untimed call; split and mixed alternate their two
+configurations run by run. Run from the repository root with the package
 built (PYTHONPATH=build/release/python) or installed.
 
 Usage: python3 bench/scale.py --device nvidia [--cases bands,split,batch] [--out bench/results/NAME]
@@ -46,6 +47,18 @@ def median_ms(call, runs):
         call()
         times.append((time.perf_counter() - start) * 1e3)
     return statistics.median(times), times
+
+
+def interleaved_medians(first, second, runs):
+    """Median ms of each call, the two alternated run by run, so that a slow spell of the machine hits both alike."""
+    first(), second()  # programs built, buffers kept
+    times = ([], [])
+    for _ in range(runs):
+        for call, into in ((first, times[0]), (second, times[1])):
+            start = time.perf_counter()
+            call()
+            into.append((time.perf_counter() - start) * 1e3)
+    return statistics.median(times[0]), statistics.median(times[1]), times[1]
 
 
 def pinned_rates(cli, device):
@@ -110,8 +123,8 @@ def case_split(args, rows):
         devices = clf.contexts(f"{args.split_device}/{parts}")
         for name, image, run in cases:
             expected = run(image, whole)
-            ms_whole, _ = median_ms(lambda: run(image, whole), args.runs)
-            ms_parts, runs = median_ms(lambda: run(image, devices), args.runs)
+            ms_whole, ms_parts, runs = interleaved_medians(lambda: run(image, whole), lambda: run(image, devices),
+                                                           args.runs)
             assert np.array_equal(run(image, devices), expected), f"{name}: {parts} sub-devices differ"
             rows.append({"case": f"split, {width}x{height} {name}, {parts} sub-devices", "device": whole.device.name,
                          "ms": round(ms_parts, 2), "runs": [round(t, 2) for t in runs],
@@ -127,8 +140,7 @@ def case_mixed(args, rows):
              ("RGBA bilateral r=4", lambda c: clf.bilateral(image, 3.0, 30.0, 4, ctx=c))]
     for name, run in cases:
         expected = run(alone)
-        ms_alone, _ = median_ms(lambda: run(alone), args.runs)
-        ms_together, runs = median_ms(lambda: run(together), args.runs)
+        ms_alone, ms_together, runs = interleaved_medians(lambda: run(alone), lambda: run(together), args.runs)
         # The box blur is exact everywhere: bit for bit. The bilateral's contract is within 1 of its reference, and
         # a GPU and a CPU run different variants (and float code): each band within 1 of the one-device result.
         diff = int(np.abs(run(together).astype(np.int16) - expected.astype(np.int16)).max())
