@@ -247,6 +247,9 @@ struct ImageFilterApi {
   int (*reach)(const P&) = nullptr;
   // A host call's size check before its other checks; null: an empty image is refused in `words`.
   void (*check_host_size)(int width, int height) = nullptr;
+
+  // reach(params), or -1 (unknown) where the filter is not cut into bands.
+  int reach_of(const P& params) const { return reach ? reach(params) : -1; }
 };
 
 // The cpu_rows entry of an image filter (bilateral, epsilon) whose window reaches `radius(params)` rows: refused
@@ -442,7 +445,7 @@ void check_host_views(std::string_view words, const ImageView& input, const Muta
 template <class P>
 VariantChoice prepare_host_call(Context& ctx, const ImageFilterApi<P>& api, const P& params, std::string_view variant,
                                 int width, int height, int channels, SampleType type) {
-  const int reach = api.reach ? api.reach(params) : -1;
+  const int reach = api.reach_of(params);
   VariantChoice choice{std::string(variant), {}, {}};
   const auto band_rows = host_call_band_rows(ctx.info(), width, height, channels,
                                              Image::byte_size_for(width, height, channels, type), reach);
@@ -470,7 +473,7 @@ Image host_image_call(Context& ctx, const ImageFilterApi<P>& api, const Image& i
       [&](const DeviceImage& in, DeviceImage& out) {
         return enqueue_image_call(ctx, api, in, out, params, choice.variant, choice.config);
       },
-      events, api.reach ? api.reach(params) : -1);
+      events, api.reach_of(params));
   clock.finish(timing, events);
   return result;
 }

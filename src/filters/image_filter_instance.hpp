@@ -144,7 +144,7 @@ struct ImageCallTraits {
   static VariantChoice choose_auto(Context& ctx, const Params& p, const Image& in) {
     return choose_image_variant(ctx, Api, p, "auto", in.width, in.height, in.channels, {}, in.type);
   }
-  static int reach(const Params& p) { return Api.reach ? Api.reach(p) : -1; }
+  static int reach(const Params& p) { return Api.reach_of(p); }
   static const auto& api() { return Api; }
 };
 

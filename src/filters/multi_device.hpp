@@ -152,9 +152,8 @@ void host_view_call(const std::vector<Context*>& devices, const ImageFilterApi<P
   check_device_list(api.words, devices);
   check_host_views(api.words, input, output, api.check_host_size, takes_u16(api));
   const std::size_t row_bytes = Image::byte_size_for(input.width, 1, input.channels, input.type);
-  const BandedImage image{input.data,   output.data,    input.width,
-                          input.height, input.channels, input.type,
-                          row_bytes,    row_bytes,      api.reach ? api.reach(params) : -1};
+  const BandedImage image{input.data, output.data, input.width, input.height,        input.channels,
+                          input.type, row_bytes,   row_bytes,   api.reach_of(params)};
   std::vector<cl::Event> events;
   if (devices.size() == 1 || !api.reach) {
     Context& ctx = *devices.front();
