@@ -1,11 +1,15 @@
 # SPDX-License-Identifier: Apache-2.0
-# `cmake --install`: the clfilters tool, the library, its headers, a CMake package (find_package(clfilters),
+# `cmake --install`: the clfilters tool (and clfilters-mpi where MPI was found), the library, its headers, a CMake package (find_package(clfilters),
 # target clfilters::clfilters) and a pkg-config file (clfilters.pc).
 include(CMakePackageConfigHelpers)
 
 # The installed tool finds the shared library beside it, in ../lib.
 set_target_properties(clfilters_cli PROPERTIES INSTALL_RPATH "$ORIGIN/../${CMAKE_INSTALL_LIBDIR}")
 install(TARGETS clfilters_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+if(TARGET clfilters_mpi_cli)
+  set_target_properties(clfilters_mpi_cli PROPERTIES INSTALL_RPATH "$ORIGIN/../${CMAKE_INSTALL_LIBDIR}")
+  install(TARGETS clfilters_mpi_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+endif()
 install(TARGETS clfilters EXPORT clfiltersTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# Installs the Debian packages clfilters needs, only those that are missing. `install-deps.sh fuzz` adds clang
-# and its libFuzzer runtime, for scripts/fuzz.sh.
+# Installs the Debian packages clfilters needs, only those that are missing (OpenMPI for clfilters-mpi among them).
+# `install-deps.sh fuzz` adds clang and its libFuzzer runtime, for scripts/fuzz.sh.
 set -euo pipefail
 packages=(build-essential cmake git clang-format-14 ocl-icd-opencl-dev opencl-headers opencl-clhpp-headers pocl-opencl-icd clinfo
           libpng-dev libjpeg62-turbo-dev libcli11-dev nlohmann-json3-dev libfmt-dev libgtest-dev ffmpeg pkgconf
-          libopencv-dev python3-dev python3-pip)
+          libopencv-dev python3-dev python3-pip libopenmpi-dev openmpi-bin)
 [ "${1:-}" = fuzz ] && packages+=(clang-14 libclang-rt-14-dev)
 missing=()
 for p in "${packages[@]}"; do

@@ -53,4 +53,20 @@ Bytes encode_jpeg(const Image& image, const std::filesystem::path& path, int qua
 Bytes encode_pnm(const Image& image, const std::filesystem::path& path);
 Bytes encode_npy(const Image& image, const std::filesystem::path& path);
 
+// A .npy array's layout, for readers that take rows of it in place (the distributed reconstruction's MPI-IO).
+struct NpyLayout {
+  SampleType type;
+  bool swapped;  // stored in the other byte order than this machine's
+  int width, height, channels;
+  std::uint64_t data_offset;  // bytes from the file's start to the first sample
+};
+// From the start of a .npy file (`head`, at least its header) and the whole file's size: the checks decode_npy makes
+// (version, dtype, C order, shape, that the data is all there), each an ImageIoError naming `path`.
+NpyLayout parse_npy_layout(ByteView head, std::uint64_t file_size, const std::filesystem::path& path);
+// The same, reading only the header of the file at `path`.
+NpyLayout read_npy_layout(const std::filesystem::path& path);
+// The version 1.0 header of a C-order, little-endian array of that shape (H x W when `channels` is 1), padded as
+// NumPy pads it so that the data starts on a 64-byte boundary.
+std::string npy_header(SampleType type, int width, int height, int channels);
+
 }  // namespace clf::io_detail

@@ -3,10 +3,14 @@
 // Format: https://numpy.org/doc/stable/reference/generated/numpy.lib.format.html
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <bit>
 #include <cctype>
+#include <cerrno>
 #include <cstring>
+#include <fstream>
 #include <optional>
+#include <system_error>
 
 #include "io/image_io_internal.hpp"
 
@@ -144,17 +148,19 @@ std::uint32_t little_endian(const std::uint8_t* p, int bytes) {
 
 }  // namespace
 
-Image decode_npy(ByteView file, const std::filesystem::path& path) {
-  if (file.size() < 10) fail(path, "truncated .npy header");
-  const int major = file[6], minor = file[7];
+// The array's layout from the start of a .npy file (at least its header; `file_size` is the whole file's), with
+// the checks every reader makes: version, dtype, C order, shape, size and that the data is all there.
+NpyLayout parse_npy_layout(ByteView head, std::uint64_t file_size, const std::filesystem::path& path) {
+  if (head.size() < 10) fail(path, "truncated .npy header");
+  const int major = head[6], minor = head[7];
   // Version 1 has a 2-byte header length, versions 2 and 3 (UTF-8 header) a 4-byte one.
   if (major < 1 || major > 3) fail(path, fmt::format("unsupported .npy version {}.{}", major, minor));
   const int length_bytes = major == 1 ? 2 : 4;
-  if (file.size() < 8u + length_bytes) fail(path, "truncated .npy header");
+  if (head.size() < 8u + length_bytes) fail(path, "truncated .npy header");
   const std::size_t header_start = 8u + length_bytes;
-  const std::size_t header_size = little_endian(file.data() + 8, length_bytes);
-  if (file.size() - header_start < header_size) fail(path, "truncated .npy header");
-  const std::string_view text(reinterpret_cast<const char*>(file.data()) + header_start, header_size);
+  const std::size_t header_size = little_endian(head.data() + 8, length_bytes);
+  if (head.size() - header_start < header_size) fail(path, "truncated .npy header");
+  const std::string_view text(reinterpret_cast<const char*>(head.data()) + header_start, header_size);
 
   const std::optional<NpyHeader> header = HeaderParser(text).parse();
   if (!header) fail(path, "malformed .npy header");
@@ -172,40 +178,62 @@ Image decode_npy(ByteView file, const std::filesystem::path& path) {
   const std::uint64_t channels = shape.size() == 3 ? shape[2] : 1;
   check_dimensions(path, shape[1], shape[0], channels);
 
-  const std::size_t data_start = header_start + header_size;
-  const std::size_t expected = shape[0] * shape[1] * channels * sample_size(dtype->type);
-  if (file.size() - data_start < expected) {
-    fail(path, fmt::format("truncated .npy ({} bytes of data, expected {} for shape {})", file.size() - data_start,
-                           expected, shape_text(shape)));
+  NpyLayout layout{dtype->type,   dtype->big_endian != (std::endian::native == std::endian::big),
+                   int(shape[1]), int(shape[0]),
+                   int(channels), header_start + header_size};
+  const std::uint64_t expected = shape[0] * shape[1] * channels * sample_size(dtype->type);
+  if (file_size - layout.data_offset < expected) {
+    fail(path, fmt::format("truncated .npy ({} bytes of data, expected {} for shape {})",
+                           file_size - layout.data_offset, expected, shape_text(shape)));
   }
-  Image image(static_cast<int>(shape[1]), static_cast<int>(shape[0]), static_cast<int>(channels), dtype->type);
-  std::memcpy(image.data.data(), file.data() + data_start, expected);
-  if (dtype->big_endian != (std::endian::native == std::endian::big)) {
-    swap_bytes(image.data.data(), expected, sample_size(dtype->type));
-  }
+  return layout;
+}
+
+Image decode_npy(ByteView file, const std::filesystem::path& path) {
+  const NpyLayout layout = parse_npy_layout(file, file.size(), path);
+  Image image(layout.width, layout.height, layout.channels, layout.type);
+  std::memcpy(image.data.data(), file.data() + layout.data_offset, image.byte_size());
+  if (layout.swapped) swap_bytes(image.data.data(), image.byte_size(), sample_size(layout.type));
   return image;
 }
 
-Bytes encode_npy(const Image& image, const std::filesystem::path& /*path: every Image fits*/) {
+NpyLayout read_npy_layout(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) fail(path, "cannot open: " + std::error_code(errno, std::generic_category()).message());
+  in.seekg(0, std::ios::end);
+  const auto size = static_cast<std::uint64_t>(in.tellg());
+  in.seekg(0);
+  // Version 1 headers are at most 65545 bytes; a longer version 2 header is reported as truncated.
+  Bytes head(std::min<std::uint64_t>(size, std::uint64_t{1} << 20));
+  in.read(reinterpret_cast<char*>(head.data()), std::streamsize(head.size()));
+  if (!in) fail(path, "cannot read: " + std::error_code(errno, std::generic_category()).message());
+  if (head.size() < 6 || std::memcmp(head.data(), "\x93NUMPY", 6) != 0) fail(path, "not a .npy file");
+  return parse_npy_layout(head, size, path);
+}
+
+std::string npy_header(SampleType type, int width, int height, int channels) {
   const char* descr = "|u1";
-  switch (image.type) {
+  switch (type) {
     case SampleType::u8: descr = "|u1"; break;
     case SampleType::i16: descr = "<i2"; break;
     case SampleType::u16: descr = "<u2"; break;
     case SampleType::f32: descr = "<f4"; break;
   }
-  const std::string shape = image.channels == 1
-                                ? fmt::format("({}, {})", image.height, image.width)
-                                : fmt::format("({}, {}, {})", image.height, image.width, image.channels);
+  const std::string shape =
+      channels == 1 ? fmt::format("({}, {})", height, width) : fmt::format("({}, {}, {})", height, width, channels);
   std::string header = fmt::format("{{'descr': '{}', 'fortran_order': False, 'shape': {}, }}", descr, shape);
   // Version 1.0: 10-byte preamble; like NumPy, pad with spaces so that the data starts on a
   // 64-byte boundary, and end the header with '\n'.
   header.append(63 - (10 + header.size()) % 64, ' ');
   header += '\n';
-
   const std::size_t length = header.size();
   header.insert(
       0, {'\x93', 'N', 'U', 'M', 'P', 'Y', 1, 0, static_cast<char>(length & 0xFF), static_cast<char>(length >> 8)});
+  return header;
+}
+
+Bytes encode_npy(const Image& image, const std::filesystem::path& /*path: every Image fits*/) {
+  const std::string header = npy_header(image.type, image.width, image.height, image.channels);
   Bytes out;
   out.reserve(header.size() + image.byte_size());
   out.assign(header.begin(), header.end());
