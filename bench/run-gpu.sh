@@ -4,7 +4,8 @@
 # OpenCL driver if needed, builds, runs the tests on the GPU and on PoCL, tunes the GPU, benchmarks it and PoCL,
 # and compares the GPU with its peers (bench/peers.py).
 #   Usage: bench/run-gpu.sh OUT_DIR [STEPS]
-#   STEPS: comma-separated, any of build,test,tune,bench-auto,bench-16bit,peers,video,bench-pocl,peers-pocl,video-pocl,scale
+#   STEPS: comma-separated, any of build,test,tune,bench-auto,bench-16bit,peers,video,bench-pocl,peers-pocl,video-pocl,scale,
+#          mpi
 #          (default: build,test,bench-auto,peers,bench-pocl; on a machine without a GPU: build,bench-pocl,peers-pocl)
 # Files written to bench/results/ (and copied to OUT_DIR/results/, for a machine whose tree is a copy):
 #   bench-auto  <gpu>.json, <gpu>.md            every filter's tuned auto at 8k and 1080p, epsilon at 3264x2448,
@@ -19,6 +20,8 @@
 #   scale       <gpu>-scale.json, .md             bench/scale.py: out-of-core bands and a photo batch on the GPU,
 #                                                 the Xeon split into sub-devices, the GPU with PoCL beside it
 #                                                 (needs the Python package built)
+#   mpi         <gpu>-mpi.md                      bench/mpi_scale.sh: clfilters-mpi over 1, 2, 4 and 8 ranks of the CPU, and
+#                                                 on the GPU (needs MPI where the project is built)
 #   tune        shipped_tuning.json               the shipped tuning database, this GPU's entries updated
 # Every call starts from the tuning database shipped in the binary, src/tuning/db/shipped_tuning.json (CLF_TUNING_FILE=FILE
 # for another); `tune` rewrites it (copied to OUT_DIR/results/: where the tree is a copy, bring it back into
@@ -215,6 +218,15 @@ if step scale; then
   keep "$results/${gpu:-$pocl}-scale.json" "$results/${gpu:-$pocl}-scale.md"
   echo "scale: $(elapsed $start)" >> "$summary"
   tail -12 "$out/scale.log" >> "$summary"
+fi
+
+if step mpi; then
+  start=$(date +%s)
+  bench/mpi_scale.sh "$out/mpi" > "$out/mpi.log" 2>&1
+  cp "$out/mpi/mpi-scale.md" "$results/${gpu:-$pocl}-mpi.md"
+  keep "$results/${gpu:-$pocl}-mpi.md"
+  echo "mpi: $(elapsed $start)" >> "$summary"
+  tail -16 "$out/mpi.log" >> "$summary"
 fi
 
 if step video-pocl; then
