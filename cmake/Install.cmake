@@ -8,7 +8,7 @@ set_target_properties(clfilters_cli PROPERTIES INSTALL_RPATH "$ORIGIN/../${CMAKE
 install(TARGETS clfilters_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 if(TARGET clfilters_mpi_cli)
   set_target_properties(clfilters_mpi_cli PROPERTIES INSTALL_RPATH "$ORIGIN/../${CMAKE_INSTALL_LIBDIR}")
-  install(TARGETS clfilters_mpi_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+  install(TARGETS clfilters_mpi_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} OPTIONAL)
 endif()
 install(TARGETS clfilters EXPORT clfiltersTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
